@@ -1,0 +1,75 @@
+"""What every command shares: global settings, consoles, JSON output, error printing."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from neuron_env.errors import NeuronEnvError
+    from neuron_env.matrix import Matrix
+
+
+@dataclass
+class Settings:
+    """Global options, stored on the click context by the root callback."""
+
+    debug: bool = False
+    matrix_dirs: list[Path] = field(default_factory=list)
+
+
+def settings(ctx: typer.Context) -> Settings:
+    root = ctx.find_root()
+    if not isinstance(root.obj, Settings):
+        root.obj = Settings()
+    return root.obj
+
+
+def load_matrix(ctx: typer.Context) -> Matrix:
+    from neuron_env.matrix import load_matrix as _load
+
+    return _load(settings(ctx).matrix_dirs)
+
+
+def console(stderr: bool = False) -> Console:
+    """A rich console that degrades to plain text without a terminal or with NO_COLOR."""
+    from rich.console import Console
+
+    stream = sys.stderr if stderr else sys.stdout
+    # Without a terminal rich assumes 80 columns; pipes and CI logs read better wider.
+    width = None if stream.isatty() or os.environ.get("COLUMNS") else 120
+    return Console(stderr=stderr, highlight=False, width=width)
+
+
+def print_json(command: str, payload: dict[str, Any]) -> None:
+    """Print the versioned JSON envelope for ``command`` on stdout."""
+    from neuron_env.serialize import envelope
+
+    sys.stdout.write(json.dumps(envelope(command, payload), indent=2) + "\n")
+
+
+def print_error(exc: NeuronEnvError) -> None:
+    """One paragraph saying what went wrong, then the next step, on stderr."""
+    width = min(_terminal_width(), 100)
+    lines = textwrap.wrap(exc.message, width=width - 7) or [""]
+    body = "\n       ".join(lines)
+    out = f"error: {body}\n"
+    if exc.hint:
+        out += "\n".join(textwrap.wrap(exc.hint, width=width)) + "\n"
+    sys.stderr.write(out)
+
+
+def _terminal_width() -> int:
+    try:
+        return int(os.environ.get("COLUMNS", "")) or os.get_terminal_size(2).columns
+    except (ValueError, OSError):
+        return 100

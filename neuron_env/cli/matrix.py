@@ -1,0 +1,149 @@
+"""``neuron-env matrix``: list, show, resolve, diff and validate support-matrix releases."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from neuron_env.cli._common import console, load_matrix, print_json
+from neuron_env.errors import EXIT_BAD_INPUT, NeuronEnvError
+
+app = typer.Typer(
+    help="The versioned support matrix: which torch, torch-neuronx, Python, OS and instance "
+    "go together, per Neuron release.",
+    no_args_is_help=True,
+)
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the versioned JSON envelope.")]
+ReleaseOption = Annotated[
+    str | None,
+    typer.Option("--release", "-r", help="Neuron release, e.g. 2.33.1 (default: the latest)."),
+]
+
+
+@app.command("list")
+def list_releases(ctx: typer.Context, json: JsonOption = False) -> None:
+    """List the Neuron releases neuron-env knows, newest last.
+
+    Example: neuron-env matrix list --json
+    """
+    from neuron_env.cli import matrix_views
+
+    matrix = load_matrix(ctx)
+    if json:
+        print_json("matrix-list", {"releases": matrix_views.release_summaries(matrix)})
+    else:
+        matrix_views.print_release_list(console(), matrix)
+
+
+@app.command("show")
+def show(
+    ctx: typer.Context,
+    release: ReleaseOption = None,
+    sources: Annotated[bool, typer.Option("--sources", help="Also list every source URL.")] = False,
+    json: JsonOption = False,
+) -> None:
+    """Show everything the matrix knows about one release.
+
+    Example: neuron-env matrix show --release 2.33.0
+    """
+    from neuron_env.cli import matrix_views
+
+    chosen = load_matrix(ctx).get(release)
+    if json:
+        print_json("matrix-show", {"release": chosen})
+    else:
+        matrix_views.print_release(console(), chosen, with_sources=sources)
+
+
+@app.command("resolve")
+def resolve(
+    ctx: typer.Context,
+    torch: Annotated[str, typer.Option("--torch", help="PyTorch minor, e.g. 2.14.")],
+    python: Annotated[
+        str | None, typer.Option("--python", help="Python version, e.g. 3.12.")
+    ] = None,
+    os: Annotated[
+        str | None,
+        typer.Option("--os", help="OS as ID-VERSION from /etc/os-release, e.g. ubuntu-26.04."),
+    ] = None,
+    arch: Annotated[
+        str | None, typer.Option("--arch", help="CPU architecture, e.g. x86_64.")
+    ] = None,
+    instance_type: Annotated[
+        str | None, typer.Option("--instance-type", help="EC2 instance type, e.g. trn2.48xlarge.")
+    ] = None,
+    release: ReleaseOption = None,
+    json: JsonOption = False,
+) -> None:
+    """Resolve a request to exact pins, the index each must come from, and notes.
+
+    Exits 2 when the combination is unsupported, naming what is supported.
+
+    Example: neuron-env matrix resolve --torch 2.14 --python 3.12 --os ubuntu-26.04 --json
+    """
+    from neuron_env.cli import matrix_views
+    from neuron_env.matrix import Request, resolve_target
+
+    request = Request(torch, python, os, arch, instance_type, release)
+    target = resolve_target(load_matrix(ctx), request)
+    if json:
+        print_json("matrix-resolve", {"request": request, "target": target})
+    else:
+        matrix_views.print_target(console(), target)
+
+
+@app.command("diff")
+def diff(
+    ctx: typer.Context,
+    old: Annotated[str, typer.Argument(help="The earlier release, e.g. 2.33.0.")],
+    new: Annotated[str, typer.Argument(help="The later release, e.g. 2.34.0.")],
+    notes: Annotated[
+        bool, typer.Option("--notes", help="Also compare notes and summaries (prose).")
+    ] = False,
+    json: JsonOption = False,
+) -> None:
+    """Show what changed between two releases.
+
+    Example: neuron-env matrix diff 2.33.1 2.34.0
+    """
+    from neuron_env.cli import matrix_views
+    from neuron_env.matrix import diff_releases
+
+    matrix = load_matrix(ctx)
+    before, after = matrix.get(old), matrix.get(new)
+    changes = diff_releases(before, after, prose=notes)
+    if json:
+        print_json("matrix-diff", {"old": old, "new": new, "changes": changes})
+    else:
+        matrix_views.print_diff(console(), str(before.version), str(after.version), changes)
+
+
+@app.command("validate")
+def validate(
+    files: Annotated[list[Path], typer.Argument(help="Matrix files to check.", dir_okay=False)],
+    json: JsonOption = False,
+) -> None:
+    """Check matrix files with the same strict rules neuron-env applies when loading them.
+
+    Exits 0 when every file is valid and 2 when any is not.
+
+    Example: neuron-env matrix validate ./my-matrices/2.35.0.toml
+    """
+    from neuron_env.cli import matrix_views
+    from neuron_env.matrix import load_release_file
+
+    results: list[tuple[Path, object]] = []
+    for path in files:
+        try:
+            results.append((path, load_release_file(path)))
+        except NeuronEnvError as exc:
+            results.append((path, exc))
+    if json:
+        print_json("matrix-validate", {"files": matrix_views.validation_results(results)})
+    else:
+        matrix_views.print_validation(console(), results)
+    if any(isinstance(outcome, NeuronEnvError) for _, outcome in results):
+        raise typer.Exit(EXIT_BAD_INPUT)

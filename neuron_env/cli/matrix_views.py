@@ -1,0 +1,344 @@
+"""Text views of matrix data for the ``matrix`` commands (layout only, no decisions)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from neuron_env.errors import NeuronEnvError
+from neuron_env.matrix import Change, Matrix, Release, Target
+from neuron_env.matrix.model import OsRelease
+from neuron_env.resources import shipped_matrix_dir
+
+UNCONFIRMED = "[yellow](unconfirmed)[/]"
+MARKS = {"info": "[cyan]i[/]", "warning": "[yellow]![/]"}
+
+
+def _flag(confirmed: bool) -> str:
+    return "" if confirmed else f" {UNCONFIRMED}"
+
+
+def _table(title: str, *columns: str) -> Table:
+    table = Table(
+        title=title, title_justify="left", title_style="bold", show_edge=False, pad_edge=False
+    )
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    return table
+
+
+def _origin(release: Release) -> str:
+    shipped = shipped_matrix_dir().resolve()
+    return "shipped" if release.origin.resolve().parent == shipped else str(release.origin)
+
+
+# --- list ---------------------------------------------------------------------------------------
+
+
+def release_summaries(matrix: Matrix) -> list[dict[str, Any]]:
+    latest = matrix.latest().version
+    return [
+        {
+            "version": str(r.version),
+            "date": r.release.date.isoformat(),
+            "status": r.release.status,
+            "latest": r.version == latest,
+            "pairings": [
+                {
+                    "torch": str(p.torch),
+                    "torch_neuronx": str(p.torch_neuronx),
+                    "python": list(p.python),
+                }
+                for p in r.pairings
+            ],
+            "wheels_for": [os_id for os_id, entry in r.os.items() if entry.wheels],
+            "origin": str(r.origin),
+        }
+        for r in matrix.releases
+    ]
+
+
+def print_release_list(out: Console, matrix: Matrix) -> None:
+    columns = ["Release", "Date", "Status", "PyTorch ↔ torch-neuronx", "Python", "pip wheels for"]
+    with_origin = any(_origin(r) != "shipped" for r in matrix.releases)
+    table = _table("Neuron releases", *columns, *(["From"] if with_origin else []))
+    latest = matrix.latest().version
+    for r in matrix.releases:
+        pairs = "\n".join(
+            f"{p.torch_minor} ↔ {p.torch_neuronx}.*{_flag(p.confirmed)}" for p in r.pairings
+        )
+        pythons = sorted(
+            {py for p in r.pairings for py in p.python}, key=lambda v: int(v.split(".")[1])
+        )
+        wheels = ", ".join(os_id for os_id, e in r.os.items() if e.wheels) or "none"
+        name = f"{r.version} [green](latest)[/]" if r.version == latest else str(r.version)
+        status = r.release.status.replace("-", " ")
+        row = [name, r.release.date.isoformat(), status, pairs, ", ".join(pythons), wheels]
+        table.add_row(*row, *([_origin(r)] if with_origin else []))
+    out.print(table)
+    out.print("\nDetails: neuron-env matrix show --release VERSION")
+
+
+# --- show ---------------------------------------------------------------------------------------
+
+
+def print_release(out: Console, r: Release, *, with_sources: bool = False) -> None:
+    info = r.release
+    out.print(
+        f"[bold]Neuron {r.version}[/] · {info.date.isoformat()} · "
+        f"{info.status.replace('-', ' ')} · {', '.join(info.arch)}"
+    )
+    out.print(info.summary)
+    for note in info.notes:
+        out.print(f"  • {note}")
+    if info.min_glibc:
+        out.print(f"  • PyTorch needs glibc ≥ {info.min_glibc}.")
+    out.print()
+    for table in (
+        _pairings(r),
+        _packages(r),
+        _indexes(r),
+        _os_table(r),
+        _instances(r),
+        _families(r),
+        _system_packages(r),
+        _placeholders(r),
+        _dlamis(r),
+        _limitations(r),
+        _links("Documentation", r.docs),
+    ):
+        out.print(table)
+        out.print()
+    legacy = r.legacy_xla
+    out.print(
+        f"[bold]Legacy XLA line[/]: torch-neuronx {legacy.versions} "
+        f"(last build {legacy.last}). {legacy.note}"
+    )
+    if with_sources:
+        out.print()
+        out.print(_links("Sources", r.sources))
+
+
+def _pairings(r: Release) -> Table:
+    table = _table("PyTorch pairings", "torch", "torch-neuronx family", "Python", "Pins")
+    for p in r.pairings:
+        table.add_row(
+            str(p.torch),
+            f"{p.torch_neuronx}{_flag(p.confirmed)}",
+            ", ".join(p.python),
+            f"torch{p.torch_spec} torch-neuronx{p.torch_neuronx_spec}",
+        )
+    return table
+
+
+def _packages(r: Release) -> Table:
+    table = _table("Python packages", "Package", "Pin", "Index", "Note")
+    for name, pkg in r.packages.items():
+        table.add_row(
+            name,
+            pkg.requirement_spec + _flag(pkg.confirmed),
+            r.index_for(name) or "default",
+            pkg.note,
+        )
+    return table
+
+
+def _indexes(r: Release) -> Table:
+    table = _table("Package indexes (each package only from its index)", "Index", "URL", "Serves")
+    for name, ix in r.indexes.items():
+        table.add_row(name, ix.url, ", ".join(ix.serves))
+    table.add_row("default", "pip/uv default (or --index-url)", "everything else")
+    return table
+
+
+def _os_table(r: Release) -> Table:
+    table = _table(
+        "Operating systems", "OS", "Support", "pip wheels", "What the sources say", "Instead"
+    )
+    for os_id, entry in r.os.items():
+        table.add_row(
+            f"{os_id}\n[dim]{entry.name}[/]",
+            entry.support.replace("-", " ") + _flag(entry.confirmed),
+            "yes" if entry.wheels else "no",
+            _claims(entry),
+            entry.instead,
+        )
+    return table
+
+
+def _claims(entry: OsRelease) -> str:
+    lines = []
+    for claim in entry.claims:
+        said = [claim.support.replace("-", " ")] if claim.support else []
+        if claim.wheels is not None:
+            said.append("wheels" if claim.wheels else "no wheels")
+        lines.append(f"[dim]{claim.source}:[/] {', '.join(said) or claim.note}")
+    return "\n".join(lines)
+
+
+def _instances(r: Release) -> Table:
+    table = _table(
+        "Instance types",
+        "Type",
+        "Chips",
+        "Logical cores",
+        "Device memory",
+        "vCPU / RAM",
+        "EFA / network cards",
+        "Markets",
+    )
+    for name, it in r.instance_types.items():
+        chip = r.chips[r.families[it.family].chip or ""]
+        table.add_row(
+            f"{name}{_flag(it.confirmed)}",
+            f"{it.chips} × {chip.name}",
+            f"{it.chips * chip.logical_cores()} (LNC={chip.default_lnc})",
+            f"{it.chips * chip.memory_gib} GiB",
+            f"{it.vcpus} / {it.memory_gib} GiB",
+            f"{it.max_efa} / {it.network_cards}",
+            ", ".join(it.usage_classes),
+        )
+    return table
+
+
+def _families(r: Release) -> Table:
+    table = _table("Instance families", "Family", "Native backend", "Chip", "Why / note")
+    for name, fam in r.families.items():
+        chip = r.chips[fam.chip].name if fam.chip else "—"
+        table.add_row(
+            name, "[green]yes[/]" if fam.native else "[red]no[/]", chip, fam.reason or fam.note
+        )
+    return table
+
+
+def _system_packages(r: Release) -> Table:
+    table = _table("System packages (apt)", "Package", "Role", "Version", "Note")
+    for name, pkg in r.system_packages.items():
+        version = str(pkg.version) if pkg.version else "—"
+        role = pkg.role if pkg.required else f"{pkg.role} (optional)"
+        table.add_row(name, role, version + _flag(pkg.confirmed), pkg.note)
+    table.caption = f"apt repository {r.apt.url}, key {r.apt.key_url}"
+    return table
+
+
+def _placeholders(r: Release) -> Table:
+    table = _table(
+        "'WRONG PACKAGE' placeholders on the default index", "Package", "Versions", "Note"
+    )
+    for name, ph in r.placeholders.items():
+        table.add_row(name, ", ".join(map(str, ph.versions)) + _flag(ph.confirmed), ph.note)
+    return table
+
+
+def _dlamis(r: Release) -> Table:
+    table = _table("Deep Learning AMIs", "AMI", "OS", "SSM parameter", "venv")
+    for d in r.dlamis:
+        table.add_row(
+            f"{d.name}{_flag(d.confirmed)}",
+            d.os,
+            d.ssm_parameter + _flag(d.ssm_confirmed),
+            d.venv or "—",
+        )
+    return table
+
+
+def _limitations(r: Release) -> Table:
+    table = _table("Known limitations", "Id", "Kind", "Summary")
+    for lim in r.limitations:
+        table.add_row(lim.id, lim.kind, lim.summary + _flag(lim.confirmed))
+    return table
+
+
+def _links(title: str, links: dict[str, str]) -> Table:
+    table = _table(title, "Name", "URL")
+    for name, url in links.items():
+        table.add_row(name, url)
+    return table
+
+
+# --- resolve ------------------------------------------------------------------------------------
+
+
+def print_target(out: Console, t: Target) -> None:
+    facets = [f"Neuron {t.release} ({t.release_status.replace('-', ' ')})", f"PyTorch {t.torch}"]
+    facets += [v for v in (t.python and f"Python {t.python}", t.os, t.arch, t.instance_type) if v]
+    out.print("[bold]" + " · ".join(facets) + "[/]")
+    table = _table("", "Package", "Pin", "Index", "URL")
+    for pin in t.pins:
+        table.add_row(
+            pin.name, pin.spec + _flag(pin.confirmed), pin.index or "default", pin.index_url or ""
+        )
+    out.print(table)
+    system = [
+        f"{s.name}={s.version}" if s.version else f"{s.name} (version unconfirmed)"
+        for s in t.system_packages
+        if s.required
+    ]
+    out.print(f"\n[bold]System packages[/]: {', '.join(system)}")
+    if t.notes:
+        out.print()
+    for note in t.notes:
+        out.print(f"{MARKS[note.level]} {note.message}")
+
+
+# --- diff ---------------------------------------------------------------------------------------
+
+
+def print_diff(out: Console, old: str, new: str, changes: Sequence[Change]) -> None:
+    if not changes:
+        out.print(f"Neuron {old} and {new} describe the same facts.")
+        return
+    out.print(f"[bold]Neuron {old} → {new}[/]: {len(changes)} changes")
+    section = None
+    for change in changes:
+        if change.section != section:
+            section = change.section
+            out.print(f"\n[bold]{section}[/]")
+        out.print(_change_line(change))
+
+
+def _change_line(change: Change) -> Text:
+    key = change.key.split(".", 1)[1] if "." in change.key else change.key
+    if change.kind == "added":
+        return Text.assemble(("  + ", "green"), key, ": ", change.after or "")
+    if change.kind == "removed":
+        return Text.assemble(("  - ", "red"), key, ": ", change.before or "")
+    return Text.assemble(
+        ("  ~ ", "yellow"), key, ": ", (change.before or "", "dim"), " → ", change.after or ""
+    )
+
+
+# --- validate -----------------------------------------------------------------------------------
+
+
+def validation_results(results: Iterable[tuple[Path, object]]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for path, outcome in results:
+        if isinstance(outcome, Release):
+            rows.append({"file": str(path), "valid": True, "release": str(outcome.version)})
+        elif isinstance(outcome, NeuronEnvError):
+            rows.append(
+                {
+                    "file": str(path),
+                    "valid": False,
+                    "error": outcome.message,
+                    "key": getattr(outcome, "key", ""),
+                }
+            )
+    return rows
+
+
+def print_validation(out: Console, results: Iterable[tuple[Path, object]]) -> None:
+    for path, outcome in results:
+        if isinstance(outcome, Release):
+            out.print(
+                f"[green]✓[/] {path}: Neuron {outcome.version}, {len(outcome.pairings)} pairings, "
+                f"{len(outcome.os)} OS releases, {len(outcome.instance_types)} instance types"
+            )
+        elif isinstance(outcome, NeuronEnvError):
+            out.print(f"[red]✗[/] {outcome.message}")

@@ -1,0 +1,232 @@
+"""Finding, reading and validating matrix files.
+
+A matrix file describes one release and is named after it (``2.33.0.toml``). The shipped files come
+from :func:`neuron_env.resources.shipped_matrix_dir`; files in user directories
+(``--matrix-dir``, ``$NEURON_ENV_MATRIX_DIR``) add newer releases or replace a shipped one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from neuron_env.errors import MatrixError, UnknownRelease
+from neuron_env.matrix.model import SCHEMA_VERSION, Release
+from neuron_env.matrix.schema import SchemaError, parse, toml_key
+from neuron_env.resources import shipped_matrix_dir, user_matrix_dirs
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 hosts
+    import tomli as tomllib
+
+#: Pinned packages that must each be routed to exactly one index.
+ROUTED_PACKAGES = ("torch", "torch-neuronx")
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """All known releases, oldest first."""
+
+    releases: tuple[Release, ...]
+
+    def versions(self) -> list[str]:
+        return [str(r.version) for r in self.releases]
+
+    def latest(self) -> Release:
+        return self.releases[-1]
+
+    def get(self, version: str | None) -> Release:
+        """The release ``version``, or the latest when ``version`` is None."""
+        if version is None:
+            return self.latest()
+        for release in self.releases:
+            if str(release.version) == version:
+                return release
+        raise UnknownRelease(
+            f"No matrix file describes Neuron release '{version}'. "
+            f"Known releases: {', '.join(self.versions())}.",
+            hint="Add a newer release file with --matrix-dir DIR or $NEURON_ENV_MATRIX_DIR, "
+            "or run 'neuron-env matrix list'.",
+        )
+
+
+def load_matrix(extra_dirs: Iterable[Path] | None = None) -> Matrix:
+    """Load the shipped release files plus those in user directories (which take precedence)."""
+    by_version: dict[Version, Release] = {}
+    for directory in [shipped_matrix_dir(), *user_matrix_dirs(list(extra_dirs or []))]:
+        for path in _release_files(directory):
+            release = load_release_file(path)
+            by_version[release.version] = release
+    if not by_version:
+        raise MatrixError(str(shipped_matrix_dir()), "", "no matrix files found")
+    return Matrix(tuple(by_version[v] for v in sorted(by_version)))
+
+
+def _release_files(directory: Path) -> list[Path]:
+    if not directory.is_dir():
+        raise MatrixError(
+            str(directory),
+            "",
+            "matrix directory does not exist or is not a directory",
+            hint="Check --matrix-dir and $NEURON_ENV_MATRIX_DIR.",
+        )
+    return sorted(directory.glob("*.toml"))
+
+
+def load_release_file(path: Path) -> Release:
+    """Read, parse and validate one release file; any problem is a :class:`MatrixError`."""
+    data = read_toml(path)
+    schema = data.get("schema")
+    if schema != SCHEMA_VERSION:
+        raise MatrixError(
+            str(path),
+            "schema",
+            f"unknown schema version {schema!r}; this neuron-env reads schema {SCHEMA_VERSION}",
+            hint="Upgrade neuron-env, or write the file for schema version 1.",
+        )
+    try:
+        release = parse(Release, data)
+        validate_release(release)
+    except SchemaError as exc:
+        raise MatrixError(str(path), exc.key, exc.problem) from None
+    _check_file_name(path, release)
+    return dataclasses.replace(release, origin=path)
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            data: dict[str, Any] = tomllib.load(handle)
+            return data
+    except OSError as exc:
+        raise MatrixError(str(path), "", f"cannot read file: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise MatrixError(str(path), "", f"not valid TOML: {exc}") from None
+
+
+def _check_file_name(path: Path, release: Release) -> None:
+    try:
+        named = Version(path.stem)
+    except InvalidVersion:
+        named = None
+    if named != release.version:
+        raise MatrixError(
+            str(path),
+            "release.version",
+            f"file describes release {release.version} but is named '{path.name}'",
+            hint=f"Rename it to '{release.version}.toml'.",
+        )
+
+
+def validate_release(release: Release) -> None:
+    """Cross-field rules that single fields cannot express; raises :class:`SchemaError`."""
+    for problem in _problems(release):
+        raise problem
+
+
+def _problems(r: Release) -> Iterator[SchemaError]:
+    yield from _source_problems(r)
+    yield from _pairing_problems(r)
+    yield from _routing_problems(r)
+    yield from _platform_problems(r)
+    ids = [lim.id for lim in r.limitations]
+    for dup in {i for i in ids if ids.count(i) > 1}:
+        yield SchemaError(["limitations"], f"duplicate limitation id '{dup}'")
+
+
+def _source_problems(r: Release) -> Iterator[SchemaError]:
+    for key, url in r.sources.items():
+        if not url.startswith("https://"):
+            yield SchemaError(["sources", key], f"source '{key}' must be an https:// URL")
+    for path, key in _source_references(r):
+        if key not in r.sources:
+            yield SchemaError(path, f"unknown source '{key}'; define it in [sources]")
+
+
+def _source_references(
+    obj: Any, path: tuple[str | int, ...] = ()
+) -> Iterator[tuple[list[str | int], str]]:
+    """Every (key path, source key) referenced anywhere in the release."""
+    if dataclasses.is_dataclass(obj):
+        for f in dataclasses.fields(obj):
+            value = getattr(obj, f.name)
+            if f.name == "sources" and isinstance(value, tuple):
+                yield from (([*path, "sources", i], key) for i, key in enumerate(value))
+            elif f.name == "source" and isinstance(value, str):
+                yield [*path, "source"], value
+            else:
+                yield from _source_references(value, (*path, toml_key(f)))
+    elif isinstance(obj, dict):
+        for key, value in obj.items():
+            yield from _source_references(value, (*path, key))
+    elif isinstance(obj, tuple):
+        for i, value in enumerate(obj):
+            yield from _source_references(value, (*path, i))
+
+
+def _pairing_problems(r: Release) -> Iterator[SchemaError]:
+    seen: dict[str, int] = {}
+    for i, pairing in enumerate(r.pairings):
+        if pairing.torch_minor in seen:
+            yield SchemaError(
+                ["pairings", i, "torch"],
+                f"duplicate pairing: torch {pairing.torch_minor} is already paired in "
+                f"pairings[{seen[pairing.torch_minor]}]",
+            )
+        seen[pairing.torch_minor] = i
+        if pairing.torch_neuronx in r.legacy_xla.versions:
+            yield SchemaError(
+                ["pairings", i, "torch-neuronx"],
+                f"torch-neuronx {pairing.torch_neuronx} falls in the legacy XLA range "
+                f"'{r.legacy_xla.versions}'",
+            )
+    if not r.pairings:
+        yield SchemaError(["pairings"], "a release needs at least one pairing")
+
+
+def _routing_problems(r: Release) -> Iterator[SchemaError]:
+    routed = [*ROUTED_PACKAGES, *r.packages]
+    for name, index in r.indexes.items():
+        if not index.url.startswith(("https://", "http://")):
+            yield SchemaError(["indexes", name, "url"], "index url must be an http(s) URL")
+    for package in routed:
+        owners = [name for name, ix in r.indexes.items() if package in ix.serves]
+        if len(owners) != 1:
+            yield SchemaError(
+                ["indexes"],
+                f"package '{package}' must be served by exactly one index, "
+                f"found {owners or 'none'}",
+            )
+    for package, placeholder in r.placeholders.items():
+        if package in r.packages and any(
+            v in SpecifierSet(r.packages[package].requirement_spec) for v in placeholder.versions
+        ):
+            yield SchemaError(
+                ["placeholders", package], "a placeholder version satisfies the release's own pin"
+            )
+
+
+def _platform_problems(r: Release) -> Iterator[SchemaError]:
+    for name, family in r.families.items():
+        if family.chip is not None and family.chip not in r.chips:
+            yield SchemaError(["families", name, "chip"], f"unknown chip '{family.chip}'")
+    for name, itype in r.instance_types.items():
+        if itype.family not in r.families:
+            yield SchemaError(
+                ["instance-types", name, "family"], f"unknown family '{itype.family}'"
+            )
+        if itype.max_efa > itype.network_cards * itype.enis_per_card:
+            yield SchemaError(
+                ["instance-types", name, "max-efa"], "more EFA interfaces than network interfaces"
+            )
+    for i, dlami in enumerate(r.dlamis):
+        if dlami.os not in r.os:
+            yield SchemaError(["dlamis", i, "os"], f"unknown OS '{dlami.os}'; define it in [os]")

@@ -1,0 +1,312 @@
+"""The support matrix of one Neuron SDK release, as frozen dataclasses.
+
+These classes are also the schema of ``matrices/<version>.toml`` (see :mod:`.schema`): a field
+``default_lnc`` is the key ``default-lnc``, a field with a default is optional. Facts that the
+references could not confirm carry ``confirmed = false`` and a ``note``; they are shown as such and
+never silently treated as settled. ``sources`` name keys of the file's ``[sources]`` table.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from neuron_env.matrix.schema import NOT_IN_TOML
+
+SCHEMA_VERSION = 1
+
+ReleaseStatus = Literal["private-beta", "public-beta", "ga", "maintenance", "end-of-support"]
+SupportStatus = Literal["supported", "end-of-support", "disputed", "unconfirmed", "unsupported"]
+SystemRole = Literal["driver", "runtime", "collectives", "tools", "oci-hook", "other"]
+DlamiKind = Literal["single-framework", "multi-framework", "base"]
+LimitationKind = Literal["unsupported-api", "dtype", "compile", "feature", "platform"]
+UsageClass = Literal["on-demand", "spot", "capacity-block"]
+
+
+@dataclass(frozen=True)
+class ReleaseInfo:
+    """Identity and status of the release."""
+
+    version: Version
+    date: datetime.date
+    status: ReleaseStatus
+    summary: str
+    arch: tuple[str, ...]
+    min_glibc: str | None = None
+    notes: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One torch-neuronx family and the single PyTorch release and Pythons it works with."""
+
+    torch: Version
+    torch_neuronx: Version
+    python: tuple[str, ...]
+    confirmed: bool = True
+    note: str = ""
+    sources: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.torch_neuronx.release[:2] != self.torch.release[:2]:
+            raise ValueError(
+                f"torch-neuronx family {self.torch_neuronx} does not belong to torch {self.torch} "
+                "(a family's first two numbers are the PyTorch minor it pairs with)"
+            )
+        for python in self.python:
+            if not _is_minor_version(python):
+                raise ValueError(f"python entry '{python}' is not a version like '3.12'")
+
+    @property
+    def torch_minor(self) -> str:
+        """``"2.14"`` for torch 2.14.0: what users pass to ``--torch``."""
+        return f"{self.torch.major}.{self.torch.minor}"
+
+    @property
+    def torch_spec(self) -> str:
+        return f"=={self.torch}"
+
+    @property
+    def torch_neuronx_spec(self) -> str:
+        """The family pin: ``==2.14.3.0.*`` (build suffixes are not published ahead of time)."""
+        return f"=={self.torch_neuronx}.*"
+
+
+@dataclass(frozen=True)
+class PipPackage:
+    """A Python package the release pins besides torch and torch-neuronx (neuronx-cc, nki)."""
+
+    role: str
+    version: Version | None = None
+    spec: SpecifierSet | None = None
+    confirmed: bool = True
+    note: str = ""
+    sources: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if (self.version is None) == (self.spec is None):
+            raise ValueError("give exactly one of 'version' (an exact pin) or 'spec' (a range)")
+
+    @property
+    def requirement_spec(self) -> str:
+        return f"=={self.version}" if self.version is not None else str(self.spec)
+
+
+@dataclass(frozen=True)
+class Index:
+    """A package index and the packages that must come from it and from nowhere else."""
+
+    url: str
+    serves: tuple[str, ...]
+    note: str = ""
+    sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    """Versions published under a Neuron package name on the default index ("WRONG PACKAGE")."""
+
+    versions: tuple[Version, ...]
+    confirmed: bool = True
+    note: str = ""
+    sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LegacyXla:
+    """The legacy PyTorch/XLA torch-neuronx line, published under the same package name."""
+
+    versions: SpecifierSet
+    last: Version
+    note: str
+    sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What one source says about an OS release; sources can disagree."""
+
+    source: str
+    support: SupportStatus | None = None
+    wheels: bool | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class OsRelease:
+    """An OS release: its support status and pip-wheel availability, kept as separate facts."""
+
+    name: str
+    support: SupportStatus
+    wheels: bool
+    instead: str = ""
+    default_python: str | None = None
+    confirmed: bool = True
+    note: str = ""
+    claims: tuple[Claim, ...] = ()
+
+    def __post_init__(self) -> None:
+        if (self.support != "supported" or not self.wheels) and not self.instead:
+            raise ValueError(
+                "an OS without supported pip wheels needs 'instead': what its users should do"
+            )
+
+
+@dataclass(frozen=True)
+class Chip:
+    """A Neuron chip generation."""
+
+    name: str
+    neuroncores: int
+    neuroncore_version: str
+    memory_gib: int
+    memory_bandwidth_tbps: float
+    peak_tflops: dict[str, float]
+    lnc: tuple[int, ...]
+    default_lnc: int
+    note: str = ""
+    sources: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.default_lnc not in self.lnc:
+            raise ValueError(f"default-lnc {self.default_lnc} is not one of lnc {list(self.lnc)}")
+
+    def logical_cores(self, lnc: int | None = None) -> int:
+        """Logical NeuronCores per chip at a Logical NeuronCore Config (default: the chip's)."""
+        return self.neuroncores // (lnc or self.default_lnc)
+
+
+@dataclass(frozen=True)
+class Family:
+    """An instance family (``trn2``) and whether the native backend supports it."""
+
+    native: bool
+    chip: str | None = None
+    reason: str = ""
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.native and not self.reason:
+            raise ValueError("an unsupported family needs a 'reason'")
+        if self.native and self.chip is None:
+            raise ValueError("a supported family needs its 'chip'")
+
+
+@dataclass(frozen=True)
+class InstanceType:
+    """An EC2 instance type, with what launch templates and checks need to know about it."""
+
+    family: str
+    chips: int
+    vcpus: int
+    memory_gib: int
+    network_cards: int
+    max_efa: int
+    enis_per_card: int
+    usage_classes: tuple[UsageClass, ...]
+    confirmed: bool = True
+    note: str = ""
+    sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SystemPackage:
+    """An apt package of the release (driver, runtime, collectives, tools)."""
+
+    role: SystemRole
+    version: Version | None = None
+    required: bool = True
+    confirmed: bool = True
+    note: str = ""
+    sources: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.version is None and self.confirmed:
+            raise ValueError("a package without a 'version' must say confirmed = false and why")
+
+
+@dataclass(frozen=True)
+class AptRepo:
+    url: str
+    key_url: str
+    keyring: str
+    sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Dlami:
+    """A Neuron Deep Learning AMI for one OS, and the public SSM parameter that resolves to it."""
+
+    name: str
+    kind: DlamiKind
+    os: str
+    ssm_parameter: str
+    torch: Version | None = None
+    venv: str | None = None
+    confirmed: bool = True
+    ssm_confirmed: bool = True
+    note: str = ""
+    sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Limitation:
+    """A known limitation of the release's native backend."""
+
+    id: str
+    kind: LimitationKind
+    summary: str
+    apis: tuple[str, ...] = ()
+    confirmed: bool = True
+    sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Release:
+    """Everything one matrix file says about one Neuron SDK release."""
+
+    schema: int
+    release: ReleaseInfo
+    pairings: tuple[Pairing, ...]
+    packages: dict[str, PipPackage]
+    indexes: dict[str, Index]
+    placeholders: dict[str, Placeholder]
+    legacy_xla: LegacyXla
+    os: dict[str, OsRelease]
+    chips: dict[str, Chip]
+    families: dict[str, Family]
+    instance_types: dict[str, InstanceType]
+    system_packages: dict[str, SystemPackage]
+    apt: AptRepo
+    dlamis: tuple[Dlami, ...]
+    limitations: tuple[Limitation, ...]
+    docs: dict[str, str]
+    sources: dict[str, str]
+    origin: Path = field(default=Path(), metadata={NOT_IN_TOML: True}, compare=False)
+
+    @property
+    def version(self) -> Version:
+        return self.release.version
+
+    def pairing_for(self, torch_minor: str) -> Pairing | None:
+        return next((p for p in self.pairings if p.torch_minor == torch_minor), None)
+
+    def index_for(self, package: str) -> str | None:
+        """The name of the index ``package`` must come from, or None for the default index."""
+        return next((name for name, ix in self.indexes.items() if package in ix.serves), None)
+
+    def family_of(self, instance_type: str) -> str:
+        """``trn2`` for ``trn2.48xlarge``; listed types may name another family (``trn2u``)."""
+        known = self.instance_types.get(instance_type)
+        return known.family if known else instance_type.split(".", 1)[0]
+
+
+def _is_minor_version(text: str) -> bool:
+    parts = text.split(".")
+    return len(parts) == 2 and all(p.isdigit() for p in parts)

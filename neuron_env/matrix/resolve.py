@@ -1,0 +1,307 @@
+"""Resolution: (torch X.Y, python, OS, arch, instance type, release) → a :class:`Target`.
+
+A pure function over matrix data. The Target holds exact pins, the index each pinned package must
+come from, the release's system packages, and notes (information and warnings) a person should see.
+Requests the matrix says cannot work raise :class:`UnsupportedCombination` naming what *is*
+supported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from packaging.version import InvalidVersion, Version
+
+from neuron_env.errors import BadInput, UnsupportedCombination
+from neuron_env.matrix.load import Matrix
+from neuron_env.matrix.model import Pairing, Release
+
+NoteLevel = Literal["info", "warning"]
+
+ARCH_ALIASES = {"amd64": "x86_64", "x64": "x86_64", "arm64": "aarch64"}
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the user asked for; everything but ``torch`` is optional."""
+
+    torch: str
+    python: str | None = None
+    os: str | None = None
+    arch: str | None = None
+    instance_type: str | None = None
+    release: str | None = None
+
+
+@dataclass(frozen=True)
+class Pin:
+    """One pinned Python package and the only index it may come from."""
+
+    name: str
+    spec: str
+    index: str | None
+    index_url: str | None
+    confirmed: bool = True
+    note: str = ""
+
+    @property
+    def requirement(self) -> str:
+        return f"{self.name}{self.spec}"
+
+
+@dataclass(frozen=True)
+class SystemPin:
+    """An apt package of the release; ``version`` is None where the release's pin is unknown."""
+
+    name: str
+    role: str
+    version: str | None
+    required: bool
+    confirmed: bool
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something to tell the user about the target; ``code`` is a stable identifier."""
+
+    level: NoteLevel
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Target:
+    """A fully resolved environment: what to install, from where, and what to keep in mind."""
+
+    release: str
+    release_status: str
+    torch: str
+    torch_neuronx: str
+    python: str | None
+    os: str | None
+    arch: str | None
+    instance_type: str | None
+    pins: tuple[Pin, ...]
+    system_packages: tuple[SystemPin, ...]
+    notes: tuple[Note, ...]
+
+    def pin(self, name: str) -> Pin:
+        return next(p for p in self.pins if p.name == name)
+
+    @property
+    def warnings(self) -> tuple[Note, ...]:
+        return tuple(n for n in self.notes if n.level == "warning")
+
+
+def resolve_target(matrix: Matrix, request: Request) -> Target:
+    """Resolve ``request`` against ``matrix`` (the latest release unless one is named)."""
+    release = matrix.get(request.release)
+    pairing = _pairing(matrix, release, request.torch)
+    python = _python(release, pairing, request.python)
+    arch = _arch(release, request.arch)
+    notes = [
+        *_release_notes(release, pairing),
+        *_os_notes(release, request.os),
+        *_instance_notes(release, request.instance_type),
+    ]
+    if python is None:
+        notes.append(
+            Note("info", "python.unspecified", f"Supports Python {_span(pairing.python)}.")
+        )
+    pins = _pins(release, pairing)
+    notes.extend(
+        Note("warning", "pin.unconfirmed", f"{p.requirement} is unconfirmed: {p.note}")
+        for p in pins
+        if not p.confirmed
+    )
+    return Target(
+        release=str(release.version),
+        release_status=release.release.status,
+        torch=str(pairing.torch),
+        torch_neuronx=str(pairing.torch_neuronx),
+        python=python,
+        os=request.os,
+        arch=arch,
+        instance_type=request.instance_type,
+        pins=pins,
+        system_packages=_system_pins(release),
+        notes=tuple(notes),
+    )
+
+
+def _pairing(matrix: Matrix, release: Release, torch: str) -> Pairing:
+    version = _parse_version(torch, "--torch", "2.14")
+    minor = f"{version.major}.{version.minor}"
+    pairing = release.pairing_for(minor)
+    supported = [p.torch_minor for p in release.pairings]
+    if pairing is None:
+        elsewhere = [str(r.version) for r in matrix.releases if r.pairing_for(minor)]
+        hint = (
+            f"PyTorch {minor} is paired in Neuron {_words(elsewhere)}: "
+            f"add --release {elsewhere[-1]}."
+            if elsewhere
+            else f"Use --torch {supported[-1]}."
+        )
+        raise UnsupportedCombination(
+            f"Neuron {release.version} pairs torch-neuronx with PyTorch {_words(supported)} "
+            f"only, not {minor}.",
+            hint=hint,
+        )
+    if len(version.release) > 2 and version != pairing.torch:
+        raise UnsupportedCombination(
+            f"torch-neuronx {pairing.torch_neuronx} pairs with exactly PyTorch {pairing.torch}, "
+            f"not {version}.",
+            hint=f"Use --torch {minor}.",
+        )
+    return pairing
+
+
+def _python(release: Release, pairing: Pairing, python: str | None) -> str | None:
+    if python is None:
+        return None
+    version = _parse_version(python, "--python", "3.12")
+    minor = f"{version.major}.{version.minor}"
+    if minor not in pairing.python:
+        raise UnsupportedCombination(
+            f"torch-neuronx {pairing.torch_neuronx} (Neuron {release.version}) supports Python "
+            f"{_span(pairing.python)}, not {minor}.",
+            hint=f"Create the environment with Python {pairing.python[0]}–{pairing.python[-1]}, "
+            f"e.g. 'uv venv --python {pairing.python[0]}'.",
+        )
+    return minor
+
+
+def _arch(release: Release, arch: str | None) -> str | None:
+    if arch is None:
+        return None
+    arch = ARCH_ALIASES.get(arch, arch)
+    if arch not in release.release.arch:
+        raise UnsupportedCombination(
+            f"Neuron {release.version} supports TorchNeuron on Linux "
+            f"{_words(release.release.arch)} only, not {arch}.",
+            hint="Trn2 and Trn3 instances are x86_64; run on one of them.",
+        )
+    return arch
+
+
+def _release_notes(release: Release, pairing: Pairing) -> Iterator[Note]:
+    if release.release.status.endswith("beta"):
+        yield Note(
+            "info",
+            "release.beta",
+            f"TorchNeuron is a {release.release.status.replace('-', ' ')} "
+            f"in Neuron {release.version}.",
+        )
+    if not pairing.confirmed:
+        yield Note("warning", "pairing.unconfirmed", f"This pairing is unconfirmed: {pairing.note}")
+
+
+def _os_notes(release: Release, os_id: str | None) -> Iterator[Note]:
+    if os_id is None:
+        return
+    entry = release.os.get(os_id)
+    if entry is None:
+        raise UnsupportedCombination(
+            f"Neuron {release.version} does not list OS '{os_id}'. "
+            f"Known: {_words(sorted(release.os))}.",
+            hint="Pass the OS as ID-VERSION from /etc/os-release, e.g. --os ubuntu-26.04.",
+        )
+    if entry.support == "unsupported":
+        raise UnsupportedCombination(
+            f"{entry.name} is not supported by Neuron {release.version}. {entry.instead}"
+        )
+    if entry.support != "supported":
+        yield Note(
+            "warning",
+            f"os.{entry.support}",
+            f"{entry.name} support is {entry.support.replace('-', ' ')} in Neuron "
+            f"{release.version}. {entry.instead}",
+        )
+    elif not entry.wheels:
+        yield Note(
+            "warning",
+            "os.no-wheels",
+            f"Neuron {release.version} publishes no torch-neuronx pip wheels for {entry.name}. "
+            f"{entry.instead}",
+        )
+    if not entry.confirmed:
+        yield Note("warning", "os.unconfirmed", f"{entry.name}: unconfirmed. {entry.note}")
+
+
+def _instance_notes(release: Release, instance_type: str | None) -> Iterator[Note]:
+    if instance_type is None:
+        return
+    family_name = release.family_of(instance_type)
+    family = release.families.get(family_name)
+    native = [name for name, fam in release.families.items() if fam.native]
+    if family is None:
+        raise UnsupportedCombination(
+            f"'{instance_type}' is not a Trainium instance the native backend supports; "
+            f"it needs a {_words(native, 'or')} instance.",
+            hint=f"Known types: {_words(sorted(release.instance_types))}.",
+        )
+    if not family.native:
+        raise UnsupportedCombination(
+            family.reason, hint=f"Use a {_words(native, 'or')} instance, e.g. trn2.48xlarge."
+        )
+    if instance_type not in release.instance_types:
+        yield Note(
+            "warning",
+            "instance.unlisted",
+            f"{instance_type} is not in the matrix; its family {family_name} is supported. "
+            f"{family.note}".strip(),
+        )
+
+
+def _pins(release: Release, pairing: Pairing) -> tuple[Pin, ...]:
+    wanted = [
+        ("torch", pairing.torch_spec, pairing.confirmed, pairing.note),
+        ("torch-neuronx", pairing.torch_neuronx_spec, pairing.confirmed, pairing.note),
+        *((n, p.requirement_spec, p.confirmed, p.note) for n, p in release.packages.items()),
+    ]
+    pins = []
+    for name, spec, confirmed, note in wanted:
+        index = release.index_for(name)
+        url = release.indexes[index].url if index else None
+        pins.append(Pin(name, spec, index, url, confirmed, note))
+    return tuple(pins)
+
+
+def _system_pins(release: Release) -> tuple[SystemPin, ...]:
+    return tuple(
+        SystemPin(
+            name,
+            pkg.role,
+            str(pkg.version) if pkg.version else None,
+            pkg.required,
+            pkg.confirmed,
+        )
+        for name, pkg in release.system_packages.items()
+    )
+
+
+def _parse_version(text: str, option: str, example: str) -> Version:
+    try:
+        version = Version(text)
+    except InvalidVersion:
+        version = None
+    if version is None or len(version.release) < 2:
+        raise BadInput(f"{option} '{text}' is not a version like '{example}'.")
+    return version
+
+
+def _words(items: Iterable[str], conjunction: str = "and") -> str:
+    items = list(items)
+    if len(items) == 1:
+        return items[0]
+    return ", ".join(items[:-1]) + f" {conjunction} " + items[-1]
+
+
+def _span(pythons: Iterable[str]) -> str:
+    """``3.12–3.14`` for a run of consecutive minors, else the list."""
+    items = list(pythons)
+    minors = [int(p.split(".")[1]) for p in items]
+    consecutive = minors == list(range(minors[0], minors[0] + len(minors)))
+    return f"{items[0]}–{items[-1]}" if consecutive and len(items) > 2 else _words(items)

@@ -1,0 +1,208 @@
+"""Strict conversion of parsed TOML into the frozen dataclasses of :mod:`neuron_env.matrix.model`.
+
+The dataclasses *are* the schema: a field ``default_lnc: int`` is the TOML key ``default-lnc``
+holding an integer; a field with a default is optional. Unknown keys fail with a "did you mean"
+suggestion, and every error names the key path (``os."ubuntu-24.04".support``), so the loader can
+prefix the file name. Only the types the model uses are supported.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import difflib
+import types
+import typing
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, TypeVar, Union, get_args, get_origin
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+T = TypeVar("T")
+
+# Field metadata: the TOML key when it is not the field name with "-" for "_",
+# or ``toml=False`` for fields the loader fills in (such as the file a release came from).
+KEY = "toml_key"
+NOT_IN_TOML = "not_in_toml"
+
+
+class SchemaError(Exception):
+    """A value does not fit the schema; ``path`` locates it inside the document."""
+
+    def __init__(self, path: Sequence[str | int], problem: str) -> None:
+        super().__init__(problem)
+        self.path = tuple(path)
+        self.problem = problem
+
+    @property
+    def key(self) -> str:
+        return format_path(self.path)
+
+
+def format_path(path: Sequence[str | int]) -> str:
+    """Render a key path the way TOML would address it: ``os."ubuntu-24.04".claims[1].source``."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+            continue
+        segment = part if part.replace("-", "").replace("_", "").isalnum() else f'"{part}"'
+        out += segment if not out else f".{segment}"
+    return out or "(top level)"
+
+
+def toml_key(field: dataclasses.Field[Any]) -> str:
+    """The TOML key that holds ``field``."""
+    return str(field.metadata.get(KEY, field.name.replace("_", "-")))
+
+
+def suggest(word: str, choices: Sequence[str]) -> str:
+    """A "did you mean" clause, or the list of valid choices when nothing is close."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    if close:
+        return f"did you mean '{close[0]}'?"
+    return "expected one of: " + ", ".join(sorted(choices))
+
+
+def parse(cls: type[T], data: Any, path: Sequence[str | int] = ()) -> T:
+    """Convert ``data`` (parsed TOML) into an instance of dataclass ``cls``, strictly."""
+    if not isinstance(data, dict):
+        raise SchemaError(path, f"expected a table, got {_describe(data)}")
+    hints = typing.get_type_hints(cls)
+    fields = [f for f in dataclasses.fields(cls) if not f.metadata.get(NOT_IN_TOML)]  # type: ignore[arg-type]
+    by_key = {toml_key(f): f for f in fields}
+    for key in data:
+        if key not in by_key:
+            raise SchemaError([*path, key], f"unknown key '{key}'; {suggest(key, list(by_key))}")
+    values: dict[str, Any] = {}
+    for key, field in by_key.items():
+        if key in data:
+            values[field.name] = convert(hints[field.name], data[key], [*path, key])
+        elif _is_required(field):
+            raise SchemaError([*path, key], f"missing required key '{key}'")
+    try:
+        return cls(**values)
+    except ValueError as exc:  # __post_init__ consistency checks
+        raise SchemaError(path, str(exc)) from None
+
+
+def _is_required(field: dataclasses.Field[Any]) -> bool:
+    return field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
+
+
+def convert(tp: Any, value: Any, path: Sequence[str | int]) -> Any:
+    """Convert one value to the annotated type ``tp``."""
+    origin = get_origin(tp)
+    if origin in (Union, types.UnionType):
+        (inner,) = [arg for arg in get_args(tp) if arg is not type(None)]
+        return convert(inner, value, path)
+    if origin is Literal:
+        return _convert_literal(get_args(tp), value, path)
+    if origin is tuple:
+        return _convert_tuple(get_args(tp)[0], value, path)
+    if origin is dict:
+        return _convert_table(get_args(tp)[1], value, path)
+    if dataclasses.is_dataclass(tp):
+        return parse(tp, value, path)  # type: ignore[arg-type]
+    converter = _SCALARS.get(tp)
+    if converter is None:  # pragma: no cover - a programming error in the model
+        raise TypeError(f"schema cannot convert to {tp!r}")
+    return converter(value, path)
+
+
+def _convert_literal(choices: tuple[str, ...], value: Any, path: Sequence[str | int]) -> str:
+    if not isinstance(value, str):
+        raise SchemaError(path, f"expected a string, got {_describe(value)}")
+    if value not in choices:
+        raise SchemaError(path, f"invalid value '{value}'; {suggest(value, choices)}")
+    return value
+
+
+def _convert_tuple(item_type: Any, value: Any, path: Sequence[str | int]) -> tuple[Any, ...]:
+    if not isinstance(value, list):
+        raise SchemaError(path, f"expected an array, got {_describe(value)}")
+    return tuple(convert(item_type, item, [*path, i]) for i, item in enumerate(value))
+
+
+def _convert_table(item_type: Any, value: Any, path: Sequence[str | int]) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise SchemaError(path, f"expected a table, got {_describe(value)}")
+    return {key: convert(item_type, item, [*path, key]) for key, item in value.items()}
+
+
+def _str(value: Any, path: Sequence[str | int]) -> str:
+    if not isinstance(value, str):
+        raise SchemaError(path, f"expected a string, got {_describe(value)}")
+    return value
+
+
+def _bool(value: Any, path: Sequence[str | int]) -> bool:
+    if not isinstance(value, bool):
+        raise SchemaError(path, f"expected true or false, got {_describe(value)}")
+    return value
+
+
+def _int(value: Any, path: Sequence[str | int]) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SchemaError(path, f"expected an integer, got {_describe(value)}")
+    return value
+
+
+def _float(value: Any, path: Sequence[str | int]) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise SchemaError(path, f"expected a number, got {_describe(value)}")
+    return float(value)
+
+
+def _version(value: Any, path: Sequence[str | int]) -> Version:
+    text = _str(value, path)
+    try:
+        version = Version(text)
+    except InvalidVersion:
+        raise SchemaError(path, f"invalid version '{text}' (expected e.g. '2.14.3.0')") from None
+    if str(version) != text:
+        raise SchemaError(path, f"write version '{text}' in its normal form '{version}'")
+    return version
+
+
+def _specifier(value: Any, path: Sequence[str | int]) -> SpecifierSet:
+    text = _str(value, path)
+    try:
+        return SpecifierSet(text)
+    except InvalidSpecifier:
+        raise SchemaError(
+            path, f"invalid version specifier '{text}' (expected e.g. '==2.*')"
+        ) from None
+
+
+def _date(value: Any, path: Sequence[str | int]) -> datetime.date:
+    if isinstance(value, datetime.date) and not isinstance(value, datetime.datetime):
+        return value
+    raise SchemaError(path, f"expected a date such as 2026-10-19, got {_describe(value)}")
+
+
+_SCALARS: dict[Any, Callable[[Any, Sequence[str | int]], Any]] = {
+    str: _str,
+    bool: _bool,
+    int: _int,
+    float: _float,
+    Version: _version,
+    SpecifierSet: _specifier,
+    datetime.date: _date,
+}
+
+
+def _describe(value: Any) -> str:
+    kinds = {
+        dict: "a table",
+        list: "an array",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+    }
+    for kind, name in kinds.items():
+        if isinstance(value, kind):
+            return f"{name} ({value!r})" if kind in (str, int, float, bool) else name
+    return type(value).__name__

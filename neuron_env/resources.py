@@ -1,0 +1,41 @@
+"""The one module that knows where neuron-env's data files live.
+
+In a source checkout the data directories sit at the top of the repository (``matrices/``,
+``templates/``, ...). In an installed wheel the same directories ship under
+``neuron_env/_data/``. Everything else asks this module and never builds such paths itself.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+MATRIX_DIR_ENV = "NEURON_ENV_MATRIX_DIR"
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+_INSTALLED_DATA = _PACKAGE_DIR / "_data"
+_SOURCE_ROOT = _PACKAGE_DIR.parent
+
+
+def data_dir(name: str) -> Path:
+    """Return the directory holding the shipped data called ``name`` (e.g. ``"matrices"``)."""
+    installed = _INSTALLED_DATA / name
+    if installed.is_dir():
+        return installed
+    return _SOURCE_ROOT / name
+
+
+def shipped_matrix_dir() -> Path:
+    """The matrix files that ship with this version of neuron-env."""
+    return data_dir("matrices")
+
+
+def user_matrix_dirs(explicit: list[Path] | None = None) -> list[Path]:
+    """Extra matrix directories: ``--matrix-dir`` options first, then ``$NEURON_ENV_MATRIX_DIR``.
+
+    The environment variable may hold several directories separated by ``os.pathsep``.
+    """
+    dirs = list(explicit or [])
+    env_value = os.environ.get(MATRIX_DIR_ENV, "")
+    dirs.extend(Path(part) for part in env_value.split(os.pathsep) if part)
+    return dirs
