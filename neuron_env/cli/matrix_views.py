@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -15,12 +16,15 @@ from neuron_env.matrix import Change, Matrix, Release, Target
 from neuron_env.matrix.model import OsRelease
 from neuron_env.resources import shipped_matrix_dir
 
-UNCONFIRMED = "[yellow](unconfirmed)[/]"
 MARKS = {"info": "[cyan]i[/]", "warning": "[yellow]![/]"}
 
 
-def _flag(confirmed: bool) -> str:
-    return "" if confirmed else f" {UNCONFIRMED}"
+def _flag(text: object, confirmed: bool = True) -> Text:
+    """Data as plain text (never parsed as markup), marked when unconfirmed."""
+    out = Text(str(text))
+    if not confirmed:
+        out.append(" (unconfirmed)", style="yellow")
+    return out
 
 
 def _table(title: str, *columns: str) -> Table:
@@ -69,8 +73,8 @@ def print_release_list(out: Console, matrix: Matrix) -> None:
     table = _table("Neuron releases", *columns, *(["From"] if with_origin else []))
     latest = matrix.latest().version
     for r in matrix.releases:
-        pairs = "\n".join(
-            f"{p.torch_minor} ↔ {p.torch_neuronx}.*{_flag(p.confirmed)}" for p in r.pairings
+        pairs = Text("\n").join(
+            _flag(f"{p.torch_minor} ↔ {p.torch_neuronx}.*", p.confirmed) for p in r.pairings
         )
         pythons = sorted(
             {py for p in r.pairings for py in p.python}, key=lambda v: int(v.split(".")[1])
@@ -78,8 +82,9 @@ def print_release_list(out: Console, matrix: Matrix) -> None:
         wheels = ", ".join(os_id for os_id, e in r.os.items() if e.wheels) or "none"
         name = f"{r.version} [green](latest)[/]" if r.version == latest else str(r.version)
         status = r.release.status.replace("-", " ")
-        row = [name, r.release.date.isoformat(), status, pairs, ", ".join(pythons), wheels]
-        table.add_row(*row, *([_origin(r)] if with_origin else []))
+        row: list[str | Text] = [name, r.release.date.isoformat(), status, pairs]
+        row += [", ".join(pythons), wheels]
+        table.add_row(*row, *([escape(_origin(r))] if with_origin else []))
     out.print(table)
     out.print("\nDetails: neuron-env matrix show --release VERSION")
 
@@ -93,9 +98,9 @@ def print_release(out: Console, r: Release, *, with_sources: bool = False) -> No
         f"[bold]Neuron {r.version}[/] · {info.date.isoformat()} · "
         f"{info.status.replace('-', ' ')} · {', '.join(info.arch)}"
     )
-    out.print(info.summary)
+    out.print(escape(info.summary))
     for note in info.notes:
-        out.print(f"  • {note}")
+        out.print(f"  • {escape(note)}")
     if info.min_glibc:
         out.print(f"  • PyTorch needs glibc ≥ {info.min_glibc}.")
     out.print()
@@ -117,7 +122,7 @@ def print_release(out: Console, r: Release, *, with_sources: bool = False) -> No
     legacy = r.legacy_xla
     out.print(
         f"[bold]Legacy XLA line[/]: torch-neuronx {legacy.versions} "
-        f"(last build {legacy.last}). {legacy.note}"
+        f"(last build {legacy.last}). {escape(legacy.note)}"
     )
     if with_sources:
         out.print()
@@ -129,7 +134,7 @@ def _pairings(r: Release) -> Table:
     for p in r.pairings:
         table.add_row(
             str(p.torch),
-            f"{p.torch_neuronx}{_flag(p.confirmed)}",
+            _flag(p.torch_neuronx, p.confirmed),
             ", ".join(p.python),
             f"torch{p.torch_spec} torch-neuronx{p.torch_neuronx_spec}",
         )
@@ -141,9 +146,9 @@ def _packages(r: Release) -> Table:
     for name, pkg in r.packages.items():
         table.add_row(
             name,
-            pkg.requirement_spec + _flag(pkg.confirmed),
+            _flag(pkg.requirement_spec, pkg.confirmed),
             r.index_for(name) or "default",
-            pkg.note,
+            _flag(pkg.note),
         )
     return table
 
@@ -151,7 +156,7 @@ def _packages(r: Release) -> Table:
 def _indexes(r: Release) -> Table:
     table = _table("Package indexes (each package only from its index)", "Index", "URL", "Serves")
     for name, ix in r.indexes.items():
-        table.add_row(name, ix.url, ", ".join(ix.serves))
+        table.add_row(name, _flag(ix.url), ", ".join(ix.serves))
     table.add_row("default", "pip/uv default (or --index-url)", "everything else")
     return table
 
@@ -162,23 +167,23 @@ def _os_table(r: Release) -> Table:
     )
     for os_id, entry in r.os.items():
         table.add_row(
-            f"{os_id}\n[dim]{entry.name}[/]",
-            entry.support.replace("-", " ") + _flag(entry.confirmed),
+            f"{os_id}\n[dim]{escape(entry.name)}[/]",
+            _flag(entry.support.replace("-", " "), entry.confirmed),
             "yes" if entry.wheels else "no",
             _claims(entry),
-            entry.instead,
+            _flag(entry.instead),
         )
     return table
 
 
-def _claims(entry: OsRelease) -> str:
+def _claims(entry: OsRelease) -> Text:
     lines = []
     for claim in entry.claims:
         said = [claim.support.replace("-", " ")] if claim.support else []
         if claim.wheels is not None:
             said.append("wheels" if claim.wheels else "no wheels")
-        lines.append(f"[dim]{claim.source}:[/] {', '.join(said) or claim.note}")
-    return "\n".join(lines)
+        lines.append(Text.assemble((f"{claim.source}: ", "dim"), ", ".join(said) or claim.note))
+    return Text("\n").join(lines)
 
 
 def _instances(r: Release) -> Table:
@@ -195,7 +200,7 @@ def _instances(r: Release) -> Table:
     for name, it in r.instance_types.items():
         chip = r.chips[r.families[it.family].chip or ""]
         table.add_row(
-            f"{name}{_flag(it.confirmed)}",
+            _flag(name, it.confirmed),
             f"{it.chips} × {chip.name}",
             f"{it.chips * chip.logical_cores()} (LNC={chip.default_lnc})",
             f"{it.chips * chip.memory_gib} GiB",
@@ -211,7 +216,10 @@ def _families(r: Release) -> Table:
     for name, fam in r.families.items():
         chip = r.chips[fam.chip].name if fam.chip else "—"
         table.add_row(
-            name, "[green]yes[/]" if fam.native else "[red]no[/]", chip, fam.reason or fam.note
+            name,
+            "[green]yes[/]" if fam.native else "[red]no[/]",
+            chip,
+            _flag(fam.reason or fam.note),
         )
     return table
 
@@ -221,8 +229,8 @@ def _system_packages(r: Release) -> Table:
     for name, pkg in r.system_packages.items():
         version = str(pkg.version) if pkg.version else "—"
         role = pkg.role if pkg.required else f"{pkg.role} (optional)"
-        table.add_row(name, role, version + _flag(pkg.confirmed), pkg.note)
-    table.caption = f"apt repository {r.apt.url}, key {r.apt.key_url}"
+        table.add_row(name, role, _flag(version, pkg.confirmed), _flag(pkg.note))
+    table.caption = escape(f"apt repository {r.apt.url}, key {r.apt.key_url}")
     return table
 
 
@@ -231,7 +239,7 @@ def _placeholders(r: Release) -> Table:
         "'WRONG PACKAGE' placeholders on the default index", "Package", "Versions", "Note"
     )
     for name, ph in r.placeholders.items():
-        table.add_row(name, ", ".join(map(str, ph.versions)) + _flag(ph.confirmed), ph.note)
+        table.add_row(name, _flag(", ".join(map(str, ph.versions)), ph.confirmed), _flag(ph.note))
     return table
 
 
@@ -239,10 +247,10 @@ def _dlamis(r: Release) -> Table:
     table = _table("Deep Learning AMIs", "AMI", "OS", "SSM parameter", "venv")
     for d in r.dlamis:
         table.add_row(
-            f"{d.name}{_flag(d.confirmed)}",
+            _flag(d.name, d.confirmed),
             d.os,
-            d.ssm_parameter + _flag(d.ssm_confirmed),
-            d.venv or "—",
+            _flag(d.ssm_parameter, d.ssm_confirmed),
+            _flag(d.venv or "—"),
         )
     return table
 
@@ -250,14 +258,14 @@ def _dlamis(r: Release) -> Table:
 def _limitations(r: Release) -> Table:
     table = _table("Known limitations", "Id", "Kind", "Summary")
     for lim in r.limitations:
-        table.add_row(lim.id, lim.kind, lim.summary + _flag(lim.confirmed))
+        table.add_row(lim.id, lim.kind, _flag(lim.summary, lim.confirmed))
     return table
 
 
 def _links(title: str, links: dict[str, str]) -> Table:
     table = _table(title, "Name", "URL")
     for name, url in links.items():
-        table.add_row(name, url)
+        table.add_row(name, _flag(url))
     return table
 
 
@@ -267,11 +275,14 @@ def _links(title: str, links: dict[str, str]) -> Table:
 def print_target(out: Console, t: Target) -> None:
     facets = [f"Neuron {t.release} ({t.release_status.replace('-', ' ')})", f"PyTorch {t.torch}"]
     facets += [v for v in (t.python and f"Python {t.python}", t.os, t.arch, t.instance_type) if v]
-    out.print("[bold]" + " · ".join(facets) + "[/]")
+    out.print(Text(" · ".join(facets), style="bold"))
     table = _table("", "Package", "Pin", "Index", "URL")
     for pin in t.pins:
         table.add_row(
-            pin.name, pin.spec + _flag(pin.confirmed), pin.index or "default", pin.index_url or ""
+            pin.name,
+            _flag(pin.spec, pin.confirmed),
+            pin.index or "default",
+            _flag(pin.index_url or ""),
         )
     out.print(table)
     system = [
@@ -279,11 +290,11 @@ def print_target(out: Console, t: Target) -> None:
         for s in t.system_packages
         if s.required
     ]
-    out.print(f"\n[bold]System packages[/]: {', '.join(system)}")
+    out.print(f"\n[bold]System packages[/]: {escape(', '.join(system))}")
     if t.notes:
         out.print()
     for note in t.notes:
-        out.print(f"{MARKS[note.level]} {note.message}")
+        out.print(f"{MARKS[note.level]} {escape(note.message)}")
 
 
 # --- diff ---------------------------------------------------------------------------------------
@@ -336,9 +347,17 @@ def validation_results(results: Iterable[tuple[Path, object]]) -> list[dict[str,
 def print_validation(out: Console, results: Iterable[tuple[Path, object]]) -> None:
     for path, outcome in results:
         if isinstance(outcome, Release):
+            counts = [
+                _count(len(outcome.pairings), "pairing"),
+                _count(len(outcome.os), "OS release"),
+                _count(len(outcome.instance_types), "instance type"),
+            ]
             out.print(
-                f"[green]✓[/] {path}: Neuron {outcome.version}, {len(outcome.pairings)} pairings, "
-                f"{len(outcome.os)} OS releases, {len(outcome.instance_types)} instance types"
+                f"[green]✓[/] {escape(str(path))}: Neuron {outcome.version}, {', '.join(counts)}"
             )
         elif isinstance(outcome, NeuronEnvError):
-            out.print(f"[red]✗[/] {outcome.message}")
+            out.print(f"[red]✗[/] {escape(outcome.message)}")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
