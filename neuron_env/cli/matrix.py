@@ -116,7 +116,11 @@ def diff(
     before, after = matrix.get(old), matrix.get(new)
     changes = diff_releases(before, after, prose=notes)
     if json:
-        print_json("matrix-diff", {"old": old, "new": new, "changes": changes})
+        rows = [
+            {"key": c.key, "path": c.path, "kind": c.kind, "before": c.before, "after": c.after}
+            for c in changes
+        ]
+        print_json("matrix-diff", {"old": old, "new": new, "changes": rows})
     else:
         matrix_views.print_diff(console(), str(before.version), str(after.version), changes)
 

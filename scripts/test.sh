@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Set up everything the test suite needs on a fresh machine, then run it:
+# lint (ruff), types (mypy), import layering (import-linter) and pytest.
+# Usage: bash scripts/test.sh [pytest arguments...]
+# Environment: PYTHON (default python3.11, else python3), NEURON_ENV_TEST_VENV (default .venv-test).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+python=${PYTHON:-}
+if [[ -z $python ]]; then
+  if command -v python3.11 >/dev/null 2>&1; then python=python3.11; else python=python3; fi
+fi
+venv=${NEURON_ENV_TEST_VENV:-.venv-test}
+
+log() { printf '\n== %s\n' "$*"; }
+
+log "test environment: $venv ($("$python" --version))"
+if [[ ! -x $venv/bin/python ]]; then
+  "$python" -m venv "$venv"
+fi
+"$venv/bin/python" -m pip install --quiet --upgrade pip
+"$venv/bin/python" -m pip install --quiet --editable ".[test]"
+
+log "ruff"
+"$venv/bin/ruff" check .
+"$venv/bin/ruff" format --check .
+
+log "mypy"
+"$venv/bin/mypy"
+
+log "import layering"
+"$venv/bin/lint-imports"
+
+log "pytest"
+"$venv/bin/pytest" "$@"

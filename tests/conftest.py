@@ -1,0 +1,48 @@
+"""Fixtures shared by unit and integration tests."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / "tests" / "data"
+# The console script installed next to the interpreter running the tests.
+NEURON_ENV = Path(sys.executable).with_name("neuron-env")
+
+
+@dataclass(frozen=True)
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+CliRunner = Callable[..., Result]
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> CliRunner:
+    """Run the real ``neuron-env`` console script in a subprocess, as a user would."""
+
+    def run(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> Result:
+        full_env = {k: v for k, v in os.environ.items() if not k.startswith("NEURON_ENV_")}
+        full_env.update({"NO_COLOR": "1", "COLUMNS": "160", **(env or {})})
+        proc = subprocess.run(
+            [str(NEURON_ENV), *args],
+            capture_output=True,
+            text=True,
+            env=full_env,
+            cwd=tmp_path,
+            timeout=timeout,
+            check=False,
+        )
+        return Result(proc.returncode, proc.stdout, proc.stderr)
+
+    return run

@@ -1,0 +1,167 @@
+"""The ``matrix`` commands through the real console script, as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from neuron_env import __version__
+from tests.conftest import DATA, CliRunner
+
+pytestmark = pytest.mark.integration
+
+NEWER = str(DATA / "matrices" / "newer")
+BAD = sorted((DATA / "matrices" / "bad").glob("*/2.99.0.toml"))
+
+
+def test_version_from_the_console_script_and_python_m(cli: CliRunner) -> None:
+    assert cli("--version").stdout.strip() == f"neuron-env {__version__}"
+    proc = subprocess.run(
+        [sys.executable, "-m", "neuron_env", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert proc.stdout.strip() == f"neuron-env {__version__}"
+
+
+def test_help_lists_the_matrix_commands_with_examples(cli: CliRunner) -> None:
+    result = cli("matrix", "--help")
+    assert result.returncode == 0
+    for command in ("list", "show", "resolve", "diff", "validate"):
+        assert command in result.stdout
+    assert "Example: neuron-env matrix resolve" in cli("matrix", "resolve", "--help").stdout
+
+
+def test_resolve_json_for_the_issue_example(cli: CliRunner) -> None:
+    result = cli(
+        "matrix",
+        "resolve",
+        "--torch",
+        "2.14",
+        "--python",
+        "3.12",
+        "--os",
+        "ubuntu-26.04",
+        "--release",
+        "2.33.0",
+        "--json",
+    )
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["schema"] == "neuron-env/matrix-resolve/v1"
+    pins = {p["name"]: p for p in doc["target"]["pins"]}
+    assert pins["torch"]["spec"] == "==2.14.0"
+    assert pins["torch-neuronx"]["spec"] == "==2.14.3.0.*"
+    assert pins["torch-neuronx"]["index"] == "neuron"
+    assert [n for n in doc["target"]["notes"] if n["level"] == "warning"] == []
+
+
+def test_resolve_on_ubuntu_24_04_answers_with_a_warning_and_exit_0(cli: CliRunner) -> None:
+    args = ["matrix", "resolve", "--torch", "2.14", "--python", "3.12", "--release", "2.33.0"]
+    result = cli(*args, "--os", "ubuntu-24.04")
+    assert result.returncode == 0
+    assert "! Neuron 2.33.0 publishes no torch-neuronx pip wheels for Ubuntu 24.04" in result.stdout
+    assert "torch-neuronx" in result.stdout and "==2.14.3.0.*" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--torch", "2.15"], "PyTorch 2.14 only, not 2.15"),
+        (["--torch", "2.15", "--release", "2.33.0"], "PyTorch 2.13 and 2.14 only, not 2.15"),
+        (["--torch", "2.14", "--python", "3.11"], "supports Python 3.12–3.14, not 3.11"),
+        (["--torch", "2.14", "--instance-type", "trn1.32xlarge"], "Trn1 is not supported"),
+        (["--torch", "2.14", "--release", "1.0.0"], "Known releases: 2.33.0, 2.33.1, 2.34.0"),
+    ],
+)
+def test_unsupported_requests_exit_2_with_a_message_and_no_traceback(
+    cli: CliRunner, args: list[str], says: str
+) -> None:
+    result = cli("matrix", "resolve", *args)
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: ")
+    assert says in " ".join(result.stderr.split())
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_debug_shows_the_traceback(cli: CliRunner) -> None:
+    result = cli("--debug", "matrix", "resolve", "--torch", "2.15")
+    assert result.returncode == 2
+    assert "Traceback" in result.stderr and "UnsupportedCombination" in result.stderr
+
+
+def test_unknown_option_is_bad_input(cli: CliRunner) -> None:
+    assert cli("matrix", "resolve", "--torch", "2.14", "--pyhton", "3.12").returncode == 2
+
+
+def test_list_shows_every_release_and_marks_the_latest(cli: CliRunner) -> None:
+    result = cli("matrix", "list")
+    assert result.returncode == 0
+    for version in ("2.33.0", "2.33.1", "2.34.0 (latest)"):
+        assert version in result.stdout
+
+
+def test_show_text_marks_unconfirmed_facts(cli: CliRunner) -> None:
+    result = cli("matrix", "show", "--release", "2.34.0")
+    assert result.returncode == 0
+    assert "==2.* (unconfirmed)" in result.stdout
+    assert "WRONG PACKAGE" in result.stdout
+
+
+def test_show_json_carries_the_whole_release(cli: CliRunner) -> None:
+    doc = json.loads(cli("matrix", "show", "--release", "2.33.0", "--json").stdout)
+    release = doc["release"]
+    assert release["release"]["version"] == "2.33.0"
+    assert release["os"]["ubuntu-22.04"]["support"] == "disputed"
+    assert release["sources"]["gh-torch-neuronx"].startswith("https://github.com/")
+
+
+@pytest.mark.parametrize("how", ["option", "environment"])
+def test_a_matrix_directory_adds_a_newer_release(cli: CliRunner, how: str) -> None:
+    if how == "option":
+        result = cli("--matrix-dir", NEWER, "matrix", "resolve", "--torch", "2.15", "--json")
+    else:
+        result = cli(
+            "matrix", "resolve", "--torch", "2.15", "--json", env={"NEURON_ENV_MATRIX_DIR": NEWER}
+        )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["target"]["release"] == "2.99.0"
+
+
+def test_a_broken_matrix_directory_fails_every_command_with_exit_2(cli: CliRunner) -> None:
+    broken = str(BAD[0].parent)
+    result = cli("matrix", "list", env={"NEURON_ENV_MATRIX_DIR": broken})
+    assert result.returncode == 2
+    assert "2.99.0.toml" in result.stderr
+
+
+def test_validate_reports_each_file_and_exits_2_when_any_is_broken(cli: CliRunner) -> None:
+    good = DATA / "matrices" / "newer" / "2.99.0.toml"
+    result = cli("matrix", "validate", str(good), *map(str, BAD))
+    assert result.returncode == 2
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith(f"✓ {good}")
+    assert len([line for line in lines if line.startswith("✗")]) == len(BAD)
+
+
+def test_validate_passes_the_shipped_files(cli: CliRunner) -> None:
+    from neuron_env.resources import shipped_matrix_dir
+
+    files = sorted(map(str, shipped_matrix_dir().glob("*.toml")))
+    result = cli("matrix", "validate", *files, "--json")
+    assert result.returncode == 0
+    assert all(row["valid"] for row in json.loads(result.stdout)["files"])
+
+
+def test_diff_reports_changed_pins_between_releases(cli: CliRunner) -> None:
+    result = cli("matrix", "diff", "2.33.0", "2.33.1")
+    assert result.returncode == 0
+    assert "aws-neuronx-dkms.version: 2.31.7.0 → 2.31.8.0" in result.stdout
+    doc = json.loads(cli("matrix", "diff", "2.33.1", "2.34.0", "--json").stdout)
+    kinds = {c["path"][1]: c["kind"] for c in doc["changes"] if c["path"][0] == "pairings"}
+    assert kinds["torch-2.13"] == "removed"

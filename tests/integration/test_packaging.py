@@ -1,0 +1,58 @@
+"""The wheel carries the matrix files, and an installed neuron-env finds them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "build",
+            "--wheel",
+            "--no-isolation",
+            "--outdir",
+            str(out),
+            str(REPO),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    (built,) = out.glob("neuron_env-*.whl")
+    return built
+
+
+def test_the_wheel_ships_every_matrix_file(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    for path in sorted((REPO / "matrices").glob("*.toml")):
+        assert f"neuron_env/_data/matrices/{path.name}" in names
+    assert not [n for n in names if n.startswith("tests/")]
+
+
+def test_the_installed_wheel_reads_its_own_matrix_files(wheel: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    # Run from the unpacked wheel, away from the source tree, so only its data can be found.
+    code = "from neuron_env.matrix import load_matrix; m = load_matrix(); print(m.latest().origin)"
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert proc.stdout.strip().startswith(str(site / "neuron_env" / "_data" / "matrices"))
