@@ -12,7 +12,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from neuron_env.matrix.model import Release
-from neuron_env.matrix.schema import format_path, toml_key
+from neuron_env.schema import format_path, toml_key
 
 ChangeKind = Literal["added", "removed", "changed"]
 

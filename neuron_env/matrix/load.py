@@ -19,8 +19,8 @@ from packaging.version import InvalidVersion, Version
 
 from neuron_env.errors import MatrixError, UnknownRelease
 from neuron_env.matrix.model import SCHEMA_VERSION, Release
-from neuron_env.matrix.schema import SchemaError, parse, toml_key
 from neuron_env.resources import shipped_matrix_dir, user_matrix_dirs
+from neuron_env.schema import SchemaError, parse, toml_key
 
 if sys.version_info >= (3, 11):
     import tomllib

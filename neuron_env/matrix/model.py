@@ -16,7 +16,7 @@ from typing import Literal
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from neuron_env.matrix.schema import NOT_IN_TOML
+from neuron_env.schema import NOT_IN_TOML
 
 SCHEMA_VERSION = 1
 

@@ -11,8 +11,8 @@ import pytest
 from neuron_env.matrix import Request, load_matrix, load_release_file, resolve_target
 from neuron_env.matrix.load import read_toml
 from neuron_env.matrix.model import Release
-from neuron_env.matrix.schema import toml_key
 from neuron_env.resources import shipped_matrix_dir
+from neuron_env.schema import toml_key
 
 SHIPPED = sorted(shipped_matrix_dir().glob("*.toml"))
 MATRIX = load_matrix()

@@ -1,4 +1,4 @@
-"""Strict conversion of parsed TOML into the frozen dataclasses of :mod:`neuron_env.matrix.model`.
+"""Conversion of parsed TOML or JSON into frozen dataclasses (the matrix, host-facts snapshots).
 
 The dataclasses *are* the schema: a field ``default_lnc: int`` is the TOML key ``default-lnc``
 holding an integer; a field with a default is optional. Unknown keys fail with a "did you mean"
@@ -65,20 +65,40 @@ def suggest(word: str, choices: Sequence[str]) -> str:
     return "expected one of: " + ", ".join(sorted(choices))
 
 
-def parse(cls: type[T], data: Any, path: Sequence[str | int] = ()) -> T:
-    """Convert ``data`` (parsed TOML) into an instance of dataclass ``cls``, strictly."""
+@dataclasses.dataclass(frozen=True)
+class Style:
+    """How a document names its keys and whether unknown keys are errors.
+
+    Matrix files use ``kebab-case`` and are strict; JSON snapshots use ``snake_case`` and ignore
+    keys that a newer neuron-env added.
+    """
+
+    key_of: Callable[[dataclasses.Field[Any]], str]
+    strict: bool = True
+
+
+def _snake_key(field: dataclasses.Field[Any]) -> str:
+    return field.name
+
+
+TOML = Style(key_of=lambda f: toml_key(f))
+JSON_LENIENT = Style(key_of=_snake_key, strict=False)
+
+
+def parse(cls: type[T], data: Any, path: Sequence[str | int] = (), style: Style = TOML) -> T:
+    """Convert ``data`` (parsed TOML or JSON) into an instance of dataclass ``cls``."""
     if not isinstance(data, dict):
         raise SchemaError(path, f"expected a table, got {_describe(data)}")
     hints = typing.get_type_hints(cls)
     fields = [f for f in dataclasses.fields(cls) if not f.metadata.get(NOT_IN_TOML)]  # type: ignore[arg-type]
-    by_key = {toml_key(f): f for f in fields}
+    by_key = {style.key_of(f): f for f in fields}
     for key in data:
-        if key not in by_key:
+        if key not in by_key and style.strict:
             raise SchemaError([*path, key], f"unknown key '{key}'; {suggest(key, list(by_key))}")
     values: dict[str, Any] = {}
     for key, field in by_key.items():
         if key in data:
-            values[field.name] = convert(hints[field.name], data[key], [*path, key])
+            values[field.name] = convert(hints[field.name], data[key], [*path, key], style)
         elif _is_required(field):
             raise SchemaError([*path, key], f"missing required key '{key}'")
     try:
@@ -91,20 +111,24 @@ def _is_required(field: dataclasses.Field[Any]) -> bool:
     return field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
 
 
-def convert(tp: Any, value: Any, path: Sequence[str | int]) -> Any:
+def convert(tp: Any, value: Any, path: Sequence[str | int], style: Style = TOML) -> Any:
     """Convert one value to the annotated type ``tp``."""
     origin = get_origin(tp)
+    if tp is Any:
+        return value
     if origin in (Union, types.UnionType):
+        if value is None and type(None) in get_args(tp):
+            return None
         (inner,) = [arg for arg in get_args(tp) if arg is not type(None)]
-        return convert(inner, value, path)
+        return convert(inner, value, path, style)
     if origin is Literal:
         return _convert_literal(get_args(tp), value, path)
     if origin is tuple:
-        return _convert_tuple(get_args(tp)[0], value, path)
+        return _convert_tuple(get_args(tp)[0], value, path, style)
     if origin is dict:
-        return _convert_table(get_args(tp)[1], value, path)
+        return _convert_table(get_args(tp)[1], value, path, style)
     if dataclasses.is_dataclass(tp):
-        return parse(tp, value, path)  # type: ignore[arg-type]
+        return parse(tp, value, path, style)  # type: ignore[arg-type]
     converter = _SCALARS.get(tp)
     if converter is None:  # pragma: no cover - a programming error in the model
         raise TypeError(f"schema cannot convert to {tp!r}")
@@ -119,16 +143,20 @@ def _convert_literal(choices: tuple[str, ...], value: Any, path: Sequence[str | 
     return value
 
 
-def _convert_tuple(item_type: Any, value: Any, path: Sequence[str | int]) -> tuple[Any, ...]:
+def _convert_tuple(
+    item_type: Any, value: Any, path: Sequence[str | int], style: Style
+) -> tuple[Any, ...]:
     if not isinstance(value, list):
         raise SchemaError(path, f"expected an array, got {_describe(value)}")
-    return tuple(convert(item_type, item, [*path, i]) for i, item in enumerate(value))
+    return tuple(convert(item_type, item, [*path, i], style) for i, item in enumerate(value))
 
 
-def _convert_table(item_type: Any, value: Any, path: Sequence[str | int]) -> dict[str, Any]:
+def _convert_table(
+    item_type: Any, value: Any, path: Sequence[str | int], style: Style
+) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise SchemaError(path, f"expected a table, got {_describe(value)}")
-    return {key: convert(item_type, item, [*path, key]) for key, item in value.items()}
+    return {key: convert(item_type, item, [*path, key], style) for key, item in value.items()}
 
 
 def _str(value: Any, path: Sequence[str | int]) -> str:

@@ -1,0 +1,114 @@
+"""The single place that runs external commands.
+
+Every subprocess goes through :func:`run`: an argument list (never a shell string), a timeout, an
+explicit environment, and failures turned into :class:`CommandFailed` with the command line and the
+tail of its output. The runner is a parameter of the code that uses it (``runner=run``), so tests
+can pass their own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shlex
+import signal
+import subprocess
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from neuron_env.errors import CommandFailed
+
+log = logging.getLogger(__name__)
+
+OUTPUT_TAIL = 4000
+
+
+@dataclass(frozen=True)
+class Completed:
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+Runner = Callable[..., Completed]
+
+
+def run(
+    argv: Sequence[str | os.PathLike[str]],
+    *,
+    timeout: float,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    check: bool = True,
+    input: str | None = None,
+) -> Completed:
+    """Run ``argv`` and wait at most ``timeout`` seconds; the whole process group is killed after.
+
+    ``env`` replaces the environment when given (callers build it with :func:`clean_env`).
+    """
+    args = [os.fspath(a) for a in argv]
+    log.debug("run: %s", shlex.join(args))
+    try:
+        proc = subprocess.Popen(
+            args,
+            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=dict(env) if env is not None else None,
+            cwd=cwd,
+            start_new_session=True,  # so a timeout can kill the command and its children
+        )
+    except OSError as exc:
+        raise CommandFailed(args, f"cannot run {args[0]}: {exc.strerror}") from None
+    try:
+        stdout, stderr = proc.communicate(input, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        stdout, stderr = proc.communicate()
+        raise CommandFailed(
+            args,
+            f"{_short(args)} did not finish within {timeout:g} s and was stopped",
+            output=_tail(stdout, stderr),
+        ) from None
+    except BaseException:
+        _kill_group(proc)
+        proc.wait()
+        raise
+    result = Completed(tuple(args), proc.returncode, stdout, stderr)
+    if check and proc.returncode != 0:
+        raise CommandFailed(
+            args,
+            f"{_short(args)} failed with exit code {proc.returncode}",
+            returncode=proc.returncode,
+            output=_tail(stdout, stderr),
+        )
+    return result
+
+
+def clean_env(
+    extra: Mapping[str, str] | None = None, *, keep: Sequence[str] = ()
+) -> dict[str, str]:
+    """A minimal environment: PATH, HOME, locale and proxy settings, plus ``keep`` and ``extra``."""
+    names = {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SSL_CERT_FILE", "SSL_CERT_DIR", *keep}
+    env = {k: v for k, v in os.environ.items() if k in names or k.lower().endswith("_proxy")}
+    env.update(extra or {})
+    return env
+
+
+def _kill_group(proc: subprocess.Popen[str]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _short(args: Sequence[str]) -> str:
+    text = shlex.join(args)
+    return f"'{text}'" if len(text) <= 120 else f"'{text[:117]}...'"
+
+
+def _tail(stdout: str | None, stderr: str | None) -> str:
+    text = "\n".join(part for part in (stdout, stderr) if part)
+    return text[-OUTPUT_TAIL:]

@@ -1,0 +1,209 @@
+"""Host facts: what the probes found, as plain frozen data, and the JSON snapshot format.
+
+Probes (:mod:`neuron_env.probe`) produce :class:`HostFacts`; checks (:mod:`neuron_env.checks`)
+judge them. A snapshot (``neuron-env facts -o host.json``) is the versioned envelope
+``neuron-env/facts/v1`` with these fields at the top level; ``neuron-env doctor --facts`` and the
+fleet report read it back. A section is ``None`` when its probe failed; the reason is in
+``probe_errors``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from neuron_env.errors import MalformedFile
+from neuron_env.schema import JSON_LENIENT, SchemaError, parse
+from neuron_env.serialize import envelope
+
+SNAPSHOT_COMMAND = "facts"
+SNAPSHOT_MAJOR = 1
+
+
+@dataclass(frozen=True)
+class ProbeError:
+    """A probe that failed or timed out; recorded instead of crashing."""
+
+    probe: str
+    kind: Literal["timeout", "error"]
+    message: str
+
+
+@dataclass(frozen=True)
+class OsFacts:
+    id: str | None = None
+    version_id: str | None = None
+    pretty_name: str | None = None
+    kernel: str | None = None
+    arch: str | None = None
+    glibc: str | None = None
+    container: bool | None = None
+
+    @property
+    def key(self) -> str | None:
+        """``ubuntu-26.04``: the matrix's OS key, from /etc/os-release's ID and VERSION_ID."""
+        return f"{self.id}-{self.version_id}" if self.id and self.version_id else None
+
+
+@dataclass(frozen=True)
+class Ec2Facts:
+    on_ec2: bool
+    reason: str = ""
+    instance_type: str | None = None
+    instance_id: str | None = None
+    ami_id: str | None = None
+    region: str | None = None
+    availability_zone: str | None = None
+
+
+@dataclass(frozen=True)
+class DeviceNode:
+    path: str
+    readable: bool
+    writable: bool
+    mode: str = ""
+    group: str | None = None
+
+
+@dataclass(frozen=True)
+class NeuronDevice:
+    """One ``/sys/devices/virtual/neuron_device/neuronN``."""
+
+    name: str
+    core_count: int | None = None
+    arch_type: str | None = None
+    device_name: str | None = None
+    instance_type: str | None = None
+
+
+@dataclass(frozen=True)
+class DriverFacts:
+    module_loaded: bool
+    module_version: str | None = None
+    devices: tuple[DeviceNode, ...] = ()
+    sysfs: tuple[NeuronDevice, ...] = ()
+    neuron_ls: Any = None
+
+
+@dataclass(frozen=True)
+class SystemFacts:
+    packages: dict[str, str] = field(default_factory=dict)
+    kernel_headers: bool | None = None
+    efa_devices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """An installed Python distribution in the target environment."""
+
+    version: str
+    summary: str = ""
+    installer: str | None = None
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class PipConfig:
+    """The target's pip index configuration (files and ``PIP_*`` variables)."""
+
+    index_url: str | None = None
+    extra_index_urls: tuple[str, ...] = ()
+    find_links: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PythonFacts:
+    executable: str
+    version: str
+    implementation: str = "cpython"
+    prefix: str = ""
+    in_venv: bool = False
+    distributions: dict[str, Distribution] = field(default_factory=dict)
+    torch_backends: tuple[str, ...] = ()
+    pip: PipConfig = field(default_factory=PipConfig)
+
+    @property
+    def minor(self) -> str:
+        """``3.12`` for ``3.12.4``."""
+        return ".".join(self.version.split(".")[:2])
+
+    def dist(self, name: str) -> Distribution | None:
+        return self.distributions.get(name)
+
+
+@dataclass(frozen=True)
+class CacheDir:
+    variable: str
+    path: str
+    exists: bool
+    writable: bool
+    free_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class EnvFacts:
+    variables: dict[str, str] = field(default_factory=dict)
+    cache_dirs: tuple[CacheDir, ...] = ()
+
+
+@dataclass(frozen=True)
+class HostFacts:
+    """Everything neuron-env learned about one host and one target Python environment."""
+
+    collected_at: str
+    sysroot: str
+    hostname: str | None = None
+    duration_s: float = 0.0
+    os: OsFacts | None = None
+    ec2: Ec2Facts | None = None
+    driver: DriverFacts | None = None
+    system: SystemFacts | None = None
+    python: PythonFacts | None = None
+    env: EnvFacts | None = None
+    probe_errors: tuple[ProbeError, ...] = ()
+
+    def error_for(self, probe: str) -> ProbeError | None:
+        return next((e for e in self.probe_errors if e.probe == probe), None)
+
+
+def snapshot(facts: HostFacts) -> dict[str, Any]:
+    """The JSON document written by ``neuron-env facts``."""
+    return envelope(SNAPSHOT_COMMAND, {"facts": facts})
+
+
+def read_snapshot(path: Path) -> HostFacts:
+    """Read a facts snapshot (or a doctor JSON report, which embeds one)."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise MalformedFile(f"Cannot read snapshot {path}: {exc.strerror}.") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise MalformedFile(
+            f"{path} is not a neuron-env facts snapshot: not valid JSON ({exc}).",
+            hint="Create one with 'neuron-env facts -o FILE'.",
+        ) from None
+    return facts_from_document(doc, str(path))
+
+
+def facts_from_document(doc: Any, name: str) -> HostFacts:
+    """Parse a decoded snapshot; ``name`` says where it came from in error messages."""
+    schema = doc.get("schema", "") if isinstance(doc, dict) else ""
+    kind, _, version = schema.removeprefix("neuron-env/").rpartition("/v")
+    if kind not in (SNAPSHOT_COMMAND, "doctor") or not isinstance(doc.get("facts"), dict):
+        raise MalformedFile(
+            f"{name} is not a neuron-env facts snapshot (schema {schema or 'missing'!r}).",
+            hint="Create one with 'neuron-env facts -o FILE'.",
+        )
+    if version != str(SNAPSHOT_MAJOR):
+        raise MalformedFile(
+            f"{name} is a facts snapshot of schema version {version}; "
+            f"this neuron-env reads version {SNAPSHOT_MAJOR}.",
+            hint="Collect it again with this neuron-env, or upgrade neuron-env.",
+        )
+    try:
+        return parse(HostFacts, doc["facts"], ["facts"], JSON_LENIENT)
+    except SchemaError as exc:
+        raise MalformedFile(f"{name}: {exc.key}: {exc.problem}.") from None

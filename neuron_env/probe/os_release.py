@@ -1,0 +1,80 @@
+"""OS, kernel, CPU architecture, glibc and container facts, read through a sysroot."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from pathlib import Path
+
+from neuron_env.facts import OsFacts
+
+LIBC_CANDIDATES = (
+    "lib/x86_64-linux-gnu/libc.so.6",
+    "lib/aarch64-linux-gnu/libc.so.6",
+    "usr/lib/x86_64-linux-gnu/libc.so.6",
+    "usr/lib/aarch64-linux-gnu/libc.so.6",
+    "lib64/libc.so.6",
+    "usr/lib64/libc.so.6",
+)
+_GLIBC_RE = re.compile(rb"release version (\d+\.\d+)")
+
+
+def probe_os(sysroot: Path) -> OsFacts:
+    release = parse_os_release(
+        _read(sysroot / "etc/os-release") or _read(sysroot / "usr/lib/os-release")
+    )
+    return OsFacts(
+        id=release.get("ID"),
+        version_id=release.get("VERSION_ID"),
+        pretty_name=release.get("PRETTY_NAME"),
+        kernel=_read(sysroot / "proc/sys/kernel/osrelease") or os.uname().release,
+        arch=_read(sysroot / "proc/sys/kernel/arch") or os.uname().machine,
+        glibc=glibc_version(sysroot),
+        container=in_container(sysroot),
+    )
+
+
+def parse_os_release(text: str | None) -> dict[str, str]:
+    """``KEY=value`` lines with shell quoting, as os-release(5) specifies."""
+    values: dict[str, str] = {}
+    for line in (text or "").splitlines():
+        key, sep, raw = line.partition("=")
+        if not sep or key.strip().startswith("#"):
+            continue
+        try:
+            parts = shlex.split(raw)
+        except ValueError:
+            continue
+        values[key.strip()] = parts[0] if parts else ""
+    return values
+
+
+def glibc_version(sysroot: Path) -> str | None:
+    for candidate in LIBC_CANDIDATES:
+        path = sysroot / candidate
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        match = _GLIBC_RE.search(data)
+        if match:
+            return match.group(1).decode()
+    if sysroot == Path("/"):
+        libc = os.confstr("CS_GNU_LIBC_VERSION") or ""
+        return libc.split()[-1] if libc.startswith("glibc") else None
+    return None
+
+
+def in_container(sysroot: Path) -> bool:
+    if (sysroot / ".dockerenv").exists() or (sysroot / "run/.containerenv").exists():
+        return True
+    cgroup = _read(sysroot / "proc/1/cgroup") or ""
+    return any(word in cgroup for word in ("docker", "kubepods", "containerd", "libpod"))
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None

@@ -1,0 +1,52 @@
+"""The target Python environment: which interpreter, and what it has installed.
+
+The facts come from running ``_python_probe.py`` (standard library only) inside the target
+interpreter, so neuron-env can inspect an environment that lacks its own dependencies.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from neuron_env.command import Runner, run
+from neuron_env.errors import BadInput, OperationFailed
+from neuron_env.facts import PythonFacts
+from neuron_env.schema import JSON_LENIENT, SchemaError, parse
+
+PROBE_SCRIPT = Path(__file__).with_name("_python_probe.py")
+
+
+def find_target_python(python: Path | None = None, venv: Path | None = None) -> Path:
+    """The interpreter to inspect: ``--python``, else ``--venv``, else the active virtualenv,
+    else the interpreter neuron-env runs in."""
+    if python is not None and venv is not None:
+        raise BadInput("Give either --python or --venv, not both.")
+    if venv is not None:
+        candidate = venv / "bin" / "python"
+        if not candidate.exists():
+            raise BadInput(
+                f"{venv} is not a virtual environment (no bin/python).",
+                hint=f"Create it with 'python3.12 -m venv {venv}', or pass --python PATH.",
+            )
+        return candidate
+    if python is not None:
+        if not python.exists():
+            raise BadInput(f"Python interpreter {python} does not exist.")
+        return python
+    active = os.environ.get("VIRTUAL_ENV")
+    if active and (Path(active) / "bin" / "python").exists():
+        return Path(active) / "bin" / "python"
+    return Path(sys.executable)
+
+
+def probe_python(python: Path, *, timeout: float = 10.0, runner: Runner = run) -> PythonFacts:
+    """Facts about ``python``'s environment; raises on failure (the caller records it)."""
+    # The user's environment is passed through on purpose: their pip configuration is a fact.
+    result = runner([python, "-I", PROBE_SCRIPT], timeout=timeout, env=None)
+    try:
+        return parse(PythonFacts, json.loads(result.stdout), ["python"], JSON_LENIENT)
+    except (ValueError, SchemaError) as exc:
+        raise OperationFailed(f"{python} returned unreadable facts: {exc}") from None
