@@ -4,6 +4,8 @@ Executed as ``python -I _python_probe.py``; it must work on any Python >= 3.8 an
 outside the standard library, because the target may lack neuron-env's dependencies.
 """
 
+from __future__ import annotations
+
 import configparser
 import contextlib
 import json
@@ -12,17 +14,23 @@ import platform
 import sys
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 NEURON_KEYWORDS = ("neuron", "torch", "nki", "xla", "jax")
 
 
-def distributions():
-    found = {}
+def distributions() -> dict[str, dict[str, Any]]:
+    found: dict[str, dict[str, Any]] = {}
     for dist in metadata.distributions():
         name = (dist.metadata["Name"] or "").lower().replace("_", "-").replace(".", "-")
         if not name or name in found:
             continue
-        entry = {"version": dist.version or "", "installer": None, "source": None, "summary": ""}
+        entry: dict[str, Any] = {
+            "version": dist.version or "",
+            "installer": None,
+            "source": None,
+            "summary": "",
+        }
         installer = dist.read_text("INSTALLER")
         entry["installer"] = installer.strip() if installer else None
         direct = dist.read_text("direct_url.json")
@@ -35,21 +43,21 @@ def distributions():
     return found
 
 
-def torch_backends():
+def torch_backends() -> list[str]:
     try:
         eps = metadata.entry_points()
         group = (
             eps.select(group="torch.backends")
             if hasattr(eps, "select")
-            else eps.get("torch.backends", [])
+            else eps.get("torch.backends", [])  # type: ignore[arg-type]  # Python < 3.10
         )
         return sorted(ep.name for ep in group)
     except Exception:  # a broken entry point must not hide the other facts
         return []
 
 
-def pip_config():
-    files = []
+def pip_config() -> dict[str, Any]:
+    files: list[Path] = []
     if os.environ.get("PIP_CONFIG_FILE"):
         files.append(Path(os.environ["PIP_CONFIG_FILE"]))
     else:
@@ -58,8 +66,8 @@ def pip_config():
         home = Path.home()
         files += [home / ".pip" / "pip.conf", home / ".config" / "pip" / "pip.conf"]
         files.append(Path(sys.prefix, "pip.conf"))
-    values = {}
-    used = []
+    values: dict[str, str] = {}
+    used: list[str] = []
     for path in files:
         if str(path) == os.devnull or not path.is_file():
             continue
@@ -84,7 +92,7 @@ def pip_config():
     }
 
 
-def main():
+def main() -> None:
     facts = {
         "executable": sys.executable,
         "version": platform.python_version(),
