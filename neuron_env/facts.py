@@ -85,6 +85,7 @@ class DriverFacts:
     devices: tuple[DeviceNode, ...] = ()
     sysfs: tuple[NeuronDevice, ...] = ()
     neuron_ls: Any = None
+    neuron_ls_error: str | None = None
 
 
 @dataclass(frozen=True)

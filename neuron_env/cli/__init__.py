@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from neuron_env import __version__
+from neuron_env.cli import doctor as doctor_commands
 from neuron_env.cli import matrix as matrix_commands
 from neuron_env.cli._common import Settings, print_error
 from neuron_env.errors import NeuronEnvError
@@ -23,6 +24,7 @@ app = typer.Typer(
     name="neuron-env",
     help="Provision and validate PyTorch environments for AWS Trainium (TorchNeuron).\n\n"
     "Examples:\n\n"
+    "  neuron-env doctor\n\n"
     "  neuron-env matrix list\n\n"
     "  neuron-env matrix resolve --torch 2.14 --python 3.12 --os ubuntu-26.04",
     no_args_is_help=True,
@@ -30,6 +32,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+app.command("doctor")(doctor_commands.doctor)
+app.command("facts")(doctor_commands.facts)
 app.add_typer(matrix_commands.app, name="matrix")
 
 

@@ -15,6 +15,7 @@ from neuron_env.errors import NeuronEnvError
 from neuron_env.matrix import Change, Matrix, Release, Target
 from neuron_env.matrix.model import OsRelease
 from neuron_env.resources import shipped_matrix_dir
+from neuron_env.wording import plural
 
 MARKS = {"info": "[cyan]i[/]", "warning": "[yellow]![/]"}
 
@@ -348,16 +349,12 @@ def print_validation(out: Console, results: Iterable[tuple[Path, object]]) -> No
     for path, outcome in results:
         if isinstance(outcome, Release):
             counts = [
-                _count(len(outcome.pairings), "pairing"),
-                _count(len(outcome.os), "OS release"),
-                _count(len(outcome.instance_types), "instance type"),
+                plural(len(outcome.pairings), "pairing"),
+                plural(len(outcome.os), "OS release"),
+                plural(len(outcome.instance_types), "instance type"),
             ]
             out.print(
                 f"[green]✓[/] {escape(str(path))}: Neuron {outcome.version}, {', '.join(counts)}"
             )
         elif isinstance(outcome, NeuronEnvError):
             out.print(f"[red]✗[/] {escape(outcome.message)}")
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")

@@ -8,7 +8,7 @@ supported.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -17,6 +17,7 @@ from packaging.version import InvalidVersion, Version
 from neuron_env.errors import BadInput, UnsupportedCombination
 from neuron_env.matrix.load import Matrix
 from neuron_env.matrix.model import Pairing, Release
+from neuron_env.wording import join_words, version_span
 
 NoteLevel = Literal["info", "warning"]
 
@@ -108,7 +109,7 @@ def resolve_target(matrix: Matrix, request: Request) -> Target:
     ]
     if python is None:
         notes.append(
-            Note("info", "python.unspecified", f"Supports Python {_span(pairing.python)}.")
+            Note("info", "python.unspecified", f"Supports Python {version_span(pairing.python)}.")
         )
     pins = _pins(release, pairing)
     notes.extend(
@@ -139,13 +140,13 @@ def _pairing(matrix: Matrix, release: Release, torch: str) -> Pairing:
     if pairing is None:
         elsewhere = [str(r.version) for r in matrix.releases if r.pairing_for(minor)]
         hint = (
-            f"PyTorch {minor} is paired in Neuron {_words(elsewhere)}: "
+            f"PyTorch {minor} is paired in Neuron {join_words(elsewhere)}: "
             f"add --release {elsewhere[-1]}."
             if elsewhere
             else f"Use --torch {supported[-1]}."
         )
         raise UnsupportedCombination(
-            f"Neuron {release.version} pairs torch-neuronx with PyTorch {_words(supported)} "
+            f"Neuron {release.version} pairs torch-neuronx with PyTorch {join_words(supported)} "
             f"only, not {minor}.",
             hint=hint,
         )
@@ -166,7 +167,7 @@ def _python(release: Release, pairing: Pairing, python: str | None) -> str | Non
     if minor not in pairing.python:
         raise UnsupportedCombination(
             f"torch-neuronx {pairing.torch_neuronx} (Neuron {release.version}) supports Python "
-            f"{_span(pairing.python)}, not {minor}.",
+            f"{version_span(pairing.python)}, not {minor}.",
             hint=f"Create the environment with Python {pairing.python[0]}–{pairing.python[-1]}, "
             f"e.g. 'uv venv --python {pairing.python[0]}'.",
         )
@@ -180,7 +181,7 @@ def _arch(release: Release, arch: str | None) -> str | None:
     if arch not in release.release.arch:
         raise UnsupportedCombination(
             f"Neuron {release.version} supports TorchNeuron on Linux "
-            f"{_words(release.release.arch)} only, not {arch}.",
+            f"{join_words(release.release.arch)} only, not {arch}.",
             hint="Trn2 and Trn3 instances are x86_64; run on one of them.",
         )
     return arch
@@ -205,7 +206,7 @@ def _os_notes(release: Release, os_id: str | None) -> Iterator[Note]:
     if entry is None:
         raise UnsupportedCombination(
             f"Neuron {release.version} does not list OS '{os_id}'. "
-            f"Known: {_words(sorted(release.os))}.",
+            f"Known: {join_words(sorted(release.os))}.",
             hint="Pass the OS as ID-VERSION from /etc/os-release, e.g. --os ubuntu-26.04.",
         )
     if entry.support == "unsupported":
@@ -239,12 +240,12 @@ def _instance_notes(release: Release, instance_type: str | None) -> Iterator[Not
     if family is None:
         raise UnsupportedCombination(
             f"'{instance_type}' is not a Trainium instance the native backend supports; "
-            f"it needs a {_words(native, 'or')} instance.",
-            hint=f"Known types: {_words(sorted(release.instance_types))}.",
+            f"it needs a {join_words(native, 'or')} instance.",
+            hint=f"Known types: {join_words(sorted(release.instance_types))}.",
         )
     if not family.native:
         raise UnsupportedCombination(
-            family.reason, hint=f"Use a {_words(native, 'or')} instance, e.g. trn2.48xlarge."
+            family.reason, hint=f"Use a {join_words(native, 'or')} instance, e.g. trn2.48xlarge."
         )
     if instance_type not in release.instance_types:
         yield Note(
@@ -290,18 +291,3 @@ def _parse_version(text: str, option: str, example: str) -> Version:
     if version is None or len(version.release) < 2:
         raise BadInput(f"{option} '{text}' is not a version like '{example}'.")
     return version
-
-
-def _words(items: Iterable[str], conjunction: str = "and") -> str:
-    items = list(items)
-    if len(items) == 1:
-        return items[0]
-    return ", ".join(items[:-1]) + f" {conjunction} " + items[-1]
-
-
-def _span(pythons: Iterable[str]) -> str:
-    """``3.12–3.14`` for a run of consecutive minors, else the list."""
-    items = list(pythons)
-    minors = [int(p.split(".")[1]) for p in items]
-    consecutive = minors == list(range(minors[0], minors[0] + len(minors)))
-    return f"{items[0]}–{items[-1]}" if consecutive and len(items) > 2 else _words(items)

@@ -28,11 +28,16 @@ def probe_os(sysroot: Path) -> OsFacts:
         id=release.get("ID"),
         version_id=release.get("VERSION_ID"),
         pretty_name=release.get("PRETTY_NAME"),
-        kernel=_read(sysroot / "proc/sys/kernel/osrelease") or os.uname().release,
+        kernel=kernel_release(sysroot),
         arch=_read(sysroot / "proc/sys/kernel/arch") or os.uname().machine,
         glibc=glibc_version(sysroot),
         container=in_container(sysroot),
     )
+
+
+def kernel_release(sysroot: Path) -> str:
+    """``uname -r`` of the host behind ``sysroot`` (procfs first, so a mounted host wins)."""
+    return _read(sysroot / "proc/sys/kernel/osrelease") or os.uname().release
 
 
 def parse_os_release(text: str | None) -> dict[str, str]:

@@ -1,0 +1,94 @@
+"""Driver checks: the kernel module and its version, and the device nodes."""
+
+from __future__ import annotations
+
+from neuron_env.checks.model import Context, Verdict, fail, ok, warn
+from neuron_env.checks.versions import loose_version, older
+from neuron_env.facts import HostFacts
+from neuron_env.wording import plural
+
+DRIVER_PACKAGE = "aws-neuronx-dkms"
+RELOAD = "sudo rmmod neuron && sudo modprobe neuron"
+
+
+def check_module(facts: HostFacts, ctx: Context) -> Verdict:
+    assert facts.driver is not None
+    pin = ctx.release.system_packages.get(DRIVER_PACKAGE)
+    wanted = pin.version if pin else None
+    install = f"sudo apt-get install -y {DRIVER_PACKAGE}" + (f"={wanted}*" if wanted else "")
+    if not facts.driver.module_loaded:
+        packaged = facts.system is not None and DRIVER_PACKAGE in facts.system.packages
+        fix = "sudo modprobe neuron" if packaged else f"{install} && sudo modprobe neuron"
+        return fail("The Neuron kernel driver (module 'neuron') is not loaded", fix=fix)
+    version_text = facts.driver.module_version or _packaged_driver(facts)
+    version = loose_version(version_text)
+    if version is None:
+        return warn(
+            "Neuron driver loaded; its version is unknown", fix=f"modinfo neuron; {install}"
+        )
+    if wanted is None:
+        return ok(
+            f"Neuron driver {version_text} loaded",
+            detail=f"Neuron {ctx.release.version}'s driver version is unconfirmed; not compared.",
+        )
+    if older(version, wanted):
+        return fail(
+            f"Neuron driver {version_text} is older than the {wanted} Neuron "
+            f"{ctx.release.version} needs",
+            fix=f"{install} && {RELOAD}",
+        )
+    return ok(f"Neuron driver {version_text} loaded (Neuron {ctx.release.version} needs {wanted})")
+
+
+def _packaged_driver(facts: HostFacts) -> str | None:
+    return facts.system.packages.get(DRIVER_PACKAGE) if facts.system else None
+
+
+def check_devices(facts: HostFacts, ctx: Context) -> Verdict:
+    assert facts.driver is not None
+    nodes = facts.driver.devices
+    if not nodes:
+        return _no_devices(facts)
+    blocked = [n for n in nodes if not (n.readable and n.writable)]
+    if blocked:
+        sample = blocked[0]
+        group = sample.group or "neuron"
+        return fail(
+            f"{len(blocked)} of {len(nodes)} Neuron device nodes are not readable and writable by "
+            f"this user ({sample.path} is {sample.mode} group {group})",
+            fix=f"sudo usermod -aG {group} $USER, then log in again (or run as root)",
+        )
+    expected = _expected_devices(facts, ctx)
+    if expected is not None and expected != len(nodes):
+        return warn(
+            f"{len(nodes)} Neuron devices, but this instance type has {expected}",
+            fix="Check 'neuron-ls'; in a container, pass every /dev/neuron* device.",
+        )
+    listing_error = facts.driver.neuron_ls_error
+    if listing_error:
+        return warn(
+            f"{plural(len(nodes), 'Neuron device')}, accessible; neuron-ls failed: {listing_error}",
+            fix="sudo apt-get install --reinstall -y aws-neuronx-tools",
+        )
+    return ok(f"{plural(len(nodes), 'Neuron device')}, accessible")
+
+
+def _no_devices(facts: HostFacts) -> Verdict:
+    assert facts.driver is not None
+    if facts.driver.module_loaded:
+        in_container = bool(facts.os and facts.os.container)
+        fix = (
+            "Pass the devices into the container, e.g. docker run --device=/dev/neuron0 ..."
+            if in_container
+            else RELOAD
+        )
+        return fail("The driver is loaded but there are no /dev/neuron* device nodes", fix=fix)
+    return fail(
+        "No /dev/neuron* device nodes (the driver is not loaded)", fix="sudo modprobe neuron"
+    )
+
+
+def _expected_devices(facts: HostFacts, ctx: Context) -> int | None:
+    instance_type = facts.ec2.instance_type if facts.ec2 else None
+    known = ctx.release.instance_types.get(instance_type or "")
+    return known.chips if known else None

@@ -1,0 +1,125 @@
+"""Findings, checks and the overall verdict: the judging vocabulary of neuron-env.
+
+A check is a pure function ``(HostFacts, Context) -> Verdict``. The registry wraps each verdict
+into a :class:`Finding` carrying the check's stable id and category. Check ids are a public
+contract (CI scripts ``--skip`` them): never rename one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from neuron_env.facts import HostFacts
+from neuron_env.matrix.model import Pairing, Release
+
+Status = Literal["ok", "warn", "fail", "skip", "error"]
+STATUSES: tuple[Status, ...] = ("ok", "warn", "fail", "skip", "error")
+CATEGORIES = ("platform", "driver", "system", "python", "env", "device")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What one check concluded; ``fix`` is something a person can run or do."""
+
+    status: Status
+    summary: str
+    detail: str = ""
+    fix: str = ""
+
+
+def ok(summary: str, detail: str = "") -> Verdict:
+    return Verdict("ok", summary, detail)
+
+
+def warn(summary: str, fix: str = "", detail: str = "") -> Verdict:
+    return Verdict("warn", summary, detail, fix)
+
+
+def fail(summary: str, fix: str = "", detail: str = "") -> Verdict:
+    return Verdict("fail", summary, detail, fix)
+
+
+def skip(summary: str, detail: str = "") -> Verdict:
+    return Verdict("skip", summary, detail)
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str
+    category: str
+    title: str
+    status: Status
+    summary: str
+    detail: str = ""
+    fix: str = ""
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the host is judged against, and why that release and PyTorch were chosen."""
+
+    release: Release
+    release_reason: str
+    pairing: Pairing | None
+    torch_reason: str
+    fix_target: str = ""
+    """``--venv DIR`` / ``--python PATH`` naming the target in fix commands."""
+
+    def install_command(self, torch: str | None = None) -> str:
+        minor = torch or (self.pairing.torch_minor if self.pairing else None)
+        minor = minor or self.release.pairings[-1].torch_minor
+        parts = ["neuron-env install --torch", minor, "--release", str(self.release.version)]
+        return " ".join([*parts, self.fix_target]).strip()
+
+
+CheckFunction = Callable[[HostFacts, Context], Verdict]
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    category: str
+    title: str
+    description: str
+    needs: tuple[str, ...]
+    run: CheckFunction
+    level: int = 0
+
+
+@dataclass(frozen=True)
+class Summary:
+    status: Status
+    counts: dict[str, int]
+    exit_code: int
+    strict: bool = False
+    allowed: tuple[str, ...] = field(default=())
+
+
+def summarize(findings: Iterable[Finding], *, strict: bool = False) -> Summary:
+    """The overall verdict: failures and probe errors fail; warnings fail only when strict."""
+    findings = list(findings)
+    counts: dict[str, int] = {s: sum(f.status == s for f in findings) for s in STATUSES}
+    if counts["fail"] or counts["error"]:
+        status: Status = "fail"
+    elif counts["warn"]:
+        status = "warn"
+    else:
+        status = "ok"
+    failed = status == "fail" or (strict and status == "warn")
+    return Summary(status=status, counts=counts, exit_code=1 if failed else 0, strict=strict)
+
+
+@dataclass(frozen=True)
+class DoctorReport:
+    """Everything a renderer needs: findings, the verdict, and what the host was judged against."""
+
+    findings: tuple[Finding, ...]
+    summary: Summary
+    release: str
+    release_reason: str
+    torch: str | None
+    torch_reason: str
+    facts: HostFacts
+    level: int = 0

@@ -1,0 +1,159 @@
+"""Platform checks: OS release, CPU architecture, Python version, EC2 instance type."""
+
+from __future__ import annotations
+
+from neuron_env.checks.model import Context, Verdict, fail, ok, warn
+from neuron_env.checks.versions import loose_version
+from neuron_env.facts import HostFacts, OsFacts
+from neuron_env.matrix.model import OsRelease, Release
+from neuron_env.wording import version_span
+
+HOP_LIMIT_HINT = (
+    "If this is one, in a container: IMDSv2 needs a hop limit of 2: "
+    "aws ec2 modify-instance-metadata-options "
+    "--instance-id ID --http-put-response-hop-limit 2 --http-tokens required"
+)
+
+
+def check_os(facts: HostFacts, ctx: Context) -> Verdict:
+    assert facts.os is not None
+    release, os_facts = ctx.release, facts.os
+    name = os_facts.pretty_name or os_facts.key or "this OS"
+    glibc = _glibc_problem(release, os_facts)
+    if glibc:
+        return glibc
+    entry = release.os.get(os_facts.key or "")
+    if entry is None:
+        return fail(
+            f"{name} is not an OS that Neuron {release.version} supports for TorchNeuron",
+            fix=f"Use {_wheel_oses(release)} (pip wheels), e.g. the Neuron Base DLAMI, "
+            "and run 'neuron-env install'.",
+            detail=f"Known OS releases: {', '.join(sorted(release.os))}.",
+        )
+    return _judge_os_entry(facts, release, entry)
+
+
+def _judge_os_entry(facts: HostFacts, release: Release, entry: OsRelease) -> Verdict:
+    unconfirmed = "" if entry.confirmed else f" (unconfirmed: {entry.note})"
+    if entry.support == "unsupported":
+        return fail(f"{entry.name} is not supported by Neuron {release.version}", fix=entry.instead)
+    if entry.support != "supported":
+        status = entry.support.replace("-", " ")
+        return warn(f"{entry.name}: support is {status} in Neuron {release.version}", entry.instead)
+    if not entry.wheels:
+        if _native_installed(facts, release):
+            return ok(
+                f"{entry.name}: supported; no pip wheels in {release.version}, but TorchNeuron is "
+                "installed (DLAMI or source build)"
+            )
+        return warn(
+            f"{entry.name} is supported, but Neuron {release.version} publishes no torch-neuronx "
+            "pip wheels for it",
+            fix=entry.instead,
+            detail=unconfirmed.strip(),
+        )
+    return ok(f"{entry.name}: supported, pip wheels available{unconfirmed}")
+
+
+def _glibc_problem(release: Release, os_facts: OsFacts) -> Verdict | None:
+    have, need = loose_version(os_facts.glibc), loose_version(release.release.min_glibc)
+    if have is None or need is None or have >= need:
+        return None
+    return fail(
+        f"glibc {os_facts.glibc} is older than the {release.release.min_glibc} that PyTorch needs",
+        fix=f"Use {_wheel_oses(release)}; see 'neuron-env matrix show'.",
+    )
+
+
+def _native_installed(facts: HostFacts, release: Release) -> bool:
+    dist = facts.python.dist("torch-neuronx") if facts.python else None
+    version = loose_version(dist.version) if dist else None
+    return version is not None and version not in release.legacy_xla.versions
+
+
+def _wheel_oses(release: Release) -> str:
+    names = [entry.name for entry in release.os.values() if entry.wheels]
+    return " or ".join(names) or "a supported OS"
+
+
+def check_arch(facts: HostFacts, ctx: Context) -> Verdict:
+    assert facts.os is not None
+    arch, supported = facts.os.arch or "unknown", ctx.release.release.arch
+    if arch in supported:
+        return ok(f"{arch}")
+    return fail(
+        f"{arch}: TorchNeuron runs on Linux {' and '.join(supported)} only",
+        fix="Run on a Trn2 or Trn3 instance (x86_64).",
+    )
+
+
+def check_python(facts: HostFacts, ctx: Context) -> Verdict:
+    assert facts.python is not None
+    python = facts.python
+    supported = ctx.pairing.python if ctx.pairing else _all_pythons(ctx.release)
+    where = f"torch-neuronx {ctx.pairing.torch_neuronx}" if ctx.pairing else "TorchNeuron"
+    if python.minor in supported:
+        return ok(f"Python {python.version} ({python.executable})")
+    first = supported[0]
+    return fail(
+        f"Python {python.version} is not supported by {where} (needs {version_span(supported)})",
+        fix=f"Create an environment with Python {first}: 'python{first} -m venv ENV', then "
+        f"'neuron-env install --torch {_torch_minor(ctx)} --venv ENV'.",
+        detail=f"Target interpreter: {python.executable}",
+    )
+
+
+def _all_pythons(release: Release) -> tuple[str, ...]:
+    found = {py for pairing in release.pairings for py in pairing.python}
+    return tuple(sorted(found, key=lambda v: tuple(int(p) for p in v.split("."))))
+
+
+def _torch_minor(ctx: Context) -> str:
+    return ctx.pairing.torch_minor if ctx.pairing else ctx.release.pairings[-1].torch_minor
+
+
+def check_instance(facts: HostFacts, ctx: Context) -> Verdict:
+    assert facts.ec2 is not None
+    ec2 = facts.ec2
+    sysfs_type = (
+        next((d.instance_type for d in facts.driver.sysfs if d.instance_type), None)
+        if facts.driver
+        else None
+    )
+    instance_type = ec2.instance_type or sysfs_type
+    if instance_type is None:
+        return _unknown_instance(facts)
+    source = "" if ec2.instance_type else " (from the Neuron driver's sysfs; IMDS did not answer)"
+    return _judge_instance_type(ctx.release, instance_type, source)
+
+
+def _unknown_instance(facts: HostFacts) -> Verdict:
+    assert facts.ec2 is not None
+    if "disabled" in facts.ec2.reason:
+        return warn(
+            f"Instance type unknown: {facts.ec2.reason}", fix="Unset AWS_EC2_METADATA_DISABLED."
+        )
+    in_container = bool(facts.os and facts.os.container)
+    fix = "Run on a Trn2 or Trn3 instance, e.g. trn2.48xlarge."
+    return fail(
+        f"Not an EC2 instance ({facts.ec2.reason or 'no instance metadata'})",
+        fix=f"{fix} {HOP_LIMIT_HINT}" if in_container else fix,
+    )
+
+
+def _judge_instance_type(release: Release, instance_type: str, source: str) -> Verdict:
+    family_name = release.family_of(instance_type)
+    family = release.families.get(family_name)
+    if family is None:
+        return fail(
+            f"{instance_type} is not a Trainium instance{source}",
+            fix="TorchNeuron runs on Trn2 and Trn3 instances, e.g. trn2.48xlarge.",
+        )
+    if not family.native:
+        return fail(f"{instance_type}: {family.reason}", fix="Use a trn2 or trn3 instance.")
+    if instance_type not in release.instance_types:
+        return warn(
+            f"{instance_type}: family {family_name} is supported; this type is not in the matrix",
+            fix=family.note or "Add it to a matrix file with --matrix-dir.",
+        )
+    return ok(f"{instance_type}{source}")

@@ -1,0 +1,86 @@
+"""The checks neuron-env runs, their stable ids, and running a selection of them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from neuron_env.checks import driver, environment, platform, python, system
+from neuron_env.checks.model import Check, Context, Finding, Verdict
+from neuron_env.errors import BadInput
+from neuron_env.facts import HostFacts
+from neuron_env.schema import suggest
+
+CHECKS: tuple[Check, ...] = (
+    Check("platform.os", "platform", "Operating system",
+          "OS release supported by the release, pip wheels available, glibc new enough",
+          ("os",), platform.check_os),
+    Check("platform.arch", "platform", "CPU architecture",
+          "Linux x86_64, the only architecture TorchNeuron supports", ("os",), platform.check_arch),
+    Check("platform.python", "platform", "Python version",
+          "Target Python within the versions the torch-neuronx pairing supports",
+          ("python",), platform.check_python),
+    Check("platform.instance", "platform", "Instance type",
+          "A Trn2/Trn3 EC2 instance (IMDSv2, or the driver's sysfs); not Trn1, Inf or non-EC2",
+          ("ec2",), platform.check_instance),
+    Check("driver.module", "driver", "Neuron driver",
+          "Kernel module 'neuron' loaded and at least the release's driver version",
+          ("driver",), driver.check_module),
+    Check("driver.devices", "driver", "Neuron devices",
+          "/dev/neuron* present, readable and writable by this user, count matching the instance",
+          ("driver",), driver.check_devices),
+    Check("system.packages", "system", "System packages",
+          "The release's aws-neuronx-* apt packages and the kernel headers DKMS needs",
+          ("system",), system.check_packages),
+    Check("python.torch", "python", "PyTorch",
+          "torch installed at exactly the version its torch-neuronx family pairs with",
+          ("python",), python.check_torch),
+    Check("python.torch-neuronx", "python", "torch-neuronx",
+          "The native TorchNeuron build for the release, not the legacy XLA line or a placeholder",
+          ("python",), python.check_torch_neuronx),
+    Check("python.compiler", "python", "Compiler and NKI",
+          "neuronx-cc and nki installed at the release's versions",
+          ("python",), python.check_compiler),
+    Check("python.placeholders", "python", "Placeholders",
+          "No 'WRONG PACKAGE' placeholders from the default index under Neuron names",
+          ("python",), python.check_placeholders),
+    Check("python.conflicts", "python", "Conflicting packages",
+          "No torch-xla beside the native backend, no upstream torchao, no competing backends",
+          ("python",), python.check_conflicts),
+    Check("env.variables", "env", "Environment variables",
+          "Neuron variables valid (LNC 1 or 2, core lists) and no legacy XLA variables",
+          ("env",), environment.check_variables),
+    Check("env.cache", "env", "Compile cache",
+          "Compile cache and debug directories writable with free space",
+          ("env",), environment.check_cache),
+)  # fmt: skip
+
+
+def select_checks(
+    only: Sequence[str] = (), skipped: Sequence[str] = (), catalog: Sequence[Check] = CHECKS
+) -> list[Check]:
+    """The checks to run; unknown ids are bad input (with a suggestion)."""
+    known = [c.id for c in catalog]
+    for check_id in [*only, *skipped]:
+        if check_id not in known:
+            raise BadInput(f"Unknown check id '{check_id}'; {suggest(check_id, known)}",
+                           hint="List them with 'neuron-env doctor --list-checks'.")  # fmt: skip
+    return [c for c in catalog if (not only or c.id in only) and c.id not in skipped]
+
+
+def run_checks(facts: HostFacts, ctx: Context, checks: Iterable[Check]) -> list[Finding]:
+    return [run_check(check, facts, ctx) for check in checks]
+
+
+def run_check(check: Check, facts: HostFacts, ctx: Context) -> Finding:
+    """Run one check; facts its probe could not collect make it an ``error``, not a crash."""
+    missing = [section for section in check.needs if getattr(facts, section) is None]
+    verdict = _unprobed(facts, missing[0]) if missing else check.run(facts, ctx)
+    return Finding(check.id, check.category, check.title, verdict.status, verdict.summary,
+                   verdict.detail, verdict.fix)  # fmt: skip
+
+
+def _unprobed(facts: HostFacts, section: str) -> Verdict:
+    error = facts.error_for(section)
+    why = error.message if error else "not collected"
+    fix = "Run again with --debug; if it persists, report it with 'neuron-env facts'."
+    return Verdict("error", f"Could not probe {section}: {why}", fix=fix)

@@ -1,0 +1,79 @@
+"""System package checks: the release's apt packages and the kernel headers DKMS needs."""
+
+from __future__ import annotations
+
+import shlex
+
+from neuron_env.checks.model import Context, Verdict, fail, ok, skip, warn
+from neuron_env.checks.versions import loose_version, older
+from neuron_env.facts import HostFacts
+
+# Inside a container the driver and its tools live on the host; only user-space packages matter.
+HOST_ONLY = {"aws-neuronx-dkms", "aws-neuronx-tools", "aws-neuronx-oci-hook"}
+
+
+def check_packages(facts: HostFacts, ctx: Context) -> Verdict:
+    assert facts.system is not None
+    installed = facts.system.packages
+    if not installed and facts.os is not None and facts.os.id not in ("ubuntu", "debian"):
+        return skip(f"No dpkg database on {facts.os.pretty_name or facts.os.id}; not inspected")
+    in_container = bool(facts.os and facts.os.container)
+    wanted = {
+        name: pkg
+        for name, pkg in ctx.release.system_packages.items()
+        if pkg.required and not (in_container and name in HOST_ONLY)
+    }
+    missing = [name for name in wanted if name not in installed]
+    stale = [
+        (name, installed[name], str(pkg.version))
+        for name, pkg in wanted.items()
+        if name in installed and pkg.version and _is_older(installed[name], pkg.version)
+    ]
+    pins = [_apt_pin(name, ctx) for name in [*missing, *(s[0] for s in stale)]]
+    if missing:
+        return fail(
+            f"Missing Neuron system packages: {', '.join(missing)}",
+            fix=f"neuron-env install --system --torch {_torch(ctx)} --release "
+            f"{ctx.release.version}  (prints the apt steps), or: sudo apt-get install -y "
+            + " ".join(pins),
+        )
+    headers = _headers_problem(facts)
+    if stale:
+        listed = ", ".join(
+            f"{n} {have} (Neuron {ctx.release.version}: {want})" for n, have, want in stale
+        )
+        return warn(
+            f"Older than Neuron {ctx.release.version}: {listed}",
+            fix="sudo apt-get install -y " + " ".join(pins),
+        )
+    if headers:
+        return headers
+    return ok(
+        f"{len(wanted)} Neuron system packages at Neuron {ctx.release.version} versions or newer"
+    )
+
+
+def _is_older(installed: str, wanted: object) -> bool:
+    have, want = loose_version(installed), loose_version(str(wanted))
+    return have is not None and want is not None and older(have, want)
+
+
+def _apt_pin(name: str, ctx: Context) -> str:
+    pkg = ctx.release.system_packages[name]
+    return shlex.quote(f"{name}={pkg.version}*") if pkg.version else name
+
+
+def _torch(ctx: Context) -> str:
+    return ctx.pairing.torch_minor if ctx.pairing else ctx.release.pairings[-1].torch_minor
+
+
+def _headers_problem(facts: HostFacts) -> Verdict | None:
+    assert facts.system is not None
+    if facts.system.kernel_headers is False and not (facts.os and facts.os.container):
+        kernel = facts.os.kernel if facts.os else "$(uname -r)"
+        return warn(
+            f"linux-headers-{kernel} is not installed: the driver (DKMS) cannot be rebuilt "
+            "after a kernel update",
+            fix=f"sudo apt-get install -y linux-headers-{kernel}",
+        )
+    return None

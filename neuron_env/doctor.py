@@ -1,0 +1,39 @@
+"""``neuron-env doctor``: facts + checks → a report; the one place probing meets judging."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from neuron_env.checks.context import build_context
+from neuron_env.checks.model import DoctorReport, summarize
+from neuron_env.checks.registry import run_checks, select_checks
+from neuron_env.facts import HostFacts
+from neuron_env.matrix import Matrix
+
+
+@dataclass(frozen=True)
+class DoctorOptions:
+    release: str | None = None
+    torch: str | None = None
+    only: Sequence[str] = ()
+    skipped: Sequence[str] = ()
+    strict: bool = False
+    level: int = 0
+
+
+def judge(matrix: Matrix, facts: HostFacts, options: DoctorOptions) -> DoctorReport:
+    """Run the selected checks over ``facts`` (from a live host or a snapshot)."""
+    checks = select_checks(options.only, options.skipped)
+    ctx = build_context(matrix, facts, release=options.release, torch=options.torch)
+    findings = tuple(run_checks(facts, ctx, checks))
+    return DoctorReport(
+        findings=findings,
+        summary=summarize(findings, strict=options.strict),
+        release=str(ctx.release.version),
+        release_reason=ctx.release_reason,
+        torch=str(ctx.pairing.torch) if ctx.pairing else None,
+        torch_reason=ctx.torch_reason,
+        facts=facts,
+        level=options.level,
+    )

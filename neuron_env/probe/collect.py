@@ -1,0 +1,110 @@
+"""Run every probe concurrently, each with its own timeout, and assemble :class:`HostFacts`.
+
+A probe that raises or runs past its timeout becomes a :class:`ProbeError` and its section stays
+``None``; collection itself never fails and never waits longer than the slowest timeout.
+"""
+
+from __future__ import annotations
+
+import datetime
+import socket
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from neuron_env.facts import HostFacts, ProbeError
+from neuron_env.probe.driver import probe_driver
+from neuron_env.probe.environment import probe_environment
+from neuron_env.probe.imds import probe_ec2
+from neuron_env.probe.os_release import probe_os
+from neuron_env.probe.python_env import probe_python
+from neuron_env.probe.system import probe_system
+
+DEFAULT_TIMEOUTS = {"os": 3.0, "ec2": 1.0, "driver": 8.0, "system": 3.0, "python": 15.0, "env": 3.0}
+
+
+@dataclass(frozen=True)
+class ProbeOptions:
+    """Where to look and how long each probe may take (seconds)."""
+
+    sysroot: Path = Path("/")
+    python: Path | None = None
+    environ: Mapping[str, str] | None = None
+    timeouts: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_TIMEOUTS))
+
+    @classmethod
+    def capped(cls, limit: float | None, **kwargs: Any) -> ProbeOptions:
+        """Options whose probes take at most ``limit`` seconds each (IMDS keeps its 1 s)."""
+        timeouts = {k: v if limit is None else min(v, limit) for k, v in DEFAULT_TIMEOUTS.items()}
+        return cls(timeouts=timeouts, **kwargs)
+
+
+def collect_facts(options: ProbeOptions) -> HostFacts:
+    """Probe the host behind ``options.sysroot`` and the target interpreter ``options.python``."""
+    started = time.monotonic()
+    probes = _probes(options)
+    pool = ThreadPoolExecutor(max_workers=len(probes), thread_name_prefix="probe")
+    futures = {name: pool.submit(fn) for name, fn in probes.items()}
+    results: dict[str, Any] = {}
+    errors: list[ProbeError] = []
+    for name, future in futures.items():
+        timeout = options.timeouts.get(name, 5.0)
+        try:
+            results[name] = _result(future, started + timeout)
+        except FutureTimeout:
+            errors.append(ProbeError(name, "timeout", f"no answer within {timeout:g} s"))
+        except Exception as exc:
+            errors.append(ProbeError(name, "error", _message(exc)))
+    pool.shutdown(wait=False, cancel_futures=True)  # a hung probe must not hold us up
+    return HostFacts(
+        collected_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        sysroot=str(options.sysroot),
+        hostname=hostname(options.sysroot),
+        duration_s=round(time.monotonic() - started, 3),
+        probe_errors=tuple(errors),
+        **results,
+    )
+
+
+def _probes(options: ProbeOptions) -> dict[str, Callable[[], Any]]:
+    root = options.sysroot
+    timeouts = options.timeouts
+    probes: dict[str, Callable[[], Any]] = {
+        "os": lambda: probe_os(root),
+        "ec2": lambda: probe_ec2(timeout=_inner(timeouts, "ec2"), environ=options.environ),
+        "driver": lambda: probe_driver(root, neuron_ls_timeout=_inner(timeouts, "driver")),
+        "system": lambda: probe_system(root),
+        "env": lambda: probe_environment(root, options.environ),
+    }
+    if options.python is not None:
+        python = options.python
+        probes["python"] = lambda: probe_python(python, timeout=_inner(timeouts, "python"))
+    return probes
+
+
+def _inner(timeouts: Mapping[str, float], name: str) -> float:
+    """A subprocess inside a probe stops a little before the probe's own deadline."""
+    return max(0.2, timeouts.get(name, DEFAULT_TIMEOUTS[name]) * 0.9 - 0.1)
+
+
+def _result(future: Future[Any], deadline: float) -> Any:
+    return future.result(timeout=max(0.0, deadline - time.monotonic()))
+
+
+def _message(exc: BaseException) -> str:
+    return getattr(exc, "message", None) or str(exc) or type(exc).__name__
+
+
+def hostname(sysroot: Path) -> str | None:
+    for candidate in ("proc/sys/kernel/hostname", "etc/hostname"):
+        try:
+            name = (sysroot / candidate).read_text().strip()
+        except OSError:
+            continue
+        if name:
+            return name
+    return socket.gethostname() if sysroot == Path("/") else None

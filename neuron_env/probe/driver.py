@@ -1,0 +1,117 @@
+"""The Neuron kernel driver: module, device nodes, sysfs devices and ``neuron-ls``."""
+
+from __future__ import annotations
+
+import grp
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from neuron_env.command import Runner, clean_env, run
+from neuron_env.errors import CommandFailed
+from neuron_env.facts import DeviceNode, DriverFacts, NeuronDevice
+
+SYSFS_DEVICES = "sys/devices/virtual/neuron_device"
+NEURON_LS_PATHS = ("opt/aws/neuron/bin/neuron-ls", "usr/bin/neuron-ls", "usr/local/bin/neuron-ls")
+# Neuron 2.34 replaced `neuron-ls --json-output` with `--output-format json`; try the new one first.
+NEURON_LS_JSON_FLAGS = (("--output-format", "json"), ("--json-output",))
+
+
+def probe_driver(
+    sysroot: Path, *, neuron_ls_timeout: float = 5.0, runner: Runner = run
+) -> DriverFacts:
+    try:
+        listing, listing_error = neuron_ls(sysroot, neuron_ls_timeout, runner), None
+    except (CommandFailed, RuntimeError) as exc:  # a broken tool must not hide the driver facts
+        listing, listing_error = None, getattr(exc, "message", None) or str(exc)
+    return DriverFacts(
+        module_loaded=module_loaded(sysroot),
+        module_version=_read(sysroot / "sys/module/neuron/version"),
+        devices=device_nodes(sysroot),
+        sysfs=sysfs_devices(sysroot),
+        neuron_ls=listing,
+        neuron_ls_error=listing_error,
+    )
+
+
+def module_loaded(sysroot: Path) -> bool:
+    modules = _read(sysroot / "proc/modules") or ""
+    return any(line.split(" ", 1)[0] == "neuron" for line in modules.splitlines())
+
+
+def device_nodes(sysroot: Path) -> tuple[DeviceNode, ...]:
+    dev = sysroot / "dev"
+    try:
+        names = sorted(p.name for p in dev.iterdir() if _is_neuron_node(p.name))
+    except OSError:
+        return ()
+    return tuple(_node(dev / name) for name in sorted(names, key=_numeric_suffix))
+
+
+def _is_neuron_node(name: str) -> bool:
+    return name.startswith("neuron") and name[len("neuron") :].isdigit()
+
+
+def _numeric_suffix(name: str) -> int:
+    return int(name[len("neuron") :])
+
+
+def _node(path: Path) -> DeviceNode:
+    info = path.stat()
+    try:
+        group: str | None = grp.getgrgid(info.st_gid).gr_name
+    except KeyError:
+        group = str(info.st_gid)
+    return DeviceNode(
+        path="/dev/" + path.name,
+        readable=os.access(path, os.R_OK),
+        writable=os.access(path, os.W_OK),
+        mode=stat.filemode(info.st_mode),
+        group=group,
+    )
+
+
+def sysfs_devices(sysroot: Path) -> tuple[NeuronDevice, ...]:
+    root = sysroot / SYSFS_DEVICES
+    try:
+        names = [p.name for p in root.iterdir() if _is_neuron_node(p.name)]
+    except OSError:
+        return ()
+    return tuple(_sysfs_device(root / n) for n in sorted(names, key=_numeric_suffix))
+
+
+def _sysfs_device(path: Path) -> NeuronDevice:
+    arch = path / "info" / "architecture"
+    cores = _read(path / "core_count")
+    return NeuronDevice(
+        name=path.name,
+        core_count=int(cores) if cores and cores.isdigit() else None,
+        arch_type=_read(arch / "arch_type"),
+        device_name=_read(arch / "device_name"),
+        instance_type=_read(arch / "instance_type"),
+    )
+
+
+def neuron_ls(sysroot: Path, timeout: float, runner: Runner) -> Any:
+    """``neuron-ls`` JSON when the tool is installed, else None. Failures raise (recorded)."""
+    tool = next((sysroot / p for p in NEURON_LS_PATHS if (sysroot / p).is_file()), None)
+    if tool is None:
+        return None
+    last_error: Exception | None = None
+    for flags in NEURON_LS_JSON_FLAGS:
+        result = runner([tool, *flags], timeout=timeout, env=clean_env(), check=False)
+        if result.returncode == 0:
+            try:
+                return json.loads(result.stdout)
+            except ValueError as exc:
+                last_error = exc
+    raise RuntimeError(f"{tool} gave no JSON output ({last_error or 'non-zero exit'})")
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None

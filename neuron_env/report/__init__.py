@@ -1,0 +1,42 @@
+"""Renderers: a doctor report as text, JSON, JUnit XML or GitHub Actions output.
+
+Renderers lay out what the checks decided; they never decide a status themselves.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from neuron_env.checks.model import DoctorReport
+
+FORMATS = ("text", "json", "junit", "github")
+
+
+def render(report: DoctorReport, output_format: str, *, verbose: bool = False) -> str:
+    """The report as text in ``output_format`` (text without colour, for files and pipes)."""
+    if output_format == "json":
+        from neuron_env.report.json_report import to_document
+
+        return json.dumps(to_document(report), indent=2) + "\n"
+    if output_format == "junit":
+        from neuron_env.report.junit import render_junit
+
+        return render_junit(report)
+    if output_format == "github":
+        from neuron_env.report.github import render_markdown
+
+        return render_markdown(report)
+    return _plain_text(report, verbose)
+
+
+def _plain_text(report: DoctorReport, verbose: bool) -> str:
+    from rich.console import Console
+
+    from neuron_env.report.text import print_report
+
+    buffer = io.StringIO()
+    print_report(Console(file=buffer, color_system=None, width=120), report, verbose=verbose)
+    return buffer.getvalue()

@@ -1,0 +1,60 @@
+"""GitHub Actions: a step-summary table in Markdown and ``::error``/``::warning`` annotations."""
+
+from __future__ import annotations
+
+from neuron_env.checks.model import DoctorReport, Finding
+
+ICONS = {"ok": "✅", "warn": "⚠️", "fail": "❌", "skip": "⏭️", "error": "❗"}
+
+
+def render_markdown(report: DoctorReport, title: str = "neuron-env doctor") -> str:
+    counts = report.summary.counts
+    lines = [
+        f"### {title}: {report.summary.status.upper()}",
+        "",
+        f"Neuron {report.release} ({report.release_reason}); "
+        f"PyTorch {report.torch or 'not chosen'} ({report.torch_reason}).",
+        "",
+        ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no checks ran",
+        "",
+        "| | check | result | fix |",
+        "|---|---|---|---|",
+    ]
+    lines += [_row(f) for f in report.findings]
+    return "\n".join(lines) + "\n"
+
+
+def _row(finding: Finding) -> str:
+    cells = [ICONS[finding.status], f"`{finding.check}`", finding.summary]
+    cells.append(f"`{finding.fix}`" if finding.fix else "")
+    return "| " + " | ".join(_cell(c) for c in cells) + " |"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", "<br>")
+
+
+def workflow_commands(report: DoctorReport) -> list[str]:
+    """Workflow commands for failures, errors and warnings (warnings as errors when strict)."""
+    lines = []
+    for finding in report.findings:
+        level = _level(finding.status, report.summary.strict)
+        if level:
+            message = finding.summary + (f"\nfix: {finding.fix}" if finding.fix else "")
+            title = _escape_property(f"neuron-env {finding.check}")
+            lines.append(f"::{level} title={title}::{_escape_data(message)}")
+    return lines
+
+
+def _level(status: str, strict: bool) -> str | None:
+    if status in ("fail", "error") or (strict and status == "warn"):
+        return "error"
+    return "warning" if status == "warn" else None
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")

@@ -1,0 +1,29 @@
+"""The doctor's JSON document: the versioned envelope with verdict, findings and facts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from neuron_env.checks.model import DoctorReport
+from neuron_env.serialize import envelope
+
+COMMAND = "doctor"
+
+
+def to_document(report: DoctorReport) -> dict[str, Any]:
+    return envelope(
+        COMMAND,
+        {
+            "status": report.summary.status,
+            "exit_code": report.summary.exit_code,
+            "strict": report.summary.strict,
+            "counts": report.summary.counts,
+            "release": report.release,
+            "release_reason": report.release_reason,
+            "torch": report.torch,
+            "torch_reason": report.torch_reason,
+            "level": report.level,
+            "findings": report.findings,
+            "facts": report.facts,
+        },
+    )

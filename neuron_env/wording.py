@@ -1,0 +1,26 @@
+"""Small helpers that turn lists into readable English for messages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+def join_words(items: Iterable[str], conjunction: str = "and") -> str:
+    """``a, b and c``."""
+    words = list(items)
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + f" {conjunction} " + words[-1]
+
+
+def version_span(versions: Iterable[str]) -> str:
+    """``3.12–3.14`` for three or more consecutive minors, else ``3.12 and 3.13``."""
+    items = list(versions)
+    minors = [int(v.split(".")[1]) for v in items]
+    consecutive = minors == list(range(minors[0], minors[0] + len(minors))) if minors else False
+    return f"{items[0]}–{items[-1]}" if consecutive and len(items) > 2 else join_words(items)
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 device``, ``2 devices``."""
+    return f"{count} {noun}" + ("" if count == 1 else "s")

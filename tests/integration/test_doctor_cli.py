@@ -1,0 +1,254 @@
+"""``neuron-env doctor`` and ``neuron-env facts`` options, formats and failure paths."""
+
+from __future__ import annotations
+
+import json
+import stat
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DATA, CliRunner
+from tests.support.hosts import (
+    build_sysroot,
+    build_target,
+    imds_environment,
+    load_scenario,
+    write_matrix,
+)
+
+pytestmark = pytest.mark.integration
+
+SNAPSHOTS = DATA / "snapshots"
+
+
+@dataclass(frozen=True)
+class Host:
+    sysroot: Path
+    python: Path
+    matrix: Path
+    env: dict[str, str]
+
+    def args(self, *extra: str) -> list[str]:
+        base = ["--matrix-dir", str(self.matrix), "doctor", "--sysroot", str(self.sysroot)]
+        return [*base, "--python", str(self.python), *extra]
+
+
+def _host(name: str, where: Path) -> Iterator[Host]:
+    scenario = load_scenario(name)
+    sysroot, python = build_sysroot(scenario, where), build_target(scenario, where)
+    with imds_environment(scenario) as env:
+        yield Host(sysroot, python, write_matrix(scenario.matrix, where), {**env, **scenario.env})
+
+
+@pytest.fixture
+def healthy(tmp_path: Path) -> Iterator[Host]:
+    yield from _host("healthy-trn2-ubuntu-26.04", tmp_path)
+
+
+@pytest.fixture
+def warning_host(tmp_path: Path) -> Iterator[Host]:
+    yield from _host("kernel-headers-missing", tmp_path)
+
+
+@pytest.fixture
+def failing_host(tmp_path: Path) -> Iterator[Host]:
+    yield from _host("driver-not-loaded", tmp_path)
+
+
+def test_healthy_host_text_report(cli: CliRunner, healthy: Host) -> None:
+    result = cli(*healthy.args(), env=healthy.env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert "neuron-env doctor · trn2-node-01 (trn2.48xlarge)" in out
+    assert "Judged against Neuron 2.33.1 (detected from torch-neuronx 2.14.3.0.2187" in out
+    assert "✓ platform.os" in out and "Ubuntu 26.04 LTS: supported, pip wheels available" in out
+    assert out.rstrip().splitlines()[-1].startswith("Ready: 14 ok")
+    assert "\x1b[" not in out  # no colour codes in a pipe
+
+
+def test_failures_show_the_fix_under_the_finding(cli: CliRunner, failing_host: Host) -> None:
+    result = cli(*failing_host.args(), env=failing_host.env)
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if "✗ driver.module" in line)
+    assert lines[at + 1].strip() == "fix: sudo modprobe neuron"
+    assert "Not ready:" in lines[-1]
+
+
+def test_warnings_pass_unless_strict(cli: CliRunner, warning_host: Host) -> None:
+    assert cli(*warning_host.args(), env=warning_host.env).returncode == 0
+    strict = cli(*warning_host.args("--strict"), env=warning_host.env)
+    assert strict.returncode == 1
+    assert "(--strict: warnings fail)" in strict.stdout
+
+
+def test_verbose_shows_details_of_passing_checks(cli: CliRunner, healthy: Host) -> None:
+    env = {**healthy.env, "NEURON_RT_LOG_LEVEL": "INFO"}
+    plain = cli(*healthy.args(), env=env).stdout
+    verbose = cli(*healthy.args("-v"), env=env).stdout
+    assert "NEURON_RT_LOG_LEVEL=INFO" not in plain
+    assert "NEURON_RT_LOG_LEVEL=INFO" in verbose
+
+
+def test_check_and_skip_select_checks(cli: CliRunner, failing_host: Host) -> None:
+    only = cli(
+        *failing_host.args("--check", "platform.os", "--format", "json"), env=failing_host.env
+    )
+    assert [f["check"] for f in json.loads(only.stdout)["findings"]] == ["platform.os"]
+    assert only.returncode == 0
+    skipped = cli(
+        *failing_host.args("--skip", "driver.module", "--skip", "driver.devices"),
+        env=failing_host.env,
+    )
+    assert skipped.returncode == 0 and "driver.module" not in skipped.stdout
+
+
+def test_unknown_check_id_is_bad_input_with_a_suggestion(cli: CliRunner, healthy: Host) -> None:
+    result = cli(*healthy.args("--check", "driver.modules"), env=healthy.env)
+    assert result.returncode == 2
+    assert "did you mean 'driver.module'?" in result.stderr
+
+
+def test_list_checks_names_every_stable_id(cli: CliRunner) -> None:
+    from neuron_env.checks.registry import CHECKS
+
+    result = cli("doctor", "--list-checks")
+    assert result.returncode == 0
+    for check in CHECKS:
+        assert check.id in result.stdout
+
+
+def test_json_report_embeds_facts_that_doctor_can_judge_again(
+    cli: CliRunner, failing_host: Host, tmp_path: Path
+) -> None:
+    report = tmp_path / "report.json"
+    live = cli(
+        *failing_host.args("--format", "json", "--output", str(report)), env=failing_host.env
+    )
+    assert live.returncode == 1 and live.stdout == ""
+    doc = json.loads(report.read_text())
+    assert doc["schema"] == "neuron-env/doctor/v1"
+    assert doc["facts"]["os"]["version_id"] == "26.04"
+    again = cli(
+        "--matrix-dir",
+        str(failing_host.matrix),
+        "doctor",
+        "--facts",
+        str(report),
+        "--format",
+        "json",
+    )
+    assert again.returncode == 1
+    assert json.loads(again.stdout)["findings"] == doc["findings"]
+
+
+def test_facts_snapshot_judged_elsewhere_gives_the_same_verdict(
+    cli: CliRunner, healthy: Host, tmp_path: Path
+) -> None:
+    snapshot = tmp_path / "host.json"
+    made = cli("facts", "--sysroot", str(healthy.sysroot), "--python", str(healthy.python),
+               "-o", str(snapshot), env=healthy.env)  # fmt: skip
+    assert made.returncode == 0 and made.stdout == ""
+    assert json.loads(snapshot.read_text())["schema"] == "neuron-env/facts/v1"
+    judged = cli("--matrix-dir", str(healthy.matrix), "doctor", "--facts", str(snapshot))
+    assert judged.returncode == 0
+    assert "Ready: 14 ok" in judged.stdout
+
+
+def test_judging_against_a_release_and_torch_on_request(cli: CliRunner, healthy: Host) -> None:
+    result = cli(*healthy.args("--release", "2.33.0", "--torch", "2.13", "--format", "json"),
+                 env=healthy.env)  # fmt: skip
+    doc = json.loads(result.stdout)
+    assert (doc["release"], doc["torch"]) == ("2.33.0", "2.13.0")
+    assert doc["release_reason"] == "requested with --release"
+    statuses = {f["check"]: f["status"] for f in doc["findings"]}
+    assert statuses["python.torch"] == "fail"  # torch 2.14 is installed, 2.13 was asked for
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("truncated.json", "not valid JSON"),
+        ("binary.json", "not valid JSON"),
+        ("wrong-kind.json", "is not a neuron-env facts snapshot"),
+        ("future-version.json", "schema version 2; this neuron-env reads version 1"),
+        ("wrong-type.json", "facts.os.version_id: expected a string"),
+    ],
+)
+def test_malformed_snapshot_is_bad_input_with_a_clear_message(
+    cli: CliRunner, name: str, says: str
+) -> None:
+    result = cli("doctor", "--facts", str(SNAPSHOTS / name))
+    assert result.returncode == 2
+    assert says in " ".join(result.stderr.split())
+    assert "Traceback" not in result.stderr
+
+
+def test_missing_snapshot_and_conflicting_options_are_bad_input(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    missing = cli("doctor", "--facts", str(tmp_path / "nope.json"))
+    assert missing.returncode == 2 and "Cannot read snapshot" in missing.stderr
+    both = cli("doctor", "--facts", str(SNAPSHOTS / "truncated.json"), "--sysroot", str(tmp_path))
+    assert both.returncode == 2 and "cannot be combined" in both.stderr
+    assert cli("doctor", "--format", "yaml").returncode == 2
+
+
+def test_junit_has_one_testcase_per_check(
+    cli: CliRunner, failing_host: Host, tmp_path: Path
+) -> None:
+    out = tmp_path / "doctor.xml"
+    cli(*failing_host.args("--format", "junit", "-o", str(out)), env=failing_host.env)
+    root = ET.parse(out).getroot()
+    assert root.tag == "testsuites" and root.get("failures") == "2"
+    cases = {case.get("name"): case for case in root.iter("testcase")}
+    assert len(cases) == 14
+    failure = cases["driver.module"].find("failure")
+    assert failure is not None and "fix: sudo modprobe neuron" in (failure.text or "")
+    assert cases["platform.os"].find("failure") is None
+
+
+def test_github_format_writes_the_step_summary_and_annotations(
+    cli: CliRunner, failing_host: Host, tmp_path: Path
+) -> None:
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n")
+    env = {**failing_host.env, "GITHUB_STEP_SUMMARY": str(summary)}
+    result = cli(*failing_host.args("--format", "github"), env=env)
+    assert result.returncode == 1
+    assert result.stdout.splitlines()[0].startswith("::error title=neuron-env driver.module::")
+    assert "%0Afix: sudo modprobe neuron" in result.stdout
+    text = summary.read_text()
+    assert text.startswith("earlier step\n### neuron-env doctor: FAIL")
+    assert "| ❌ | `driver.devices` |" in text
+
+
+def test_a_hung_target_python_is_a_probe_error_not_a_hang(
+    cli: CliRunner, healthy: Host, tmp_path: Path
+) -> None:
+    hung = tmp_path / "python"
+    hung.write_text("#!/bin/sh\nexec sleep 60\n")
+    hung.chmod(hung.stat().st_mode | stat.S_IXUSR)
+    result = cli(
+        "--matrix-dir", str(healthy.matrix), "doctor", "--sysroot", str(healthy.sysroot),
+        "--python", str(hung), "--probe-timeout", "2", "--format", "json",
+        env=healthy.env, timeout=30,
+    )  # fmt: skip
+    assert result.returncode == 1
+    findings = {f["check"]: f for f in json.loads(result.stdout)["findings"]}
+    assert findings["python.torch"]["status"] == "error"
+    assert "Could not probe python" in findings["python.torch"]["summary"]
+    assert findings["platform.os"]["status"] == "ok"  # the other probes' facts survive
+
+
+def test_the_default_target_is_the_active_virtualenv(cli: CliRunner, healthy: Host) -> None:
+    env = {**healthy.env, "VIRTUAL_ENV": str(healthy.python.parent.parent)}
+    args = ["--matrix-dir", str(healthy.matrix), "doctor", "--sysroot", str(healthy.sysroot)]
+    result = cli(*args, "--format", "json", env=env)
+    assert json.loads(result.stdout)["facts"]["python"]["prefix"] == str(
+        healthy.python.parent.parent
+    )

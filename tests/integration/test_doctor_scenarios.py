@@ -1,0 +1,80 @@
+"""Every scenario host under tests/data/hosts/, judged by the real CLI with a real IMDS server.
+
+Each scenario asserts the exact status of every check (unlisted checks must be ``ok``), the text of
+the summaries and fixes that matter, and the exit code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from neuron_env.checks.registry import CHECKS
+from tests.conftest import NEURON_ENV
+from tests.support.hosts import (
+    Scenario,
+    build_sysroot,
+    build_target,
+    imds_environment,
+    load_scenario,
+    scenario_names,
+    write_matrix,
+)
+
+pytestmark = pytest.mark.integration
+
+
+# Root may open any file; without these capabilities, file permissions apply to it too.
+DROP_ROOT_OVERRIDE = [
+    "setpriv",
+    "--bounding-set=-dac_override,-dac_read_search",
+    "--inh-caps=-dac_override,-dac_read_search",
+    "--",
+]
+
+
+def run_doctor(scenario: Scenario, where: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    sysroot, python = build_sysroot(scenario, where), build_target(scenario, where)
+    matrix = write_matrix(scenario.matrix, where)
+    args = [str(NEURON_ENV), "--matrix-dir", str(matrix), "doctor", "--sysroot", str(sysroot)]
+    args += ["--python", str(python), *extra]
+    args += ["--release", scenario.release] if scenario.release else []
+    args += ["--torch", scenario.torch] if scenario.torch else []
+    if scenario.unprivileged:
+        for node in (sysroot / "dev").glob("neuron*"):
+            node.chmod(0)
+        args = DROP_ROOT_OVERRIDE + args if os.getuid() == 0 else args
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEURON_", "AWS_", "XLA_"))}
+    with imds_environment(scenario) as aws:
+        env.update({**aws, **scenario.env, "NO_COLOR": "1"})
+        return subprocess.run(
+            args, capture_output=True, text=True, env=env, cwd=where, timeout=120, check=False
+        )
+
+
+@pytest.mark.parametrize("name", scenario_names())
+def test_scenario_verdicts(name: str, tmp_path: Path) -> None:
+    scenario = load_scenario(name)
+    result = run_doctor(scenario, tmp_path, "--format", "json")
+    assert result.stderr == "", result.stderr
+    doc = json.loads(result.stdout)
+    findings = {f["check"]: f for f in doc["findings"]}
+
+    expected = {check.id: "ok" for check in CHECKS} | scenario.expect
+    assert {check: f["status"] for check, f in findings.items()} == expected
+    for check, text in scenario.says.items():
+        assert text in findings[check]["summary"], findings[check]
+    for check, text in scenario.fix.items():
+        assert text in findings[check]["fix"], findings[check]
+    failed = any(status in ("fail", "error") for status in expected.values())
+    assert result.returncode == (1 if failed else 0)
+    assert doc["exit_code"] == result.returncode
+
+
+def test_a_scenario_exists_for_every_check_failing_or_warning() -> None:
+    touched = {check for name in scenario_names() for check in load_scenario(name).expect}
+    assert touched >= {c.id for c in CHECKS} - {"platform.arch", "env.cache"}

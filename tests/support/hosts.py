@@ -1,0 +1,129 @@
+"""Scenario hosts for the doctor: a sysroot, a target venv and an IMDS answer per scenario.
+
+Each ``tests/data/hosts/<scenario>/scenario.toml`` starts from a base sysroot under
+``tests/data/hosts/_base/``, overlays the scenario's own ``root/`` files, removes ``remove`` paths,
+and describes the target environment (``[python]`` distributions), IMDS (``imds``: an instance
+type, ``"silent"`` or ``"disabled"``), extra environment variables and the expected verdicts
+(every check not listed in ``[expect]`` must be ``ok``). ``unprivileged`` scenarios make the device
+nodes inaccessible and run neuron-env without the root override of file permissions.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomllib
+
+from tests.conftest import DATA
+from tests.support.dists import WRONG_PACKAGE, add_distribution, make_venv
+from tests.support.imds import imds_server, instance_metadata, silent_endpoint
+
+HOSTS = DATA / "hosts"
+HEALTHY_PYTHON = {
+    "torch": "2.14.0+cpu",
+    "torch-neuronx": "2.14.3.0.2187",
+    "neuronx-cc": "2.28.7631.0",
+    "nki": "0.7.0",
+}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    description: str
+    base: str = "trn2-ubuntu-26.04"
+    imds: str = "trn2.48xlarge"
+    release: str | None = None
+    torch: str | None = None
+    matrix: str = "allows-test-python"
+    python: dict[str, str] = field(default_factory=lambda: dict(HEALTHY_PYTHON))
+    placeholders: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    remove: tuple[str, ...] = ()
+    unprivileged: bool = False
+    expect: dict[str, str] = field(default_factory=dict)
+    fix: dict[str, str] = field(default_factory=dict)
+    says: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def folder(self) -> Path:
+        return HOSTS / self.name
+
+
+def load_scenario(name: str) -> Scenario:
+    with (HOSTS / name / "scenario.toml").open("rb") as handle:
+        data: dict[str, Any] = tomllib.load(handle)
+    python = dict(HEALTHY_PYTHON)
+    python.update(data.pop("python", {}))
+    for dropped in data.pop("drop", []):
+        python.pop(dropped)
+    tuples = {k: tuple(data.pop(k)) for k in ("placeholders", "remove") if k in data}
+    return Scenario(name=name, python=python, **tuples, **data)
+
+
+def scenario_names() -> list[str]:
+    return sorted(p.parent.name for p in HOSTS.glob("*/scenario.toml"))
+
+
+def build_sysroot(scenario: Scenario, where: Path) -> Path:
+    root = where / "sysroot"
+    shutil.copytree(HOSTS / "_base" / scenario.base, root, symlinks=True)
+    overlay = scenario.folder / "root"
+    if overlay.is_dir():
+        shutil.copytree(overlay, root, symlinks=True, dirs_exist_ok=True)
+    for pattern in scenario.remove:
+        for path in sorted(root.glob(pattern), reverse=True):
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
+    return root
+
+
+def build_target(scenario: Scenario, where: Path) -> Path:
+    venv = where / "target"
+    python = make_venv(venv)
+    for name, version in scenario.python.items():
+        summary = WRONG_PACKAGE if name in scenario.placeholders else ""
+        add_distribution(venv, name, version, summary)
+    return python
+
+
+@contextmanager
+def imds_environment(scenario: Scenario) -> Iterator[dict[str, str]]:
+    """The AWS variables that point neuron-env at this scenario's IMDS."""
+    with ExitStack() as stack:
+        if scenario.imds == "disabled":
+            yield {"AWS_EC2_METADATA_DISABLED": "true"}
+        elif scenario.imds == "silent":
+            yield {"AWS_EC2_METADATA_SERVICE_ENDPOINT": stack.enter_context(silent_endpoint())}
+        else:
+            server = stack.enter_context(imds_server(instance_metadata(scenario.imds)))
+            yield {"AWS_EC2_METADATA_SERVICE_ENDPOINT": server.endpoint}
+
+
+def write_matrix(kind: str, where: Path) -> Path:
+    """Matrix files that allow (or forbid) the Python running the tests.
+
+    The shipped releases allow Python 3.12–3.14 while the tests run on 3.11; scenarios about
+    anything but the Python version judge against copies that also allow the running minor.
+    """
+    from neuron_env.resources import shipped_matrix_dir
+
+    minor = f"{sys.version_info.major}.{sys.version_info.minor}"
+    folder = where / f"matrix-{kind}"
+    folder.mkdir()
+    for path in shipped_matrix_dir().glob("*.toml"):
+        text = path.read_text()
+        allowed = ['"3.12"', '"3.13"', '"3.14"']
+        pythons = [p for p in allowed if p != f'"{minor}"']
+        if kind == "allows-test-python":
+            pythons = sorted(
+                {*pythons, f'"{minor}"'}, key=lambda v: int(v.strip('"').split(".")[1])
+            )
+        text = text.replace('python = ["3.12", "3.13", "3.14"]', f"python = [{', '.join(pythons)}]")
+        (folder / path.name).write_text(text)
+    return folder
