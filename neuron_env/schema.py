@@ -11,10 +11,11 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import difflib
+import functools
 import types
 import typing
-from collections.abc import Callable, Sequence
-from typing import Any, Literal, TypeVar, Union, get_args, get_origin
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, Literal, TypeVar, Union, cast, get_args, get_origin
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -89,8 +90,7 @@ def parse(cls: type[T], data: Any, path: Sequence[str | int] = (), style: Style 
     """Convert ``data`` (parsed TOML or JSON) into an instance of dataclass ``cls``."""
     if not isinstance(data, dict):
         raise SchemaError(path, f"expected a table, got {_describe(data)}")
-    hints = typing.get_type_hints(cls)
-    fields = [f for f in dataclasses.fields(cls) if not f.metadata.get(NOT_IN_TOML)]  # type: ignore[arg-type]
+    hints, fields = _layout(cast(Hashable, cls))
     by_key = {style.key_of(f): f for f in fields}
     for key in data:
         if key not in by_key and style.strict:
@@ -105,6 +105,13 @@ def parse(cls: type[T], data: Any, path: Sequence[str | int] = (), style: Style 
         return cls(**values)
     except ValueError as exc:  # __post_init__ consistency checks
         raise SchemaError(path, str(exc)) from None
+
+
+@functools.cache
+def _layout(cls: Any) -> tuple[dict[str, Any], list[dataclasses.Field[Any]]]:
+    """Type hints and document fields of a dataclass, computed once per class."""
+    fields = [f for f in dataclasses.fields(cls) if not f.metadata.get(NOT_IN_TOML)]
+    return typing.get_type_hints(cls), fields
 
 
 def _is_required(field: dataclasses.Field[Any]) -> bool:

@@ -6,6 +6,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -131,8 +132,10 @@ def doctor(
     if output_format not in FORMATS:
         raise BadInput(f"--format '{output_format}' is not one of: {', '.join(FORMATS)}.")
     options = DoctorOptions(release, torch, tuple(check or ()), tuple(skip or ()), strict, level)
-    host = _facts_for(facts_file, python, sysroot, probe_timeout)
-    report = judge(load_matrix(ctx), host, options)
+    with ThreadPoolExecutor(max_workers=1) as pool:  # probe the host while the matrix loads
+        host = pool.submit(_facts_for, facts_file, python, sysroot, probe_timeout)
+        matrix = load_matrix(ctx)
+        report = judge(matrix, host.result(), options)
     _emit(report, output_format, output, verbose)
     raise typer.Exit(report.summary.exit_code)
 

@@ -10,50 +10,75 @@ import configparser
 import contextlib
 import json
 import os
-import platform
+import re
 import sys
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 NEURON_KEYWORDS = ("neuron", "torch", "nki", "xla", "jax")
+HEADER = re.compile(r"^(Name|Version|Summary):[ \t]*(.*?)\s*$", re.MULTILINE)
+
+# importlib.metadata would do, but it parses every METADATA file with the email package, which
+# triples this probe's run time; the header fields needed here are simple "Key: value" lines.
 
 
-def distributions() -> dict[str, dict[str, Any]]:
+def distributions() -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """Installed distributions (first one on sys.path wins, as for imports) and torch backends."""
     found: dict[str, dict[str, Any]] = {}
-    for dist in metadata.distributions():
-        name = (dist.metadata["Name"] or "").lower().replace("_", "-").replace(".", "-")
-        if not name or name in found:
-            continue
-        entry: dict[str, Any] = {
-            "version": dist.version or "",
-            "installer": None,
-            "source": None,
-            "summary": "",
-        }
-        installer = dist.read_text("INSTALLER")
-        entry["installer"] = installer.strip() if installer else None
-        direct = dist.read_text("direct_url.json")
-        if direct:
-            with contextlib.suppress(ValueError, AttributeError):
-                entry["source"] = json.loads(direct).get("url")
-        if any(word in name for word in NEURON_KEYWORDS):
-            entry["summary"] = dist.metadata["Summary"] or ""
-        found[name] = entry
-    return found
+    backends: list[str] = []
+    for entry in sys.path:
+        for info in _metadata_dirs(entry):
+            dist = _distribution(info)
+            if dist is None or dist["name"] in found:
+                continue
+            found[dist.pop("name")] = dist
+            backends += _torch_backends(info)
+    return found, sorted(set(backends))
 
 
-def torch_backends() -> list[str]:
+def _metadata_dirs(entry: str) -> list[Path]:
     try:
-        eps = metadata.entry_points()
-        group = (
-            eps.select(group="torch.backends")
-            if hasattr(eps, "select")
-            else eps.get("torch.backends", [])  # type: ignore[arg-type]  # Python < 3.10
-        )
-        return sorted(ep.name for ep in group)
-    except Exception:  # a broken entry point must not hide the other facts
+        children = sorted(Path(entry or ".").iterdir())
+    except OSError:
         return []
+    return [p for p in children if p.name.endswith((".dist-info", ".egg-info"))]
+
+
+def _distribution(info: Path) -> dict[str, Any] | None:
+    metadata = _read(info / "METADATA") or _read(info / "PKG-INFO")
+    if not metadata:
+        return None
+    headers = dict(HEADER.findall(metadata.split("\n\n", 1)[0]))
+    name = headers.get("Name", "").lower().replace("_", "-").replace(".", "-")
+    if not name:
+        return None
+    dist: dict[str, Any] = {"name": name, "version": headers.get("Version", ""), "summary": ""}
+    if any(word in name for word in NEURON_KEYWORDS):
+        dist["summary"] = headers.get("Summary", "")
+    installer = _read(info / "INSTALLER")
+    dist["installer"] = installer.strip() if installer else None
+    dist["source"] = None
+    direct = _read(info / "direct_url.json")
+    if direct:
+        with contextlib.suppress(ValueError, AttributeError):
+            dist["source"] = json.loads(direct).get("url")
+    return dist
+
+
+def _torch_backends(info: Path) -> list[str]:
+    """Names in the ``[torch.backends]`` entry-point group: what ``import torch`` autoloads."""
+    text = _read(info / "entry_points.txt") or ""
+    section = re.search(r"^\[torch\.backends\]\s*$(.*?)(?=^\[|\Z)", text, re.MULTILINE | re.DOTALL)
+    if not section:
+        return []
+    return [line.split("=", 1)[0].strip() for line in section.group(1).splitlines() if "=" in line]
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
 
 
 def pip_config() -> dict[str, Any]:
@@ -93,14 +118,15 @@ def pip_config() -> dict[str, Any]:
 
 
 def main() -> None:
+    found, backends = distributions()
     facts = {
         "executable": sys.executable,
-        "version": platform.python_version(),
+        "version": ".".join(map(str, sys.version_info[:3])),
         "implementation": sys.implementation.name,
         "prefix": sys.prefix,
         "in_venv": sys.prefix != getattr(sys, "base_prefix", sys.prefix),
-        "distributions": distributions(),
-        "torch_backends": torch_backends(),
+        "distributions": found,
+        "torch_backends": backends,
         "pip": pip_config(),
     }
     json.dump(facts, sys.stdout)
