@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import difflib
 import functools
 import types
 import typing
@@ -60,6 +59,8 @@ def toml_key(field: dataclasses.Field[Any]) -> str:
 
 def suggest(word: str, choices: Sequence[str]) -> str:
     """A "did you mean" clause, or the list of valid choices when nothing is close."""
+    import difflib  # only on the error path
+
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     if close:
         return f"did you mean '{close[0]}'?"

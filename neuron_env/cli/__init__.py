@@ -30,6 +30,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain click help: no rich/markdown import on --help
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.command("doctor")(doctor_commands.doctor)
@@ -50,6 +51,7 @@ def root(
         list[Path] | None,
         typer.Option(
             "--matrix-dir",
+            metavar="DIR",
             help="Extra directory of matrix files (newer releases); may repeat. "
             "Also read from $NEURON_ENV_MATRIX_DIR.",
             file_okay=False,

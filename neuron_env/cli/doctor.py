@@ -23,18 +23,25 @@ PythonOption = Annotated[
     Path | None,
     typer.Option(
         "--python",
+        metavar="PATH",
         help="Target interpreter to inspect (default: the active virtualenv, else this one).",
         dir_okay=False,
     ),
 ]
 ProbeTimeoutOption = Annotated[
     float,
-    typer.Option("--probe-timeout", min=0.5, help="Give each probe at most this many seconds."),
+    typer.Option(
+        "--probe-timeout",
+        min=0.5,
+        metavar="SECONDS",
+        help="Give each probe at most this many seconds.",
+    ),
 ]
 SysrootOption = Annotated[
     Path,
     typer.Option(
         "--sysroot",
+        metavar="DIR",
         help="Read the host through this directory (e.g. /host from a container).",
         file_okay=False,
     ),
@@ -47,7 +54,9 @@ def facts(
     probe_timeout: ProbeTimeoutOption = 15.0,
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", help="Write the snapshot to FILE.", dir_okay=False),
+        typer.Option(
+            "--output", "-o", metavar="FILE", help="Write the snapshot to FILE.", dir_okay=False
+        ),
     ] = None,
 ) -> None:
     """Collect a JSON snapshot of this host and a Python environment (facts only, no verdicts).
@@ -74,34 +83,48 @@ def doctor(
     facts_file: Annotated[
         Path | None,
         typer.Option(
-            "--facts", help="Judge a saved snapshot instead of this host.", dir_okay=False
+            "--facts",
+            metavar="FILE",
+            help="Judge a saved snapshot instead of this host.",
+            dir_okay=False,
         ),
     ] = None,
     release: Annotated[
-        str | None, typer.Option("--release", "-r", help="Judge against this Neuron release.")
+        str | None,
+        typer.Option("--release", "-r", metavar="R", help="Judge against this Neuron release."),
     ] = None,
     torch: Annotated[
-        str | None, typer.Option("--torch", help="Judge against this PyTorch minor, e.g. 2.14.")
+        str | None,
+        typer.Option("--torch", metavar="X.Y", help="Judge against this PyTorch minor, e.g. 2.14."),
     ] = None,
     level: Annotated[
-        int, typer.Option("--level", min=0, max=2, help="0: host and environment only.")
+        int,
+        typer.Option(
+            "--level", min=0, max=2, metavar="0|1|2", help="0: host and environment only."
+        ),
     ] = 0,
     check: Annotated[
-        list[str] | None, typer.Option("--check", help="Run only this check id (repeatable).")
+        list[str] | None,
+        typer.Option("--check", metavar="ID", help="Run only this check id (repeatable)."),
     ] = None,
     skip: Annotated[
-        list[str] | None, typer.Option("--skip", help="Do not run this check id (repeatable).")
+        list[str] | None,
+        typer.Option("--skip", metavar="ID", help="Do not run this check id (repeatable)."),
     ] = None,
     list_checks: Annotated[
         bool, typer.Option("--list-checks", help="List the check ids and exit.")
     ] = False,
     output_format: Annotated[
-        str, typer.Option("--format", help="text, json, junit or github.")
+        str, typer.Option("--format", metavar="FORMAT", help="text, json, junit or github.")
     ] = "text",
     output: Annotated[
         Path | None,
         typer.Option(
-            "--output", "-o", help="Write the report to FILE instead of stdout.", dir_okay=False
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Write the report to FILE instead of stdout.",
+            dir_okay=False,
         ),
     ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Warnings fail too (exit 1).")] = False,
@@ -118,7 +141,7 @@ def doctor(
 
       neuron-env doctor
 
-      neuron-env doctor --release 2.34.0 --torch 2.14       # ready for the next release?
+      neuron-env doctor --release 2.34.0 --torch 2.14
 
       neuron-env doctor --facts host.json --format json
     """

@@ -14,12 +14,15 @@ app = typer.Typer(
     help="The versioned support matrix: which torch, torch-neuronx, Python, OS and instance "
     "go together, per Neuron release.",
     no_args_is_help=True,
+    rich_markup_mode=None,  # plain click help: no rich/markdown import on --help
 )
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the versioned JSON envelope.")]
 ReleaseOption = Annotated[
     str | None,
-    typer.Option("--release", "-r", help="Neuron release, e.g. 2.33.1 (default: the latest)."),
+    typer.Option(
+        "--release", "-r", metavar="R", help="Neuron release, e.g. 2.33.1 (default: the latest)."
+    ),
 ]
 
 
@@ -61,19 +64,26 @@ def show(
 @app.command("resolve")
 def resolve(
     ctx: typer.Context,
-    torch: Annotated[str, typer.Option("--torch", help="PyTorch minor, e.g. 2.14.")],
+    torch: Annotated[str, typer.Option("--torch", metavar="X.Y", help="PyTorch minor, e.g. 2.14.")],
     python: Annotated[
-        str | None, typer.Option("--python", help="Python version, e.g. 3.12.")
+        str | None, typer.Option("--python", metavar="V", help="Python version, e.g. 3.12.")
     ] = None,
     os: Annotated[
         str | None,
-        typer.Option("--os", help="OS as ID-VERSION from /etc/os-release, e.g. ubuntu-26.04."),
+        typer.Option(
+            "--os",
+            metavar="ID-VERSION",
+            help="OS as ID-VERSION from /etc/os-release, e.g. ubuntu-26.04.",
+        ),
     ] = None,
     arch: Annotated[
-        str | None, typer.Option("--arch", help="CPU architecture, e.g. x86_64.")
+        str | None, typer.Option("--arch", metavar="ARCH", help="CPU architecture, e.g. x86_64.")
     ] = None,
     instance_type: Annotated[
-        str | None, typer.Option("--instance-type", help="EC2 instance type, e.g. trn2.48xlarge.")
+        str | None,
+        typer.Option(
+            "--instance-type", metavar="TYPE", help="EC2 instance type, e.g. trn2.48xlarge."
+        ),
     ] = None,
     release: ReleaseOption = None,
     json: JsonOption = False,

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import datetime
 import socket
+import threading
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,8 +48,7 @@ def collect_facts(options: ProbeOptions) -> HostFacts:
     """Probe the host behind ``options.sysroot`` and the target interpreter ``options.python``."""
     started = time.monotonic()
     probes = _probes(options)
-    pool = ThreadPoolExecutor(max_workers=len(probes), thread_name_prefix="probe")
-    futures = {name: pool.submit(fn) for name, fn in probes.items()}
+    futures = {name: _start(name, fn) for name, fn in probes.items()}
     results: dict[str, Any] = {}
     errors: list[ProbeError] = []
     for name, future in futures.items():
@@ -59,7 +59,6 @@ def collect_facts(options: ProbeOptions) -> HostFacts:
             errors.append(ProbeError(name, "timeout", f"no answer within {timeout:g} s"))
         except Exception as exc:
             errors.append(ProbeError(name, "error", _message(exc)))
-    pool.shutdown(wait=False, cancel_futures=True)  # a hung probe must not hold us up
     return HostFacts(
         collected_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         sysroot=str(options.sysroot),
@@ -84,6 +83,20 @@ def _probes(options: ProbeOptions) -> dict[str, Callable[[], Any]]:
         python = options.python
         probes["python"] = lambda: probe_python(python, timeout=_inner(timeouts, "python"))
     return probes
+
+
+def _start(name: str, probe: Callable[[], Any]) -> Future[Any]:
+    """Run ``probe`` in a daemon thread: one that hangs can never keep the process alive."""
+    future: Future[Any] = Future()
+
+    def body() -> None:
+        try:
+            future.set_result(probe())
+        except BaseException as exc:  # handed to the collector, which records it
+            future.set_exception(exc)
+
+    threading.Thread(target=body, name=f"probe-{name}", daemon=True).start()
+    return future
 
 
 def _inner(timeouts: Mapping[str, float], name: str) -> float:

@@ -7,11 +7,11 @@ and ``AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE``. Off EC2 the token request fails 
 
 from __future__ import annotations
 
+import http.client
 import os
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
+from urllib.parse import urlsplit
 
 from neuron_env.facts import Ec2Facts
 
@@ -25,8 +25,10 @@ FIELDS = {
     "region": "meta-data/placement/region",
     "availability_zone": "meta-data/placement/availability-zone",
 }
-# IMDS must answer directly, never through a proxy configured for the user's other traffic.
-_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+class ImdsError(OSError):
+    """IMDS answered with something other than 200 OK."""
 
 
 def endpoint(environ: Mapping[str, str] | None = None) -> str:
@@ -53,7 +55,7 @@ def probe_ec2(timeout: float = 1.0, environ: Mapping[str, str] | None = None) ->
             deadline,
             {"X-aws-ec2-metadata-token-ttl-seconds": TOKEN_TTL_SECONDS},
         )
-    except (OSError, urllib.error.URLError) as exc:
+    except (OSError, http.client.HTTPException) as exc:
         return Ec2Facts(on_ec2=False, reason=f"no IMDSv2 answer from {base}: {_why(exc)}")
     values = {name: _get(base + path, deadline, token) for name, path in FIELDS.items()}
     return Ec2Facts(
@@ -69,22 +71,27 @@ def probe_ec2(timeout: float = 1.0, environ: Mapping[str, str] | None = None) ->
 def _get(url: str, deadline: float, token: str) -> str | None:
     try:
         return _request("GET", url, deadline, {"X-aws-ec2-metadata-token": token})
-    except (OSError, urllib.error.URLError):
+    except (OSError, http.client.HTTPException):
         return None
 
 
 def _request(method: str, url: str, deadline: float, headers: dict[str, str]) -> str:
+    """One HTTP request straight to IMDS (never through the user's proxy settings)."""
     remaining = deadline - time.monotonic()
     if remaining <= 0:
         raise TimeoutError("timed out")
-    request = urllib.request.Request(url, method=method, headers=headers)  # noqa: S310 - http(s) only
-    with _OPENER.open(request, timeout=remaining) as response:
-        body: bytes = response.read(4096)
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=remaining)
+    try:
+        connection.request(method, parts.path, headers=headers)
+        response = connection.getresponse()
+        body = response.read(4096)
+    finally:
+        connection.close()
+    if response.status != 200:
+        raise ImdsError(f"HTTP {response.status}")
     return body.decode("utf-8", errors="replace").strip()
 
 
 def _why(exc: BaseException) -> str:
-    if isinstance(exc, urllib.error.HTTPError):
-        return f"HTTP {exc.code}"
-    reason = getattr(exc, "reason", exc)
-    return str(reason) or type(exc).__name__
+    return str(exc) or type(exc).__name__

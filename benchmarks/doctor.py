@@ -1,0 +1,93 @@
+"""How fast is ``neuron-env doctor`` next to ``python -m torch.utils.collect_env``?
+
+Side by side in one run, median of N alternating runs each:
+
+* ``neuron-env doctor`` at level 0 on the healthy Trn2 scenario host of the tests (a sysroot and a
+  real target venv) with a local IMDSv2 server answering like EC2 does;
+* the same off EC2 (an IMDS endpoint that never answers: the probe's 1 s budget shows);
+* ``python -m torch.utils.collect_env`` (facts only, no verdicts) in an interpreter with torch;
+* ``neuron-env --help`` (start-up).
+
+Usage: python benchmarks/doctor.py [--torch-python PATH] [--runs N]
+Targets (DESIGN.md): doctor ≤ 0.1 × collect_env; --help well under 0.3 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.support.hosts import build_sysroot, build_target, load_scenario  # noqa: E402
+from tests.support.imds import imds_server, instance_metadata, silent_endpoint  # noqa: E402
+
+NEURON_ENV = Path(sys.executable).with_name("neuron-env")
+
+
+def timed(argv: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - started
+
+
+def median_of(runs: int, commands: dict[str, tuple[list[str], dict[str, str]]]) -> dict[str, float]:
+    samples: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs):  # alternate, so background load hits every command alike
+        for name, (argv, env) in commands.items():
+            samples[name].append(timed(argv, env))
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--torch-python", default=sys.executable, help="interpreter with torch")
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    check = subprocess.run([args.torch_python, "-c", "import torch"], capture_output=True, check=False)
+    if check.returncode != 0:
+        sys.exit(f"{args.torch_python} cannot import torch: pip install torch==2.13.0 first.")
+
+    base_env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "NEURON_"))}
+    scenario = load_scenario("healthy-trn2-ubuntu-26.04")
+    with tempfile.TemporaryDirectory() as tmp:
+        where = Path(tmp)
+        sysroot, python = build_sysroot(scenario, where), build_target(scenario, where)
+        doctor = [str(NEURON_ENV), "doctor", "--sysroot", str(sysroot), "--python", str(python)]
+        with imds_server(instance_metadata("trn2.48xlarge")) as imds, silent_endpoint() as silent:
+            on_ec2 = {**base_env, "AWS_EC2_METADATA_SERVICE_ENDPOINT": imds.endpoint}
+            off_ec2 = {**base_env, "AWS_EC2_METADATA_SERVICE_ENDPOINT": silent}
+            medians = median_of(
+                args.runs,
+                {
+                    "neuron-env doctor (level 0, on EC2)": (doctor, on_ec2),
+                    "neuron-env doctor (level 0, off EC2)": (doctor, off_ec2),
+                    "python -m torch.utils.collect_env": (
+                        [args.torch_python, "-m", "torch.utils.collect_env"],
+                        base_env,
+                    ),
+                    "neuron-env --help": ([str(NEURON_ENV), "--help"], base_env),
+                },
+            )
+    report(medians, args.runs)
+
+
+def report(medians: dict[str, float], runs: int) -> None:
+    baseline = medians["python -m torch.utils.collect_env"]
+    print(f"median of {runs} runs each, alternating; baseline: python -m torch.utils.collect_env")
+    for name, seconds in medians.items():
+        print(f"  {name:<40} {seconds:6.3f} s   {seconds / baseline:5.2f}× baseline")
+    ratio = medians["neuron-env doctor (level 0, on EC2)"] / baseline
+    print(f"doctor / collect_env = {ratio:.3f} (target ≤ 0.10)")
+    print(f"--help = {medians['neuron-env --help']:.3f} s (target well under 0.3 s)")
+
+
+if __name__ == "__main__":
+    main()
