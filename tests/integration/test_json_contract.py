@@ -66,3 +66,33 @@ def test_matrix_validate_envelope(cli: CliRunner) -> None:
     doc = run_json(cli, "matrix", "validate", str(shipped_matrix_dir() / "2.33.0.toml"), "--json")
     assert set(doc) == ENVELOPE | {"files"}
     assert set(doc["files"][0]) == {"file", "valid", "release"}  # type: ignore[index]
+
+
+def test_doctor_envelope(cli: CliRunner) -> None:
+    result = cli("doctor", "--format", "json", env={"AWS_EC2_METADATA_DISABLED": "true"})
+    doc = json.loads(result.stdout)
+    assert set(doc) == ENVELOPE | {
+        "status", "exit_code", "strict", "counts", "release", "release_reason", "torch",
+        "torch_reason", "level", "findings", "facts",
+    }  # fmt: skip
+    assert doc["schema"] == "neuron-env/doctor/v1"
+    assert set(doc["findings"][0]) == {
+        "check",
+        "category",
+        "title",
+        "status",
+        "summary",
+        "detail",
+        "fix",
+    }
+    assert set(doc["counts"]) == {"ok", "warn", "fail", "skip", "error"}
+
+
+def test_facts_envelope(cli: CliRunner) -> None:
+    doc = run_json(cli, "facts")
+    assert set(doc) == ENVELOPE | {"facts"}
+    assert doc["schema"] == "neuron-env/facts/v1"
+    assert set(doc["facts"]) == {  # type: ignore[arg-type]
+        "collected_at", "sysroot", "hostname", "duration_s", "os", "ec2", "driver", "system",
+        "python", "env", "probe_errors",
+    }  # fmt: skip
