@@ -20,16 +20,17 @@ class DoctorOptions:
     skipped: Sequence[str] = ()
     strict: bool = False
     level: int = 0
+    allow: Sequence[str] = ()
 
 
 def judge(matrix: Matrix, facts: HostFacts, options: DoctorOptions) -> DoctorReport:
     """Run the selected checks over ``facts`` (from a live host or a snapshot)."""
-    checks = select_checks(options.only, options.skipped)
+    checks = select_checks(options.only, options.skipped, allow=options.allow)
     ctx = build_context(matrix, facts, release=options.release, torch=options.torch)
     findings = tuple(run_checks(facts, ctx, checks))
     return DoctorReport(
         findings=findings,
-        summary=summarize(findings, strict=options.strict),
+        summary=summarize(findings, strict=options.strict, allow=options.allow),
         release=str(ctx.release.version),
         release_reason=ctx.release_reason,
         torch=str(ctx.pairing.torch) if ctx.pairing else None,

@@ -90,25 +90,37 @@ class Check:
 
 @dataclass(frozen=True)
 class Summary:
+    """The overall verdict. ``allowed`` lists checks that did not pass but may not fail the run."""
+
     status: Status
     counts: dict[str, int]
     exit_code: int
     strict: bool = False
     allowed: tuple[str, ...] = field(default=())
 
+    def is_allowed(self, finding: Finding) -> bool:
+        return finding.check in self.allowed
 
-def summarize(findings: Iterable[Finding], *, strict: bool = False) -> Summary:
-    """The overall verdict: failures and probe errors fail; warnings fail only when strict."""
+
+def summarize(
+    findings: Iterable[Finding], *, strict: bool = False, allow: Iterable[str] = ()
+) -> Summary:
+    """The overall verdict: failures and probe errors fail; warnings fail only when strict.
+
+    Checks named in ``allow`` are reported as they are but never fail the run.
+    """
     findings = list(findings)
+    allow = set(allow)
     counts: dict[str, int] = {s: sum(f.status == s for f in findings) for s in STATUSES}
-    if counts["fail"] or counts["error"]:
-        status: Status = "fail"
-    elif counts["warn"]:
+    counted = [f.status for f in findings if f.check not in allow]
+    status: Status = "ok"
+    if "fail" in counted or "error" in counted:
+        status = "fail"
+    elif "warn" in counted:
         status = "warn"
-    else:
-        status = "ok"
+    allowed = tuple(f.check for f in findings if f.check in allow and f.status != "ok")
     failed = status == "fail" or (strict and status == "warn")
-    return Summary(status=status, counts=counts, exit_code=1 if failed else 0, strict=strict)
+    return Summary(status, counts, 1 if failed else 0, strict, allowed)
 
 
 @dataclass(frozen=True)

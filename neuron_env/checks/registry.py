@@ -56,11 +56,14 @@ CHECKS: tuple[Check, ...] = (
 
 
 def select_checks(
-    only: Sequence[str] = (), skipped: Sequence[str] = (), catalog: Sequence[Check] = CHECKS
+    only: Sequence[str] = (),
+    skipped: Sequence[str] = (),
+    catalog: Sequence[Check] = CHECKS,
+    allow: Sequence[str] = (),
 ) -> list[Check]:
-    """The checks to run; unknown ids are bad input (with a suggestion)."""
+    """The checks to run; unknown ids (to run, skip or allow) are bad input, with a suggestion."""
     known = [c.id for c in catalog]
-    for check_id in [*only, *skipped]:
+    for check_id in [*only, *skipped, *allow]:
         if check_id not in known:
             raise BadInput(f"Unknown check id '{check_id}'; {suggest(check_id, known)}",
                            hint="List them with 'neuron-env doctor --list-checks'.")  # fmt: skip

@@ -20,12 +20,13 @@ def render_markdown(report: DoctorReport, title: str = "neuron-env doctor") -> s
         "| | check | result | fix |",
         "|---|---|---|---|",
     ]
-    lines += [_row(f) for f in report.findings]
+    lines += [_row(f, report.summary.is_allowed(f)) for f in report.findings]
     return "\n".join(lines) + "\n"
 
 
-def _row(finding: Finding) -> str:
-    cells = [ICONS[finding.status], f"`{finding.check}`", finding.summary]
+def _row(finding: Finding, allowed: bool) -> str:
+    summary = finding.summary + (" *(allowed)*" if allowed else "")
+    cells = [ICONS[finding.status], f"`{finding.check}`", summary]
     cells.append(f"`{finding.fix}`" if finding.fix else "")
     return "| " + " | ".join(_cell(c) for c in cells) + " |"
 
@@ -38,15 +39,19 @@ def workflow_commands(report: DoctorReport) -> list[str]:
     """Workflow commands for failures, errors and warnings (warnings as errors when strict)."""
     lines = []
     for finding in report.findings:
-        level = _level(finding.status, report.summary.strict)
+        allowed = report.summary.is_allowed(finding)
+        level = _level(finding.status, report.summary.strict, allowed)
         if level:
-            message = finding.summary + (f"\nfix: {finding.fix}" if finding.fix else "")
+            note = " (allowed: does not fail the run)" if allowed else ""
+            message = finding.summary + note + (f"\nfix: {finding.fix}" if finding.fix else "")
             title = _escape_property(f"neuron-env {finding.check}")
             lines.append(f"::{level} title={title}::{_escape_data(message)}")
     return lines
 
 
-def _level(status: str, strict: bool) -> str | None:
+def _level(status: str, strict: bool, allowed: bool) -> str | None:
+    if allowed and status != "ok":
+        return "warning"
     if status in ("fail", "error") or (strict and status == "warn"):
         return "error"
     return "warning" if status == "warn" else None

@@ -10,13 +10,14 @@ from neuron_env.serialize import envelope
 COMMAND = "doctor"
 
 
-def to_document(report: DoctorReport) -> dict[str, Any]:
+def to_document(report: DoctorReport, command: str = COMMAND) -> dict[str, Any]:
     return envelope(
-        COMMAND,
+        command,
         {
             "status": report.summary.status,
             "exit_code": report.summary.exit_code,
             "strict": report.summary.strict,
+            "allowed": report.summary.allowed,
             "counts": report.summary.counts,
             "release": report.release,
             "release_reason": report.release_reason,

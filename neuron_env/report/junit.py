@@ -9,57 +9,68 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
-from neuron_env.checks.model import CATEGORIES, DoctorReport, Finding
+from neuron_env.checks.model import CATEGORIES, DoctorReport, Finding, Summary
 
 SUITE_NAME = "neuron-env doctor"
 
 
 def render_junit(report: DoctorReport) -> str:
-    findings = list(report.findings)
-    root = ET.Element(
-        "testsuites", {"name": SUITE_NAME, **_counts(findings, report.summary.strict)}
-    )
+    findings, summary = list(report.findings), report.summary
+    root = ET.Element("testsuites", {"name": SUITE_NAME, **_counts(findings, summary)})
     for category in CATEGORIES:
         members = [f for f in findings if f.category == category]
         if members:
-            root.append(_suite(category, members, report.summary.strict))
+            root.append(_suite(category, members, summary))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def _suite(category: str, findings: Sequence[Finding], strict: bool) -> ET.Element:
-    suite = ET.Element("testsuite", {"name": f"neuron-env.{category}", **_counts(findings, strict)})
+def _suite(category: str, findings: Sequence[Finding], summary: Summary) -> ET.Element:
+    suite = ET.Element(
+        "testsuite", {"name": f"neuron-env.{category}", **_counts(findings, summary)}
+    )
     for finding in findings:
-        suite.append(_case(finding, strict))
+        suite.append(_case(finding, summary))
     return suite
 
 
-def _case(finding: Finding, strict: bool) -> ET.Element:
+def _case(finding: Finding, summary: Summary) -> ET.Element:
     case = ET.Element("testcase", classname=f"neuron-env.{finding.category}", name=finding.check)
     case.set("time", "0")
     body = "\n".join(
         part for part in (finding.detail, finding.fix and f"fix: {finding.fix}") if part
     )
-    if finding.status == "fail" or (strict and finding.status == "warn"):
+    status = _effective(finding, summary)
+    if status == "fail":
         element = ET.SubElement(case, "failure", message=finding.summary, type=finding.status)
         element.text = body or None
-    elif finding.status == "error":
+    elif status == "error":
         element = ET.SubElement(case, "error", message=finding.summary, type="probe-error")
         element.text = body or None
-    elif finding.status == "skip":
+    elif status == "skip":
         ET.SubElement(case, "skipped", message=finding.summary)
     else:
         out = ET.SubElement(case, "system-out")
-        out.text = f"{finding.status.upper()}: {finding.summary}" + (f"\n{body}" if body else "")
+        label = finding.status.upper() + (" (allowed)" if summary.is_allowed(finding) else "")
+        out.text = f"{label}: {finding.summary}" + (f"\n{body}" if body else "")
     return case
 
 
-def _counts(findings: Sequence[Finding], strict: bool) -> dict[str, str]:
-    failed = {"fail", "warn"} if strict else {"fail"}
+def _effective(finding: Finding, summary: Summary) -> str:
+    """How the finding counts: allowed problems pass; warnings fail when strict."""
+    if summary.is_allowed(finding):
+        return "ok"
+    if summary.strict and finding.status == "warn":
+        return "fail"
+    return finding.status
+
+
+def _counts(findings: Sequence[Finding], summary: Summary) -> dict[str, str]:
+    statuses = [_effective(f, summary) for f in findings]
     return {
         "tests": str(len(findings)),
-        "failures": str(sum(f.status in failed for f in findings)),
-        "errors": str(sum(f.status == "error" for f in findings)),
-        "skipped": str(sum(f.status == "skip" for f in findings)),
+        "failures": str(statuses.count("fail")),
+        "errors": str(statuses.count("error")),
+        "skipped": str(statuses.count("skip")),
         "time": "0",
     }

@@ -45,16 +45,19 @@ def print_report(out: Console, report: DoctorReport, *, verbose: bool = False) -
         if members:
             out.print(f"\n[bold]{CATEGORY_TITLES[category]}[/]")
             for finding in members:
-                _print_finding(out, finding, width, verbose)
+                _print_finding(out, finding, width, verbose, report.summary.is_allowed(finding))
     out.print()
     out.print(_summary_line(report))
 
 
-def _print_finding(out: Console, finding: Finding, width: int, verbose: bool) -> None:
+def _print_finding(
+    out: Console, finding: Finding, width: int, verbose: bool, allowed: bool = False
+) -> None:
     """Mark and check id, then the text wrapped with a hanging indent (no trailing spaces)."""
     indent = " " * (width + 6)
     room = max(40, out.width - len(indent))
-    lines: list[tuple[str, str, str]] = [("", "", finding.summary)]
+    note = " (allowed by --allow: does not fail the run)" if allowed else ""
+    lines: list[tuple[str, str, str]] = [("", "", finding.summary + note)]
     if finding.detail and (verbose or finding.status in ("fail", "error")):
         lines.append(("", "dim", finding.detail))
     if finding.fix and finding.status != "ok":
