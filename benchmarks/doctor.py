@@ -51,7 +51,7 @@ def main() -> None:
     parser.add_argument("--torch-python", default=sys.executable, help="interpreter with torch")
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
-    check = subprocess.run([args.torch_python, "-c", "import torch"], capture_output=True, check=False)
+    check = subprocess.run([args.torch_python, "-c", "import torch"], capture_output=True)
     if check.returncode != 0:
         sys.exit(f"{args.torch_python} cannot import torch: pip install torch==2.13.0 first.")
 

@@ -17,6 +17,7 @@ from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
     from neuron_env.checks.model import Check, DoctorReport
+    from neuron_env.doctor import DoctorOptions
     from neuron_env.facts import HostFacts
 
 PythonOption = Annotated[
@@ -146,7 +147,7 @@ def doctor(
       neuron-env doctor --facts host.json --format json
     """
     from neuron_env.checks.registry import CHECKS
-    from neuron_env.doctor import DoctorOptions, judge
+    from neuron_env.doctor import DoctorOptions
     from neuron_env.report import FORMATS
 
     if list_checks:
@@ -155,12 +156,26 @@ def doctor(
     if output_format not in FORMATS:
         raise BadInput(f"--format '{output_format}' is not one of: {', '.join(FORMATS)}.")
     options = DoctorOptions(release, torch, tuple(check or ()), tuple(skip or ()), strict, level)
+    report = run_doctor(ctx, options, facts_file, python, sysroot, probe_timeout)
+    _emit(report, output_format, output, verbose)
+    raise typer.Exit(report.summary.exit_code)
+
+
+def run_doctor(
+    ctx: typer.Context,
+    options: DoctorOptions,
+    facts_file: Path | None,
+    python: Path | None,
+    sysroot: Path,
+    probe_timeout: float,
+) -> DoctorReport:
+    """Facts (live or from a snapshot) judged against the matrix; shared with preflight."""
+    from neuron_env.doctor import judge
+
     with ThreadPoolExecutor(max_workers=1) as pool:  # probe the host while the matrix loads
         host = pool.submit(_facts_for, facts_file, python, sysroot, probe_timeout)
         matrix = load_matrix(ctx)
-        report = judge(matrix, host.result(), options)
-    _emit(report, output_format, output, verbose)
-    raise typer.Exit(report.summary.exit_code)
+        return judge(matrix, host.result(), options)
 
 
 def _facts_for(

@@ -15,12 +15,14 @@ if TYPE_CHECKING:
 FORMATS = ("text", "json", "junit", "github")
 
 
-def render(report: DoctorReport, output_format: str, *, verbose: bool = False) -> str:
+def render(
+    report: DoctorReport, output_format: str, *, verbose: bool = False, command: str = "doctor"
+) -> str:
     """The report as text in ``output_format`` (text without colour, for files and pipes)."""
     if output_format == "json":
         from neuron_env.report.json_report import to_document
 
-        return json.dumps(to_document(report), indent=2) + "\n"
+        return json.dumps(to_document(report, command), indent=2) + "\n"
     if output_format == "junit":
         from neuron_env.report.junit import render_junit
 
@@ -28,7 +30,7 @@ def render(report: DoctorReport, output_format: str, *, verbose: bool = False) -
     if output_format == "github":
         from neuron_env.report.github import render_markdown
 
-        return render_markdown(report)
+        return render_markdown(report, title=f"neuron-env {command}")
     return _plain_text(report, verbose)
 
 

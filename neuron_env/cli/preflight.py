@@ -1,0 +1,151 @@
+"""``neuron-env preflight``: doctor for CI jobs and schedulers, with a stable exit-code contract."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from neuron_env.cli._common import console
+from neuron_env.cli.doctor import ProbeTimeoutOption, PythonOption, SysrootOption, run_doctor
+from neuron_env.errors import BadInput
+
+if TYPE_CHECKING:
+    from neuron_env.checks.model import DoctorReport
+    from neuron_env.preflight import OutputPlan
+
+
+def preflight(
+    ctx: typer.Context,
+    torch: Annotated[
+        str | None, typer.Option("--torch", metavar="X.Y", help="PyTorch minor, e.g. 2.14.")
+    ] = None,
+    release: Annotated[
+        str | None, typer.Option("--release", "-r", metavar="R", help="Neuron release.")
+    ] = None,
+    level: Annotated[
+        int, typer.Option("--level", min=0, max=2, metavar="0|1|2", help="0: host and environment.")
+    ] = 0,
+    python: PythonOption = None,
+    sysroot: SysrootOption = Path("/"),
+    output_format: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            help="text, json, junit or github (default: github on GitHub Actions, junit files on "
+            "GitLab CI, else text).",
+        ),
+    ] = None,
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="PATH",
+            help="A FILE for the report, or a DIR/ that receives it plus preflight.json.",
+        ),
+    ] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Warnings fail the run too.")] = False,
+    allow: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow", metavar="ID", help="A check that may fail without failing the run."
+        ),
+    ] = None,
+    probe_timeout: ProbeTimeoutOption = 15.0,
+    emit: Annotated[
+        str | None,
+        typer.Option(
+            "--emit", metavar="WHAT", help="Print an integration instead: slurm-healthcheck."
+        ),
+    ] = None,
+    timeout: Annotated[
+        float,
+        typer.Option(
+            "--timeout", metavar="SECONDS", help="With --emit: stop the whole check after this."
+        ),
+    ] = 120.0,
+) -> None:
+    """Gate a CI job or a node on a healthy Trainium environment (doctor + device levels).
+
+    Exit 0 ready (warnings allowed unless --strict; --allow-ed checks never fail), 1 not ready
+    (a check failed or could not run), 2 preflight misused.
+
+    Examples:
+
+      neuron-env preflight --torch 2.14 --level 1 --output reports/
+
+      neuron-env preflight --allow env.cache --strict
+
+      neuron-env preflight --emit slurm-healthcheck --python /opt/venv/bin/python > healthcheck.sh
+    """
+    from neuron_env.doctor import DoctorOptions
+    from neuron_env.preflight import EMITTABLE, detect_ci, plan_outputs
+    from neuron_env.report import FORMATS
+
+    if output_format is not None and output_format not in FORMATS:
+        raise BadInput(f"--format '{output_format}' is not one of: {', '.join(FORMATS)}.")
+    if emit is not None:
+        if emit not in EMITTABLE:
+            raise BadInput(f"--emit '{emit}' is not one of: {', '.join(EMITTABLE)}.")
+        _emit_slurm(torch, release, level, python, sysroot, strict, allow or [], timeout)
+        return
+    options = DoctorOptions(release, torch, (), (), strict, level, tuple(allow or ()))
+    report = run_doctor(ctx, options, None, python, sysroot, probe_timeout)
+    _deliver(report, plan_outputs(output_format, output, detect_ci(os.environ)))
+    raise typer.Exit(report.summary.exit_code)
+
+
+def _deliver(report: DoctorReport, plan: OutputPlan) -> None:
+    from neuron_env.report import render
+    from neuron_env.report.github import workflow_commands
+    from neuron_env.report.text import print_report
+
+    if plan.annotations:
+        sys.stdout.write("".join(line + "\n" for line in workflow_commands(report)))
+    if plan.stdout == "text":
+        print_report(console(), report)
+    else:
+        sys.stdout.write(render(report, plan.stdout, command="preflight"))
+    for path, output_format in plan.files:
+        _write(path, render(report, output_format, command="preflight"))
+    if plan.step_summary is not None:
+        _write(plan.step_summary, render(report, "github", command="preflight"), append=True)
+
+
+def _write(path: Path, text: str, *, append: bool = False) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a" if append else "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise BadInput(f"Cannot write {path}: {exc.strerror}.") from None
+
+
+def _emit_slurm(
+    torch: str | None,
+    release: str | None,
+    level: int,
+    python: Path | None,
+    sysroot: Path,
+    strict: bool,
+    allow: list[str],
+    timeout: float,
+) -> None:
+    from neuron_env.preflight import render_slurm_healthcheck
+
+    args = ["--level", str(level)]
+    args += ["--torch", torch] if torch else []
+    args += ["--release", release] if release else []
+    args += ["--python", str(python)] if python else []
+    args += ["--sysroot", str(sysroot)] if sysroot != Path("/") else []
+    args += ["--strict"] if strict else []
+    for check in allow:
+        args += ["--allow", check]
+    script = Path(sys.executable).with_name("neuron-env")  # this installation's console script
+    tool = str(script) if script.exists() else "neuron-env"
+    sys.stdout.write(render_slurm_healthcheck(tool, sys.executable, timeout, args))

@@ -1,0 +1,301 @@
+"""``neuron-env preflight``: exit codes, CI defaults, formats, and the Slurm health check."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import xmlschema
+
+from tests.conftest import DATA, NEURON_ENV, CliRunner
+from tests.support.hosts import (
+    build_sysroot,
+    build_target,
+    imds_environment,
+    load_scenario,
+    write_matrix,
+)
+
+pytestmark = pytest.mark.integration
+
+JUNIT_SCHEMA = xmlschema.XMLSchema(DATA / "junit" / "junit.xsd")
+
+
+@dataclass(frozen=True)
+class Host:
+    sysroot: Path
+    python: Path
+    env: dict[str, str]
+
+    def args(self, *extra: str) -> list[str]:
+        return ["preflight", "--sysroot", str(self.sysroot), "--python", str(self.python), *extra]
+
+
+def _host(name: str, tmp_path: Path) -> Iterator[Host]:
+    scenario = load_scenario(name)
+    where = tmp_path / name
+    where.mkdir()
+    sysroot, python = build_sysroot(scenario, where), build_target(scenario, where)
+    matrix = write_matrix(scenario.matrix, where)
+    with imds_environment(scenario) as aws:
+        yield Host(sysroot, python, {**aws, "NEURON_ENV_MATRIX_DIR": str(matrix)})
+
+
+@pytest.fixture
+def healthy(tmp_path: Path) -> Iterator[Host]:
+    yield from _host("healthy-trn2-ubuntu-26.04", tmp_path)
+
+
+@pytest.fixture
+def warning_host(tmp_path: Path) -> Iterator[Host]:
+    yield from _host("kernel-headers-missing", tmp_path)
+
+
+@pytest.fixture
+def failing_host(tmp_path: Path) -> Iterator[Host]:
+    yield from _host("driver-not-loaded", tmp_path)
+
+
+def test_exit_code_contract(
+    cli: CliRunner, healthy: Host, warning_host: Host, failing_host: Host
+) -> None:
+    assert cli(*healthy.args(), env=healthy.env).returncode == 0
+    assert cli(*warning_host.args(), env=warning_host.env).returncode == 0
+    assert cli(*warning_host.args("--strict"), env=warning_host.env).returncode == 1
+    assert cli(*failing_host.args(), env=failing_host.env).returncode == 1
+    assert cli(*failing_host.args("--format", "yaml"), env=failing_host.env).returncode == 2
+
+
+def test_allowed_checks_fail_visibly_without_failing_the_run(
+    cli: CliRunner, failing_host: Host
+) -> None:
+    args = failing_host.args("--allow", "driver.module", "--allow", "driver.devices")
+    result = cli(*args, env=failing_host.env)
+    assert result.returncode == 0
+    assert "✗ driver.module" in result.stdout
+    assert "(allowed by --allow: does not fail the run)" in result.stdout
+    partly = cli(*failing_host.args("--allow", "driver.module"), env=failing_host.env)
+    assert partly.returncode == 1  # driver.devices still fails
+
+
+def test_allowing_an_unknown_check_is_bad_input(cli: CliRunner, healthy: Host) -> None:
+    result = cli(*healthy.args("--allow", "driver.modul"), env=healthy.env)
+    assert result.returncode == 2 and "did you mean 'driver.module'?" in result.stderr
+
+
+def test_output_directory_gets_the_report_and_json(
+    cli: CliRunner, failing_host: Host, tmp_path: Path
+) -> None:
+    out = tmp_path / "reports"
+    result = cli(
+        *failing_host.args("--format", "junit", "--output", f"{out}/"), env=failing_host.env
+    )
+    assert result.returncode == 1
+    assert "✗ driver.module" in result.stdout  # the human report still goes to the log
+    doc = json.loads((out / "preflight.json").read_text())
+    assert doc["schema"] == "neuron-env/preflight/v1" and doc["status"] == "fail"
+    JUNIT_SCHEMA.validate(str(out / "preflight.xml"))
+
+
+def test_junit_validates_against_the_schema_with_allowed_and_strict_checks(
+    cli: CliRunner, warning_host: Host, failing_host: Host, tmp_path: Path
+) -> None:
+    strict = tmp_path / "strict.xml"
+    cli(
+        *warning_host.args("--strict", "--format", "junit", "-o", str(strict)), env=warning_host.env
+    )
+    JUNIT_SCHEMA.validate(str(strict))
+    assert JUNIT_SCHEMA.to_dict(str(strict))["@failures"] == 1  # the warning fails when strict
+    allowed = tmp_path / "allowed.xml"
+    args = failing_host.args("--allow", "driver.module", "--format", "junit", "-o", str(allowed))
+    cli(*args, env=failing_host.env)
+    JUNIT_SCHEMA.validate(str(allowed))
+    assert JUNIT_SCHEMA.to_dict(str(allowed))["@failures"] == 1  # driver.devices only
+
+
+def test_github_actions_defaults(cli: CliRunner, failing_host: Host, tmp_path: Path) -> None:
+    summary = tmp_path / "step-summary.md"
+    env = {**failing_host.env, "GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)}
+    result = cli(*failing_host.args(), env=env)
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("::error title=neuron-env driver.module::")
+    assert any("✗ driver.module" in line for line in lines)  # and the readable report
+    assert summary.read_text().startswith("### neuron-env preflight: FAIL")
+
+
+def test_gitlab_defaults_write_junit_and_json_for_the_artifacts(
+    cli: CliRunner, healthy: Host, tmp_path: Path
+) -> None:
+    env = {**healthy.env, "GITLAB_CI": "true", "CI_PROJECT_DIR": str(tmp_path)}
+    result = cli(*healthy.args(), env=env)
+    assert result.returncode == 0 and "Ready" in result.stdout
+    JUNIT_SCHEMA.validate(str(tmp_path / "neuron-env-preflight" / "preflight.xml"))
+    assert (
+        json.loads((tmp_path / "neuron-env-preflight" / "preflight.json").read_text())["status"]
+        == "ok"
+    )
+
+
+def test_json_to_stdout_for_machines(cli: CliRunner, healthy: Host) -> None:
+    result = cli(*healthy.args("--format", "json"), env=healthy.env)
+    doc = json.loads(result.stdout)
+    assert doc["schema"] == "neuron-env/preflight/v1" and doc["exit_code"] == 0
+
+
+# --- Slurm ------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def stub_bin(tmp_path: Path) -> Path:
+    """``scontrol`` and ``logger`` stand-ins that record their arguments."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    for name in ("scontrol", "logger"):
+        tool = folder / name
+        tool.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > "{tmp_path}/{name}.args"\n')
+        tool.chmod(0o755)
+    return folder
+
+
+def render_healthcheck(cli: CliRunner, host: Host, path: Path, *extra: str) -> Path:
+    result = cli("preflight", "--emit", "slurm-healthcheck", "--sysroot", str(host.sysroot),
+                 "--python", str(host.python), *extra)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    path.write_text(result.stdout)
+    return path
+
+
+def run_healthcheck(script: Path, host: Host, stub_bin: Path, **env: str) -> int:
+    full = {"PATH": f"{stub_bin}:/usr/bin:/bin", "SLURMD_NODENAME": "trn-node-7", **host.env, **env}
+    return subprocess.run(["bash", str(script)], env=full, timeout=120, check=False).returncode
+
+
+def test_healthcheck_drains_a_broken_node_naming_the_failing_checks(
+    cli: CliRunner, failing_host: Host, stub_bin: Path, tmp_path: Path
+) -> None:
+    script = render_healthcheck(cli, failing_host, tmp_path / "healthcheck.sh")
+    assert run_healthcheck(script, failing_host, stub_bin) == 1
+    args = (tmp_path / "scontrol.args").read_text().splitlines()
+    assert args == [
+        "update",
+        "nodename=trn-node-7",
+        "state=drain",
+        "reason=neuron-env: driver.module,driver.devices",
+    ]
+
+
+def test_healthcheck_leaves_a_healthy_node_alone(
+    cli: CliRunner, healthy: Host, stub_bin: Path, tmp_path: Path
+) -> None:
+    script = render_healthcheck(cli, healthy, tmp_path / "healthcheck.sh")
+    assert run_healthcheck(script, healthy, stub_bin) == 0
+    assert not (tmp_path / "scontrol.args").exists()
+
+
+def test_healthcheck_allowed_checks_do_not_drain(
+    cli: CliRunner, failing_host: Host, stub_bin: Path, tmp_path: Path
+) -> None:
+    script = render_healthcheck(cli, failing_host, tmp_path / "hc.sh", "--allow", "driver.module",
+                                "--allow", "driver.devices")  # fmt: skip
+    assert run_healthcheck(script, failing_host, stub_bin) == 0
+
+
+def test_healthcheck_drains_when_preflight_hangs(
+    cli: CliRunner, healthy: Host, stub_bin: Path, tmp_path: Path
+) -> None:
+    hung = stub_bin / "hung-neuron-env"
+    hung.write_text("#!/bin/sh\nexec sleep 60\n")
+    hung.chmod(0o755)
+    script = render_healthcheck(cli, healthy, tmp_path / "hc.sh")
+    assert run_healthcheck(script, healthy, stub_bin, NEURON_ENV=str(hung), TIMEOUT="1") == 1
+    reason = (tmp_path / "scontrol.args").read_text().splitlines()[-1]
+    assert reason == "reason=neuron-env preflight did not finish within 1s"
+
+
+def test_rendered_scripts_pass_shellcheck(cli: CliRunner, healthy: Host, tmp_path: Path) -> None:
+    script = render_healthcheck(cli, healthy, tmp_path / "hc.sh", "--allow", "env.cache")
+    repo = DATA.parents[1]
+    for path in (
+        script,
+        repo / "scripts" / "github-action.sh",
+        repo / "scripts" / "slurm-healthcheck.sh",
+    ):
+        subprocess.run(["bash", "-n", str(path)], check=True)
+        subprocess.run(["shellcheck", str(path)], check=True)
+
+
+def test_emit_quotes_hostile_values(cli: CliRunner, healthy: Host, tmp_path: Path) -> None:
+    hostile = "2.14'; touch /tmp/pwned; echo '"
+    result = cli("preflight", "--emit", "slurm-healthcheck", "--torch", hostile)
+    assert result.returncode == 0
+    script = tmp_path / "hc.sh"
+    script.write_text(result.stdout)
+    subprocess.run(["shellcheck", str(script)], check=True)
+    # The value survives as one argument, exactly as given.
+    probe = subprocess.run(
+        ["bash", "-c", f'source <(sed -n "/^# --- settings/,/^# --- end/p" {script}); '
+         'printf "%s\\n" "${PREFLIGHT_ARGS[@]}"'],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert probe.stdout.splitlines() == ["--level", "0", "--torch", hostile]
+
+
+# --- the GitHub Action's steps, run locally -------------------------------------------------------
+
+
+def test_github_action_steps_run_locally(healthy: Host, tmp_path: Path) -> None:
+    repo = DATA.parents[1]
+    action = tmp_path / "action"  # what GitHub checks out at the action's ref
+    shutil.copytree(
+        repo, action, ignore=shutil.ignore_patterns(".venv*", ".git", "*.egg-info", "__pycache__")
+    )
+    outputs, summary = tmp_path / "github-output", tmp_path / "summary.md"
+    env = {
+        **healthy.env,
+        "PATH": f"{NEURON_ENV.parent}:/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_ACTION_PATH": str(action),
+        "RUNNER_TEMP": str(tmp_path / "runner-temp"),
+        "GITHUB_OUTPUT": str(outputs),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "INPUT_TORCH": "2.14",
+        "INPUT_LEVEL": "0",
+        "INPUT_PYTHON": str(healthy.python),
+        "INPUT_ALLOW": "env.cache",
+        "INPUT_ARGS": f"--sysroot {healthy.sysroot}",
+    }
+    result = subprocess.run(["bash", str(action / "scripts" / "github-action.sh")], env=env,
+                            capture_output=True, text=True, timeout=600, check=False)  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    published = dict(line.split("=", 1) for line in outputs.read_text().splitlines())
+    assert published["status"] == "ok"
+    assert json.loads(Path(published["report-path"]).read_text())["torch"] == "2.14.0"
+    assert summary.read_text().startswith("### neuron-env preflight: OK")
+
+
+def test_action_and_examples_are_well_formed() -> None:
+    import yaml
+
+    repo = DATA.parents[1]
+    action = yaml.safe_load((repo / "action.yml").read_text())
+    assert set(action["inputs"]) >= {"torch", "release", "level", "python", "strict"}
+    assert set(action["outputs"]) == {"status", "report-path"}
+    (step,) = action["runs"]["steps"]
+    assert action["runs"]["using"] == "composite"
+    assert "${{" not in step["run"]  # inputs arrive as environment variables only
+    assert step["run"] == 'bash "$GITHUB_ACTION_PATH/scripts/github-action.sh"'
+    for manifest in (repo / "examples" / "kubernetes").glob("*.yaml"):
+        doc = yaml.safe_load(manifest.read_text())
+        spec = doc["spec"]["template"]["spec"] if doc["kind"] == "Job" else doc["spec"]
+        commands = [c["command"] for c in spec.get("initContainers", []) + spec["containers"]]
+        assert any(cmd[:2] == ["neuron-env", "preflight"] and "/host" in cmd for cmd in commands)
+        assert {"hostPath": {"path": "/"}, "name": "host-root"} in spec["volumes"]
+    workflow = yaml.safe_load((repo / "examples" / "github-workflow.yml").read_text())
+    assert workflow["jobs"]["train"]["steps"][1]["with"]["torch"] == "2.14"
