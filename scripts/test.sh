@@ -14,6 +14,19 @@ venv=${NEURON_ENV_TEST_VENV:-.venv-test}
 
 log() { printf '\n== %s\n' "$*"; }
 
+need_tool() { # tool, apt package
+  command -v "$1" >/dev/null 2>&1 && return 0
+  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    log "installing $2"
+    apt-get update -qq && apt-get install -y -qq "$2" >/dev/null
+  else
+    echo "The tests need $1: install it (e.g. sudo apt-get install $2) and run again." >&2
+    exit 1
+  fi
+}
+need_tool shellcheck shellcheck
+need_tool setpriv util-linux
+
 log "test environment: $venv ($("$python" --version))"
 if [[ ! -x $venv/bin/python ]]; then
   "$python" -m venv "$venv"
