@@ -89,136 +89,161 @@ JSON_LENIENT = Style(key_of=_snake_key, strict=False)
 
 def parse(cls: type[T], data: Any, path: Sequence[str | int] = (), style: Style = TOML) -> T:
     """Convert ``data`` (parsed TOML or JSON) into an instance of dataclass ``cls``."""
-    if not isinstance(data, dict):
-        raise SchemaError(path, f"expected a table, got {_describe(data)}")
-    hints, fields = _layout(cast(Hashable, cls))
-    by_key = {style.key_of(f): f for f in fields}
-    for key in data:
-        if key not in by_key and style.strict:
-            raise SchemaError([*path, key], f"unknown key '{key}'; {suggest(key, list(by_key))}")
-    values: dict[str, Any] = {}
-    for key, field in by_key.items():
-        if key in data:
-            values[field.name] = convert(hints[field.name], data[key], [*path, key], style)
-        elif _is_required(field):
-            raise SchemaError([*path, key], f"missing required key '{key}'")
     try:
-        return cls(**values)
-    except ValueError as exc:  # __post_init__ consistency checks
-        raise SchemaError(path, str(exc)) from None
+        result: T = _converter(cast(Hashable, cls), style)(data)
+        return result
+    except SchemaError as exc:
+        raise SchemaError([*path, *exc.path], exc.problem) from None
+
+
+# Converters are compiled once per (type, style) into closures: snapshots of a 1,000-host fleet are
+# parsed in a loop. Error paths are built only while an error unwinds (see _inside).
+Converter = Callable[[Any], Any]
 
 
 @functools.cache
-def _layout(cls: Any) -> tuple[dict[str, Any], list[dataclasses.Field[Any]]]:
-    """Type hints and document fields of a dataclass, computed once per class."""
+def _converter(tp: Any, style: Style) -> Converter:
+    origin = get_origin(tp)
+    if tp is Any:
+        return lambda value: value
+    if origin in (Union, types.UnionType):
+        (inner,) = [arg for arg in get_args(tp) if arg is not type(None)]
+        convert_inner = _converter(inner, style)
+        return lambda value: None if value is None else convert_inner(value)
+    if origin is Literal:
+        choices = get_args(tp)
+        return lambda value: _convert_literal(choices, value)
+    if origin is tuple:
+        return _tuple_converter(_converter(get_args(tp)[0], style))
+    if origin is dict:
+        return _table_converter(_converter(get_args(tp)[1], style))
+    if dataclasses.is_dataclass(tp):
+        return _dataclass_converter(tp, style)
+    scalar = _SCALARS.get(tp)
+    if scalar is None:  # pragma: no cover - a programming error in the model
+        raise TypeError(f"schema cannot convert to {tp!r}")
+    return scalar
+
+
+def _dataclass_converter(cls: Any, style: Style) -> Converter:
+    hints = typing.get_type_hints(cls)
     fields = [f for f in dataclasses.fields(cls) if not f.metadata.get(NOT_IN_TOML)]
-    return typing.get_type_hints(cls), fields
+    plan = [
+        (style.key_of(f), f.name, _converter(hints[f.name], style), _is_required(f)) for f in fields
+    ]
+    keys = {key for key, *_ in plan}
+
+    def convert(data: Any) -> Any:
+        if not isinstance(data, dict):
+            raise SchemaError((), f"expected a table, got {_describe(data)}")
+        if style.strict:
+            for key in data:
+                if key not in keys:
+                    raise SchemaError((key,), f"unknown key '{key}'; {suggest(key, sorted(keys))}")
+        values: dict[str, Any] = {}
+        for key, name, convert_field, required in plan:
+            if key in data:
+                values[name] = _inside(key, convert_field, data[key])
+            elif required:
+                raise SchemaError((key,), f"missing required key '{key}'")
+        try:
+            return cls(**values)
+        except ValueError as exc:  # __post_init__ consistency checks
+            raise SchemaError((), str(exc)) from None
+
+    return convert
+
+
+def _inside(key: str | int, convert: Converter, value: Any) -> Any:
+    """Convert a child value; on failure, prefix the error's path with the child's key."""
+    try:
+        return convert(value)
+    except SchemaError as exc:
+        raise SchemaError((key, *exc.path), exc.problem) from None
+
+
+def _tuple_converter(convert_item: Converter) -> Converter:
+    def convert(value: Any) -> tuple[Any, ...]:
+        if not isinstance(value, list):
+            raise SchemaError((), f"expected an array, got {_describe(value)}")
+        return tuple(_inside(i, convert_item, item) for i, item in enumerate(value))
+
+    return convert
+
+
+def _table_converter(convert_item: Converter) -> Converter:
+    def convert(value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise SchemaError((), f"expected a table, got {_describe(value)}")
+        return {key: _inside(key, convert_item, item) for key, item in value.items()}
+
+    return convert
 
 
 def _is_required(field: dataclasses.Field[Any]) -> bool:
     return field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
 
 
-def convert(tp: Any, value: Any, path: Sequence[str | int], style: Style = TOML) -> Any:
-    """Convert one value to the annotated type ``tp``."""
-    origin = get_origin(tp)
-    if tp is Any:
-        return value
-    if origin in (Union, types.UnionType):
-        if value is None and type(None) in get_args(tp):
-            return None
-        (inner,) = [arg for arg in get_args(tp) if arg is not type(None)]
-        return convert(inner, value, path, style)
-    if origin is Literal:
-        return _convert_literal(get_args(tp), value, path)
-    if origin is tuple:
-        return _convert_tuple(get_args(tp)[0], value, path, style)
-    if origin is dict:
-        return _convert_table(get_args(tp)[1], value, path, style)
-    if dataclasses.is_dataclass(tp):
-        return parse(tp, value, path, style)  # type: ignore[arg-type]
-    converter = _SCALARS.get(tp)
-    if converter is None:  # pragma: no cover - a programming error in the model
-        raise TypeError(f"schema cannot convert to {tp!r}")
-    return converter(value, path)
-
-
-def _convert_literal(choices: tuple[str, ...], value: Any, path: Sequence[str | int]) -> str:
+def _convert_literal(choices: tuple[str, ...], value: Any) -> str:
     if not isinstance(value, str):
-        raise SchemaError(path, f"expected a string, got {_describe(value)}")
+        raise SchemaError((), f"expected a string, got {_describe(value)}")
     if value not in choices:
-        raise SchemaError(path, f"invalid value '{value}'; {suggest(value, choices)}")
+        raise SchemaError((), f"invalid value '{value}'; {suggest(value, choices)}")
     return value
 
 
-def _convert_tuple(
-    item_type: Any, value: Any, path: Sequence[str | int], style: Style
-) -> tuple[Any, ...]:
-    if not isinstance(value, list):
-        raise SchemaError(path, f"expected an array, got {_describe(value)}")
-    return tuple(convert(item_type, item, [*path, i], style) for i, item in enumerate(value))
-
-
-def _convert_table(
-    item_type: Any, value: Any, path: Sequence[str | int], style: Style
-) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise SchemaError(path, f"expected a table, got {_describe(value)}")
-    return {key: convert(item_type, item, [*path, key], style) for key, item in value.items()}
-
-
-def _str(value: Any, path: Sequence[str | int]) -> str:
+def _str(value: Any) -> str:
     if not isinstance(value, str):
-        raise SchemaError(path, f"expected a string, got {_describe(value)}")
+        raise SchemaError((), f"expected a string, got {_describe(value)}")
     return value
 
 
-def _bool(value: Any, path: Sequence[str | int]) -> bool:
+def _bool(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise SchemaError(path, f"expected true or false, got {_describe(value)}")
+        raise SchemaError((), f"expected true or false, got {_describe(value)}")
     return value
 
 
-def _int(value: Any, path: Sequence[str | int]) -> int:
+def _int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise SchemaError(path, f"expected an integer, got {_describe(value)}")
+        raise SchemaError((), f"expected an integer, got {_describe(value)}")
     return value
 
 
-def _float(value: Any, path: Sequence[str | int]) -> float:
+def _float(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise SchemaError(path, f"expected a number, got {_describe(value)}")
+        raise SchemaError((), f"expected a number, got {_describe(value)}")
     return float(value)
 
 
-def _version(value: Any, path: Sequence[str | int]) -> Version:
-    text = _str(value, path)
+def _version(value: Any) -> Version:
+    text = _str(value)
     try:
         version = Version(text)
     except InvalidVersion:
-        raise SchemaError(path, f"invalid version '{text}' (expected e.g. '2.14.3.0')") from None
+        raise SchemaError((), f"invalid version '{text}' (expected e.g. '2.14.3.0')") from None
     if str(version) != text:
-        raise SchemaError(path, f"write version '{text}' in its normal form '{version}'")
+        raise SchemaError((), f"write version '{text}' in its normal form '{version}'")
     return version
 
 
-def _specifier(value: Any, path: Sequence[str | int]) -> SpecifierSet:
-    text = _str(value, path)
+def _specifier(value: Any) -> SpecifierSet:
+    text = _str(value)
     try:
         return SpecifierSet(text)
     except InvalidSpecifier:
         raise SchemaError(
-            path, f"invalid version specifier '{text}' (expected e.g. '==2.*')"
+            (), f"invalid version specifier '{text}' (expected e.g. '==2.*')"
         ) from None
 
 
-def _date(value: Any, path: Sequence[str | int]) -> datetime.date:
+def _date(value: Any) -> datetime.date:
     if isinstance(value, datetime.date) and not isinstance(value, datetime.datetime):
         return value
-    raise SchemaError(path, f"expected a date such as 2026-10-19, got {_describe(value)}")
+    raise SchemaError((), f"expected a date such as 2026-10-19, got {_describe(value)}")
 
 
-_SCALARS: dict[Any, Callable[[Any, Sequence[str | int]], Any]] = {
+_SCALARS: dict[Any, Converter] = {
     str: _str,
     bool: _bool,
     int: _int,

@@ -30,6 +30,11 @@ CliRunner = Callable[..., Result]
 @pytest.fixture
 def cli(tmp_path: Path) -> CliRunner:
     """Run the real ``neuron-env`` console script in a subprocess, as a user would."""
+    return cli_runner(tmp_path)
+
+
+def cli_runner(cwd: Path) -> CliRunner:
+    """A runner of the console script from ``cwd`` (for fixtures wider than one test)."""
 
     def run(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> Result:
         full_env = {k: v for k, v in os.environ.items() if not k.startswith("NEURON_ENV_")}
@@ -39,7 +44,7 @@ def cli(tmp_path: Path) -> CliRunner:
             capture_output=True,
             text=True,
             env=full_env,
-            cwd=tmp_path,
+            cwd=cwd,
             timeout=timeout,
             check=False,
         )

@@ -16,6 +16,7 @@ import typer
 
 from neuron_env import __version__
 from neuron_env.cli import doctor as doctor_commands
+from neuron_env.cli import fleet as fleet_commands
 from neuron_env.cli import matrix as matrix_commands
 from neuron_env.cli import preflight as preflight_commands
 from neuron_env.cli._common import Settings, print_error
@@ -37,6 +38,7 @@ app = typer.Typer(
 app.command("doctor")(doctor_commands.doctor)
 app.command("facts")(doctor_commands.facts)
 app.command("preflight")(preflight_commands.preflight)
+app.add_typer(fleet_commands.app, name="fleet")
 app.add_typer(matrix_commands.app, name="matrix")
 
 

@@ -44,8 +44,8 @@ def workflow_commands(report: DoctorReport) -> list[str]:
         if level:
             note = " (allowed: does not fail the run)" if allowed else ""
             message = finding.summary + note + (f"\nfix: {finding.fix}" if finding.fix else "")
-            title = _escape_property(f"neuron-env {finding.check}")
-            lines.append(f"::{level} title={title}::{_escape_data(message)}")
+            title = escape_property(f"neuron-env {finding.check}")
+            lines.append(f"::{level} title={title}::{escape_data(message)}")
     return lines
 
 
@@ -57,9 +57,9 @@ def _level(status: str, strict: bool, allowed: bool) -> str | None:
     return "warning" if status == "warn" else None
 
 
-def _escape_data(text: str) -> str:
+def escape_data(text: str) -> str:
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")

@@ -53,28 +53,34 @@ def print_report(out: Console, report: DoctorReport, *, verbose: bool = False) -
 def _print_finding(
     out: Console, finding: Finding, width: int, verbose: bool, allowed: bool = False
 ) -> None:
-    """Mark and check id, then the text wrapped with a hanging indent (no trailing spaces)."""
-    indent = " " * (width + 6)
-    room = max(40, out.width - len(indent))
     note = " (allowed by --allow: does not fail the run)" if allowed else ""
-    lines: list[tuple[str, str, str]] = [("", "", finding.summary + note)]
+    lines: list[Line] = [("", "", finding.summary + note)]
     if finding.detail and (verbose or finding.status in ("fail", "error")):
         lines.append(("", "dim", finding.detail))
     if finding.fix and finding.status != "ok":
         lines.append(("fix: ", "", finding.fix))
+    lead = Text.from_markup(f"  {MARKS[finding.status]} {finding.check:<{width}}  ")
+    print_hanging(out, lead, lines, width + 6)
+
+
+Line = tuple[str, str, str]
+"""(cyan label, style, text) of one logical line."""
+
+
+def print_hanging(out: Console, lead: Text, lines: list[Line], indent: int) -> None:
+    """``lead``, then the lines wrapped with a hanging indent and no trailing spaces."""
+    room = max(40, out.width - indent)
     first = True
     for label, style, body in lines:
         for i, chunk in enumerate(textwrap.wrap(label + body, room) or [""]):
-            lead = (
-                Text.from_markup(f"  {MARKS[finding.status]} {finding.check:<{width}}  ")
-                if first
-                else Text(indent)
-            )
+            prefix = lead if first else Text(" " * indent)
             first = False
             if i == 0 and label:
-                out.print(lead + Text(label, style="cyan") + Text(chunk[len(label) :], style=style))
+                out.print(
+                    prefix + Text(label, style="cyan") + Text(chunk[len(label) :], style=style)
+                )
             else:
-                out.print(lead + Text(chunk, style=style))
+                out.print(prefix + Text(chunk, style=style))
 
 
 def _summary_line(report: DoctorReport) -> str:

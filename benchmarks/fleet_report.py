@@ -1,0 +1,118 @@
+"""How fast is ``neuron-env fleet report`` on 1,000 snapshots?
+
+Generates a fleet of N snapshots from real ``neuron-env facts`` output on four scenario hosts of the
+tests (healthy, driver not loaded, placeholders, missing kernel headers), then times, median of R
+runs each, side by side:
+
+* ``neuron-env fleet report DIR`` over the N snapshots (text, and JSON);
+* the baseline: ``neuron-env doctor --facts ONE.json`` for a single snapshot.
+
+Usage: python benchmarks/fleet_report.py [--hosts 1000] [--runs 5]
+Target (issue 8): 1,000 snapshots well under 2 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.support.hosts import (  # noqa: E402
+    build_sysroot,
+    build_target,
+    imds_environment,
+    load_scenario,
+    write_matrix,
+)
+
+NEURON_ENV = Path(sys.executable).with_name("neuron-env")
+SCENARIOS = {  # scenario → share of the fleet
+    "healthy-trn2-ubuntu-26.04": 0.85,
+    "driver-not-loaded": 0.05,
+    "placeholders": 0.05,
+    "kernel-headers-missing": 0.05,
+}
+
+
+def snapshot(name: str, where: Path) -> dict[str, object]:
+    scenario = load_scenario(name)
+    folder = where / name
+    folder.mkdir()
+    sysroot, python = build_sysroot(scenario, folder), build_target(scenario, folder)
+    with imds_environment(scenario) as env:
+        out = subprocess.run(
+            [str(NEURON_ENV), "facts", "--sysroot", str(sysroot), "--python", str(python)],
+            env={**os.environ, **env},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    doc: dict[str, object] = json.loads(out)
+    return doc
+
+
+def make_fleet(where: Path, hosts: int) -> Path:
+    templates = {name: snapshot(name, where) for name in SCENARIOS}
+    fleet = where / "fleet"
+    fleet.mkdir()
+    chooser = random.Random(1234)
+    for i in range(hosts):
+        name = chooser.choices(list(SCENARIOS), weights=list(SCENARIOS.values()))[0]
+        doc = json.loads(json.dumps(templates[name]))
+        facts = doc["facts"]
+        facts["hostname"] = f"trn2-node-{i:04d}"
+        facts["ec2"]["instance_id"] = f"i-{i:017x}"
+        (fleet / f"i-{i:017x}.json").write_text(json.dumps(doc))
+    return fleet
+
+
+def median_seconds(argv: list[str], runs: int) -> float:
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--hosts", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        where = Path(tmp)
+        fleet = make_fleet(where, args.hosts)
+        matrix = write_matrix("allows-test-python", where)
+        base = [str(NEURON_ENV), "--matrix-dir", str(matrix)]
+        one = next(fleet.glob("*.json"))
+        text = median_seconds([*base, "fleet", "report", str(fleet)], args.runs)
+        as_json = median_seconds(
+            [*base, "fleet", "report", str(fleet), "--format", "json"], args.runs
+        )
+        single = median_seconds([*base, "doctor", "--facts", str(one)], args.runs)
+    print(f"median of {args.runs} runs; baseline: neuron-env doctor --facts (one snapshot)")
+    print(f"  doctor --facts, 1 snapshot           {single:6.3f} s   1.00× baseline")
+    print(
+        f"  fleet report, {args.hosts} snapshots (text) {text:6.3f} s   {text / single:5.2f}× baseline"
+    )
+    print(
+        f"  fleet report, {args.hosts} snapshots (json) {as_json:6.3f} s   {as_json / single:5.2f}× baseline"
+    )
+    print(
+        f"per host: {1000 * (text - single) / args.hosts:.2f} ms beyond one doctor run (target: {args.hosts} hosts well under 2 s)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""Judge a directory of facts snapshots offline and summarise the fleet.
+
+Snapshots may come from ``neuron-env fleet collect`` (one ``<instance-id>.json`` each, plus
+``_not-collected.json``), ``srun neuron-env facts``, a Kubernetes DaemonSet's logs, or anything else
+that saved ``neuron-env facts`` output. Each host gets the doctor's checks; hosts are grouped by
+failing check id with the fix for each group.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from neuron_env.doctor import DoctorOptions, judge
+from neuron_env.errors import BadInput, MalformedFile
+from neuron_env.facts import read_snapshot
+from neuron_env.fleet.model import NOT_COLLECTED, FleetReport, Group, HostVerdict, Missing
+from neuron_env.matrix import Matrix
+
+
+def report_fleet(
+    matrix: Matrix, folder: Path, *, release: str | None = None, torch: str | None = None
+) -> FleetReport:
+    """Judge every snapshot in ``folder`` against ``release`` (default: each host's own)."""
+    if not folder.is_dir():
+        raise BadInput(f"{folder} is not a directory of facts snapshots.")
+    if release is not None:
+        matrix.get(release)  # an unknown release is bad input, not 1,000 identical errors
+    options = DoctorOptions(release=release, torch=torch)
+    hosts, missing = [], list(not_collected(folder))
+    for path in snapshot_files(folder):
+        try:
+            hosts.append(_judge_host(matrix, path, options))
+        except MalformedFile as exc:
+            missing.append(Missing(path.stem, f"unreadable snapshot: {exc.message}"))
+    return FleetReport(
+        hosts=tuple(hosts),
+        groups=tuple(group_problems(hosts)),
+        missing=tuple(missing),
+        release=release,
+        counts=dict(Counter(h.status for h in hosts)),
+        releases=dict(Counter(h.release for h in hosts)),
+    )
+
+
+def snapshot_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.glob("*.json") if not p.name.startswith("_"))
+
+
+def _judge_host(matrix: Matrix, path: Path, options: DoctorOptions) -> HostVerdict:
+    facts = read_snapshot(path)
+    report = judge(matrix, facts, options)
+    status = "fail" if report.summary.status == "fail" else report.summary.status
+    problems = tuple(f for f in report.findings if f.status in ("fail", "error", "warn"))
+    return HostVerdict(
+        name=path.stem,
+        hostname=facts.hostname,
+        instance_type=facts.ec2.instance_type if facts.ec2 else None,
+        release=report.release,
+        status=status,
+        problems=problems,
+    )
+
+
+def group_problems(hosts: Iterable[HostVerdict]) -> Iterator[Group]:
+    """One group per (check, status), biggest first; the most common fix stands for the group."""
+    members: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for host in hosts:
+        for finding in host.problems:
+            kind = "fail" if finding.status == "error" else str(finding.status)
+            members.setdefault((finding.check, kind), []).append((host.name, finding.fix))
+    order = sorted(members.items(), key=lambda item: (item[0][1] != "fail", -len(item[1]), item[0]))
+    for (check, kind), entries in order:
+        fixes = Counter(fix for _, fix in entries)
+        fix, _ = fixes.most_common(1)[0]
+        yield Group(check, kind, tuple(name for name, _ in entries), fix, len(fixes) - 1)
+
+
+def not_collected(folder: Path) -> Iterator[Missing]:
+    """Hosts ``fleet collect`` recorded as not answering, not managed, or without neuron-env."""
+    path = folder / NOT_COLLECTED
+    if not path.exists():
+        return
+    try:
+        records: Sequence[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))["hosts"]
+        yield from (Missing(str(r["instance"]), str(r["reason"])) for r in records)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        yield Missing(NOT_COLLECTED, f"unreadable record of hosts not collected: {exc}")

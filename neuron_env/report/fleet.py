@@ -1,0 +1,197 @@
+"""The fleet report as text, JSON, JUnit (a testcase per host) and GitHub Markdown/annotations."""
+
+from __future__ import annotations
+
+import io
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
+
+from neuron_env.fleet.model import FleetReport, Group, HostVerdict
+from neuron_env.report.github import ICONS, escape_data, escape_property
+from neuron_env.report.text import Line, print_hanging
+from neuron_env.serialize import envelope
+from neuron_env.wording import plural
+
+COMMAND = "fleet-report"
+SHOWN_HOSTS = 5
+
+
+def render_fleet(report: FleetReport, output_format: str, *, verbose: bool = False) -> str:
+    if output_format == "json":
+        return json.dumps(to_document(report), indent=2) + "\n"
+    if output_format == "junit":
+        return render_junit(report)
+    if output_format == "github":
+        return "".join(line + "\n" for line in workflow_commands(report)) + render_markdown(report)
+    buffer = io.StringIO()
+    print_fleet(Console(file=buffer, color_system=None, width=120), report, verbose=verbose)
+    return buffer.getvalue()
+
+
+def to_document(report: FleetReport) -> dict[str, object]:
+    return envelope(
+        COMMAND,
+        {
+            "exit_code": report.exit_code,
+            "release": report.release,
+            "counts": report.counts,
+            "releases": report.releases,
+            "groups": report.groups,
+            "missing": report.missing,
+            "hosts": [_host_document(h) for h in report.hosts],
+        },
+    )
+
+
+def _host_document(host: HostVerdict) -> dict[str, object]:
+    return {
+        "name": host.name,
+        "hostname": host.hostname,
+        "instance_type": host.instance_type,
+        "release": host.release,
+        "status": host.status,
+        "problems": [
+            {"check": f.check, "status": f.status, "summary": f.summary, "fix": f.fix}
+            for f in host.problems
+        ],
+    }
+
+
+# --- text ---------------------------------------------------------------------------------------
+
+
+def print_fleet(out: Console, report: FleetReport, *, verbose: bool = False) -> None:
+    total = len(report.hosts) + len(report.missing)
+    out.print(f"[bold]neuron-env fleet report[/] · {total} hosts · {_against(report)}")
+    out.print(_headline(report))
+    failing = [g for g in report.groups if g.status == "fail"]
+    warning = [g for g in report.groups if g.status == "warn"]
+    for title, groups, mark in (
+        ("Not ready", failing, "[red]✗[/]"),
+        ("Warnings", warning, "[yellow]![/]"),
+    ):
+        if groups:
+            out.print(f"\n[bold]{title}[/] (hosts grouped by check)")
+            for group in groups:
+                _print_group(out, group, mark, verbose)
+    if report.missing:
+        out.print(f"\n[bold]No verdict[/] ({len(report.missing)} hosts)")
+        for missing in report.missing[: None if verbose else 20]:
+            out.print(f"  [red]?[/] {escape(missing.name)}: {escape(missing.reason)}")
+        if not verbose and len(report.missing) > 20:
+            out.print(f"  … and {len(report.missing) - 20} more (-v lists all)")
+
+
+def _against(report: FleetReport) -> str:
+    if report.release:
+        return f"judged against Neuron {report.release}"
+    detected = ", ".join(f"{r}: {n}" for r, n in sorted(report.releases.items()))
+    return f"each host judged against its detected release ({detected or 'none'})"
+
+
+def _headline(report: FleetReport) -> str:
+    ok, warn, fail = (report.counts.get(s, 0) for s in ("ok", "warn", "fail"))
+    ready = ok + warn
+    verdict = "[green]Fleet ready[/]" if report.exit_code == 0 else "[red]Fleet not ready[/]"
+    target = f" for Neuron {report.release}" if report.release else ""
+    parts = [f"{ready} ready{target} ({ok} ok, {warn} with warnings)", f"{fail} not ready"]
+    if report.missing:
+        parts.append(f"{len(report.missing)} without a verdict")
+    return f"{verdict}: " + ", ".join(parts) + "."
+
+
+def _print_group(out: Console, group: Group, mark: str, verbose: bool) -> None:
+    hosts = f"{plural(len(group.hosts), 'host')}: {_host_list(group.hosts, verbose)}"
+    lines: list[Line] = [("", "", hosts)]
+    if group.fix:
+        others = f" (+{group.other_fixes} variants; --format json has each host's)"
+        lines.append(("fix: ", "", group.fix + (others if group.other_fixes else "")))
+    print_hanging(out, Text.from_markup(f"  {mark} ") + Text(f"{group.check} — "), lines, 6)
+
+
+def _host_list(hosts: Sequence[str], verbose: bool) -> str:
+    if verbose or len(hosts) <= SHOWN_HOSTS:
+        return ", ".join(hosts)
+    return ", ".join(hosts[:SHOWN_HOSTS]) + f" and {len(hosts) - SHOWN_HOSTS} more"
+
+
+# --- JUnit: one testcase per host -----------------------------------------------------------------
+
+
+def render_junit(report: FleetReport) -> str:
+    failures = sum(h.status == "fail" for h in report.hosts)
+    suite = ET.Element(
+        "testsuite",
+        {
+            "name": "neuron-env.fleet",
+            "tests": str(len(report.hosts) + len(report.missing)),
+            "failures": str(failures),
+            "errors": str(len(report.missing)),
+            "skipped": "0",
+            "time": "0",
+        },
+    )
+    for host in report.hosts:
+        case = ET.SubElement(
+            suite, "testcase", classname="neuron-env.fleet", name=host.name, time="0"
+        )
+        failing = [f for f in host.problems if f.status in ("fail", "error")]
+        if failing:
+            failure = ET.SubElement(
+                case, "failure", message=", ".join(f.check for f in failing), type="fail"
+            )
+            failure.text = "\n".join(f"{f.check}: {f.summary}\nfix: {f.fix}" for f in failing)
+    for missing in report.missing:
+        case = ET.SubElement(
+            suite, "testcase", classname="neuron-env.fleet", name=missing.name, time="0"
+        )
+        ET.SubElement(case, "error", message=missing.reason, type="not-collected")
+    root = ET.Element(
+        "testsuites",
+        {k: suite.get(k, "") for k in ("tests", "failures", "errors", "skipped", "time")},
+    )
+    root.set("name", "neuron-env fleet")
+    root.append(suite)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+# --- GitHub -------------------------------------------------------------------------------------
+
+
+def render_markdown(report: FleetReport) -> str:
+    plain = _headline(report).replace("[green]", "").replace("[red]", "").replace("[/]", "")
+    lines = [
+        f"### neuron-env fleet report: {len(report.hosts) + len(report.missing)} hosts",
+        "",
+        plain,
+        "",
+    ]
+    if report.groups:
+        lines += ["| | check | hosts | fix |", "|---|---|---|---|"]
+        for group in report.groups:
+            hosts = _host_list(group.hosts, verbose=False).replace("|", "\\|")
+            fix = f"`{group.fix}`" if group.fix else ""
+            lines.append(
+                f"| {ICONS[group.status]} | `{group.check}` | {len(group.hosts)}: {hosts} | {fix} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def workflow_commands(report: FleetReport) -> list[str]:
+    lines = []
+    for group in report.groups:
+        level = "error" if group.status == "fail" else "warning"
+        hosts = f"{plural(len(group.hosts), 'host')}: {_host_list(group.hosts, False)}"
+        message = f"{hosts}\nfix: {group.fix}"
+        title = escape_property(f"neuron-env {group.check}")
+        lines.append(f"::{level} title={title}::{escape_data(message)}")
+    if report.missing:
+        names = _host_list([m.name for m in report.missing], False)
+        lines.append(f"::error title=neuron-env fleet::{escape_data(f'No verdict for {names}')}")
+    return lines

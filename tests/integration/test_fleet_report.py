@@ -1,0 +1,174 @@
+"""``neuron-env fleet report`` over real snapshots from ``neuron-env facts`` on scenario hosts."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import xmlschema
+
+from tests.conftest import DATA, CliRunner, cli_runner
+from tests.support.hosts import (
+    build_sysroot,
+    build_target,
+    imds_environment,
+    load_scenario,
+    write_matrix,
+)
+
+pytestmark = pytest.mark.integration
+
+# instance id → scenario host it is made from
+FLEET = {
+    "i-0aaa000000000001": "healthy-trn2-ubuntu-26.04",
+    "i-0aaa000000000002": "healthy-trn2-ubuntu-26.04",
+    "i-0bbb000000000003": "driver-not-loaded",
+    "i-0bbb000000000004": "driver-not-loaded",
+    "i-0ccc000000000005": "placeholders",
+    "i-0ddd000000000006": "kernel-headers-missing",
+}
+
+
+def collect_snapshot(cli: CliRunner, scenario_name: str, where: Path, out: Path) -> None:
+    scenario = load_scenario(scenario_name)
+    where.mkdir()
+    sysroot, python = build_sysroot(scenario, where), build_target(scenario, where)
+    with imds_environment(scenario) as env:
+        result = cli(
+            "facts", "--sysroot", str(sysroot), "--python", str(python), "-o", str(out), env=env
+        )
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A directory of snapshots (as ``fleet collect`` leaves it) and a matrix dir for 3.11."""
+    root = tmp_path_factory.mktemp("fleet")
+    cli = cli_runner(root)
+    snapshots = root / "snapshots"
+    snapshots.mkdir()
+    for instance, scenario in FLEET.items():
+        collect_snapshot(cli, scenario, root / instance, snapshots / f"{instance}.json")
+    (snapshots / "i-0eee000000000007.json").write_text('{"schema": "neuron-env/facts/v1", "fac')
+    (snapshots / "_not-collected.json").write_text(json.dumps({"hosts": [
+        {"instance": "i-0fff000000000008", "reason": "not managed by Systems Manager"},
+        {"instance": "i-0fff000000000009", "reason": "neuron-env is not installed"},
+    ]}))  # fmt: skip
+    return snapshots, write_matrix("allows-test-python", root)
+
+
+def run_report(
+    cli: CliRunner, fleet: tuple[Path, Path], *args: str
+) -> tuple[int, dict[str, object]]:
+    snapshots, matrix = fleet
+    result = cli(
+        "--matrix-dir", str(matrix), "fleet", "report", str(snapshots), "--format", "json", *args
+    )
+    return result.returncode, json.loads(result.stdout)
+
+
+def test_hosts_are_grouped_by_failing_check_with_the_fix(
+    cli: CliRunner, fleet: tuple[Path, Path]
+) -> None:
+    code, doc = run_report(cli, fleet)
+    assert code == 1
+    assert doc["counts"] == {"ok": 2, "fail": 3, "warn": 1}
+    groups = {g["check"]: g for g in doc["groups"]}  # type: ignore[union-attr]
+    assert groups["driver.module"]["hosts"] == ["i-0bbb000000000003", "i-0bbb000000000004"]
+    assert groups["driver.module"]["fix"] == "sudo modprobe neuron"
+    assert groups["python.placeholders"]["hosts"] == ["i-0ccc000000000005"]
+    assert groups["system.packages"]["status"] == "warn"
+    assert doc["releases"] == {"2.33.1": 6}
+
+
+def test_unreadable_and_uncollected_hosts_are_reported_not_lost(
+    cli: CliRunner, fleet: tuple[Path, Path]
+) -> None:
+    _, doc = run_report(cli, fleet)
+    missing = {m["name"]: m["reason"] for m in doc["missing"]}  # type: ignore[union-attr]
+    assert "unreadable snapshot" in missing["i-0eee000000000007"]
+    assert missing["i-0fff000000000008"] == "not managed by Systems Manager"
+    assert len(doc["hosts"]) == 6  # type: ignore[arg-type]
+
+
+def test_readiness_for_a_release(cli: CliRunner, fleet: tuple[Path, Path]) -> None:
+    _, doc = run_report(cli, fleet, "--release", "2.34.0")
+    assert doc["release"] == "2.34.0"
+    groups = {(g["check"], g["status"]): g for g in doc["groups"]}  # type: ignore[union-attr]
+    behind = groups[("python.torch-neuronx", "warn")]  # a 2.33 build, not 2.34's 2.14.3.1
+    assert len(behind["hosts"]) == 5 and "--release 2.34.0" in behind["fix"]
+    assert groups[("python.torch-neuronx", "fail")]["hosts"] == ["i-0ccc000000000005"]
+
+
+def test_text_report_leads_with_the_verdict(cli: CliRunner, fleet: tuple[Path, Path]) -> None:
+    snapshots, matrix = fleet
+    result = cli("--matrix-dir", str(matrix), "fleet", "report", str(snapshots))
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("neuron-env fleet report · 9 hosts")
+    assert (
+        lines[1]
+        == "Fleet not ready: 3 ready (2 ok, 1 with warnings), 3 not ready, 3 without a verdict."
+    )
+    assert "  ✗ driver.module — 2 hosts: i-0bbb000000000003, i-0bbb000000000004" in lines
+    assert "      fix: sudo modprobe neuron" in lines
+
+
+def test_junit_has_one_testcase_per_host_and_validates(
+    cli: CliRunner, fleet: tuple[Path, Path], tmp_path: Path
+) -> None:
+    snapshots, matrix = fleet
+    out = tmp_path / "fleet.xml"
+    cli(
+        "--matrix-dir",
+        str(matrix),
+        "fleet",
+        "report",
+        str(snapshots),
+        "--format",
+        "junit",
+        "-o",
+        str(out),
+    )
+    schema = xmlschema.XMLSchema(DATA / "junit" / "junit.xsd")
+    schema.validate(str(out))
+    doc = schema.to_dict(str(out))
+    assert (doc["@tests"], doc["@failures"], doc["@errors"]) == (9, 3, 3)
+
+
+def test_github_format_annotates_each_group(cli: CliRunner, fleet: tuple[Path, Path]) -> None:
+    snapshots, matrix = fleet
+    result = cli(
+        "--matrix-dir", str(matrix), "fleet", "report", str(snapshots), "--format", "github"
+    )
+    lines = result.stdout.splitlines()
+    assert (
+        "::error title=neuron-env driver.module::2 hosts: i-0bbb000000000003, i-0bbb000000000004"
+        "%0Afix: sudo modprobe neuron"
+    ) in lines
+    assert (
+        "::warning title=neuron-env system.packages::1 host: i-0ddd000000000006"
+        "%0Afix: sudo apt-get install -y linux-headers-6.17.0-1004-aws"
+    ) in lines
+    assert "### neuron-env fleet report: 9 hosts" in lines
+
+
+def test_a_healthy_fleet_exits_0(cli: CliRunner, fleet: tuple[Path, Path], tmp_path: Path) -> None:
+    snapshots, matrix = fleet
+    healthy = tmp_path / "healthy"
+    healthy.mkdir()
+    for name in ("i-0aaa000000000001", "i-0aaa000000000002", "i-0ddd000000000006"):
+        shutil.copy(snapshots / f"{name}.json", healthy)
+    result = cli("--matrix-dir", str(matrix), "fleet", "report", str(healthy))
+    assert result.returncode == 0
+    assert result.stdout.splitlines()[1].startswith("Fleet ready: 3 ready")
+
+
+def test_bad_input(cli: CliRunner, fleet: tuple[Path, Path], tmp_path: Path) -> None:
+    assert cli("fleet", "report", str(tmp_path / "nope")).returncode == 2
+    snapshots, matrix = fleet
+    unknown = cli(
+        "--matrix-dir", str(matrix), "fleet", "report", str(snapshots), "--release", "9.9.9"
+    )
+    assert unknown.returncode == 2 and "Known releases" in unknown.stderr
