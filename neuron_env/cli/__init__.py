@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from neuron_env import __version__
+from neuron_env.cli import device as device_commands
 from neuron_env.cli import matrix as matrix_commands
 from neuron_env.cli._common import Settings, print_error
 from neuron_env.errors import NeuronEnvError
@@ -31,6 +32,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(matrix_commands.app, name="matrix")
+device_commands.register(app)
 
 
 def _show_version(value: bool) -> None:
