@@ -34,7 +34,7 @@ def case_result(event: dict[str, Any], wall_s: float | None, peak: Peak | None) 
     """A ``result`` event as a :class:`CaseResult`; figures the worker sent as text stay text."""
     status: Status = event["status"] if event.get("status") in STATUSES else "error"
     comparisons = tuple(
-        Comparison(**{k: v for k, v in c.items() if k in _COMPARISON_KEYS})
+        Comparison(**{k: _figure(v) for k, v in c.items() if k in _COMPARISON_KEYS})
         for c in event.get("comparisons") or ()
     )
     fallback = event.get("fallback_ops")
@@ -58,7 +58,15 @@ def case_result(event: dict[str, Any], wall_s: float | None, peak: Peak | None) 
     return _with_message(result, str(event.get("message") or ""))
 
 
+def _figure(value: Any) -> Any:
+    """The worker sends non-finite floats as text ("inf", "nan"): JSON has no such numbers."""
+    if value in ("inf", "-inf", "nan"):
+        return float(value)
+    return value
+
+
 def _number(value: Any) -> float | None:
+    value = _figure(value)
     return float(value) if isinstance(value, int | float) else None
 
 

@@ -43,6 +43,7 @@ class Comparison:
     max_abs: float | None = None
     max_rel: float | None = None
     scale: float | None = None
+    used: float | None = None  # the worst element's error as a fraction of its bound (<= 1 passes)
     problem: str | None = None
 
 

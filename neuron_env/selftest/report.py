@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import xml.etree.ElementTree as ET
 from typing import Any
 
@@ -37,7 +38,7 @@ def payload(result: SuiteResult) -> dict[str, Any]:
 
 
 def case_payload(case: CaseResult) -> dict[str, Any]:
-    fields = to_jsonable(dataclasses.asdict(case))
+    fields = _finite(to_jsonable(dataclasses.asdict(case)))
     return {
         "name": case.name,
         "case": case.case,
@@ -46,6 +47,17 @@ def case_payload(case: CaseResult) -> dict[str, Any]:
         **{k: v for k, v in fields.items() if k != "name"},
         "fallback_tracked": case.fallback_ops is not None,
     }
+
+
+def _finite(value: Any) -> Any:
+    """Strict JSON has no NaN or infinity: such figures are written as text."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
 
 
 def junit(result: SuiteResult) -> str:

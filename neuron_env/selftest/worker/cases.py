@@ -227,7 +227,11 @@ CASES: tuple[Case, ...] = (
         kind="perf",
         level="long",
         modes=("eager",),
-        params={"n": {"neuron": 4096, "cuda": 8192, "cpu": 1024}, "rounds": 5, "seconds": 2.0},
+        params={
+            "n": {"neuron": 4096, "cuda": 8192, "cpu": 1024},
+            "rounds": 5,
+            "seconds": {"neuron": 2.0, "cuda": 2.0, "cpu": 0.5},
+        },
         tolerances=dict(ACCUMULATING),
     ),
     Case(
@@ -238,7 +242,11 @@ CASES: tuple[Case, ...] = (
         level="long",
         dtypes=("fp32",),
         modes=("eager",),
-        params={"mib": {"neuron": 1024, "cuda": 1024, "cpu": 256}, "rounds": 5, "seconds": 1.0},
+        params={
+            "mib": {"neuron": 1024, "cuda": 1024, "cpu": 64},
+            "rounds": 5,
+            "seconds": {"neuron": 1.0, "cuda": 1.0, "cpu": 0.25},
+        },
         tolerances={"fp32": EXACT},
     ),
 )

@@ -26,7 +26,7 @@ def compare(label: str, actual: Any, expected: Any, rtol: float, atol: float) ->
         return {**figures, **_exact(got, want)}
     got64, want64 = got.double(), want.double()
     diff = (got64 - want64).abs()
-    scale = max(1.0, _max(want64.abs()))
+    scale = _max(want64.abs()) or 1.0
     bound = atol * scale + rtol * want64.abs()
     mismatched = int((~(diff <= bound)).sum())  # NaN compares False: a mismatch
     return {
@@ -36,6 +36,7 @@ def compare(label: str, actual: Any, expected: Any, rtol: float, atol: float) ->
         "max_abs": _max(diff),
         "max_rel": _max_relative(diff, want64, atol * scale),
         "scale": scale,
+        "used": _max(diff / bound.clamp_min(1e-300)),  # worst error as a fraction of its bound
     }
 
 
