@@ -70,8 +70,9 @@ def smoke(
 ) -> None:
     """Quick device check: availability and count, then a matmul vs CPU in fp32 and bf16.
 
-    Reports max abs/rel error, the first call (includes compilation) apart from the steady state,
-    and the ops that fell back to CPU (must be none). Exits 1 when anything failed.
+    Reports max abs/rel error, first call (includes compilation) and steady state apart.
+
+    The ops that fell back to CPU must be none. Exits 1 when anything failed, 2 on bad input.
 
     Example: neuron-env smoke --python /opt/aws_neuronx_venv_torch_neuronx_2_14_0/bin/python
     """
@@ -137,9 +138,11 @@ def selftest(
 ) -> None:
     """Kernel self-test: each case on the device vs CPU, eager and torch.compile, fwd and bwd.
 
-    Per case: pass, fail, fell back to CPU, unsupported by design (a documented beta limit),
-    skipped, error or timeout, with error figures against the tolerance and first-call vs steady
-    times. Exits 1 when a case failed, errored, timed out or fell back to CPU.
+    Per case: pass, fail, fell back to CPU, unsupported by design, skipped, error or timeout.
+
+    Error figures are shown against the tolerance; the first call apart from the steady state.
+
+    Exits 1 when a case failed, errored, timed out or fell back to CPU; 2 on bad input.
 
     Example: neuron-env selftest --level standard --format junit -o selftest.xml
     """

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from neuron_env.selftest import CASES, LEVELS, Progress, SmokeResult, SuiteResult
+from neuron_env.selftest import CASES, LEVELS, Comparison, Progress, SmokeResult, SuiteResult
 
 if TYPE_CHECKING:
     from neuron_env.selftest import ProgressCallback
@@ -18,8 +18,8 @@ if TYPE_CHECKING:
 STATUS_STYLE = {
     "pass": ("✓ pass", "green"),
     "fail": ("✗ fail", "red bold"),
-    "fallback": ("✗ fell back to CPU", "red"),
-    "unsupported": ("~ unsupported by design", "cyan"),
+    "fallback": ("✗ CPU fallback", "red"),
+    "unsupported": ("~ by design", "cyan"),
     "skipped": ("- skipped", "dim"),
     "error": ("✗ error", "red bold"),
     "timeout": ("✗ timeout", "red bold"),
@@ -187,27 +187,32 @@ def _print_header(out: Console, result: SuiteResult) -> None:
 
 def _case_table(result: SuiteResult, verbose: bool) -> Table:
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    for column in ("Case", "dtype", "mode", "Result", "Measured", "First call", "Steady"):
+    for column in ("Variant", "Result", "Measured", "First call", "Steady"):
         table.add_column(column, overflow="fold")
     for case in result.cases:
         measured = Text(case.message)
         if verbose:
             for c in case.comparisons:
-                measured.append(
-                    f"\n  {c.tensor}: {c.mismatched}/{c.total} off, "
-                    f"max abs {c.max_abs}, max rel {c.max_rel}",
-                    style="dim",
-                )
+                measured.append(f"\n{_comparison_detail(c)}", style="dim")
         table.add_row(
-            case.case,
-            case.dtype,
-            case.mode,
+            case.name,
             status_text(case.status),
             measured,
             seconds(case.first_call_s),
             seconds(case.steady_s),
         )
     return table
+
+
+def _comparison_detail(c: Comparison) -> str:
+    if c.problem:
+        return f"  {c.tensor}: {c.problem}"
+    share = "" if c.used is None else "<1%" if c.used < 0.01 else f"{c.used:.0%}"
+    used = f", {share} of the bound" if share else ""
+    return (
+        f"  {c.tensor}: {c.mismatched}/{c.total} off, max rel {c.max_rel or 0:.1e}, "
+        f"max abs {c.max_abs or 0:.1e}{used}"
+    )
 
 
 def _fallback_text(result: SuiteResult) -> Text:
@@ -227,6 +232,14 @@ def _print_fallback(out: Console, result: SuiteResult) -> None:
     line = Text("CPU fallback: ", style="bold")
     line.append_text(_fallback_text(result))
     out.print(line)
+    if any(c.status == "unsupported" for c in result.cases):
+        out.print(
+            Text(
+                "~ by design: a documented limitation of the TorchNeuron beta, behaving as "
+                "documented; it does not fail the run.",
+                style="dim",
+            )
+        )
 
 
 def _print_footer(out: Console, result: SuiteResult) -> None:
@@ -255,6 +268,9 @@ def print_case_list(out: Console, level: str) -> None:
                 case.summary,
             )
     out.print(table)
+    for higher in LEVELS[LEVELS.index(level) + 1 :]:
+        added = ", ".join(c.id for c in CASES if c.level == higher)
+        out.print(Text(f"--level {higher} adds: {added}", style="dim"))
 
 
 def case_list(level: str) -> list[dict[str, object]]:

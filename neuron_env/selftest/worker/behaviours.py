@@ -24,44 +24,39 @@ from .timing import first_and_steady, timed
 def run_float64(
     device: Device, case: Case, dtype_name: str, mode: str, repeats: int
 ) -> dict[str, Any]:
-    name = f"{case.id}/{dtype_name}/{mode}"
-    inputs = ops.make_inputs(case.inputs, torch.float64, name)
-    expected = inputs["a"] @ inputs["b"]
+    """A float64 matmul, classified by the precision it actually has."""
+    inputs = ops.make_inputs(case.inputs, torch.float64, f"{case.id}/{dtype_name}/{mode}")
     a, b = (inputs[k].to(device.torch_device) for k in ("a", "b"))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         device.clear_tracking()
         timings, output = first_and_steady(lambda: a @ b, device.synchronize, repeats)
-    native = case.tolerances["fp64"]
-    as_float32 = case.tolerances["fp32"]
+    warned = sorted({str(w.message).splitlines()[0] for w in caught})
+    measured = {"fallback_ops": device.fallback_ops(), "warnings": warned, **timings}
+    return {**measured, **_float64_verdict(case, output, inputs["a"] @ inputs["b"], warned)}
+
+
+def _float64_verdict(case: Case, output: Any, expected: Any, warned: list[str]) -> dict[str, Any]:
+    native, as_float32 = case.tolerances["fp64"], case.tolerances["fp32"]
     strict = compare("output", output, expected, native.rtol, native.atol)
     loose = compare("output", output, expected, as_float32.rtol, as_float32.atol)
-    warned = sorted({str(w.message).splitlines()[0] for w in caught})
-    result: dict[str, Any] = {"fallback_ops": device.fallback_ops(), "warnings": warned, **timings}
-    dtype_note = (
-        "" if output.dtype == torch.float64 else f"; the result came back as {output.dtype}"
-    )
+    returned = "" if output.dtype == torch.float64 else f"; the result came back as {output.dtype}"
     if strict["ok"]:
-        return {
-            **result,
-            "status": "pass",
-            "comparisons": [strict],
-            "behaviour": "float64 is computed natively" + dtype_note,
-        }
-    if loose["ok"]:
+        behaviour, status, shown = "float64 is computed natively", "pass", strict
+    elif loose["ok"]:
         said = f" (warning: {warned[0]})" if warned else " (no warning was issued)"
-        return {
-            **result,
-            "status": "unsupported",
-            "comparisons": [loose],
-            "behaviour": "float64 is computed with float32 precision" + said + dtype_note,
-        }
-    return {
-        **result,
-        "status": "fail",
-        "comparisons": [loose],
-        "behaviour": "float64 results are wrong even at float32 precision",
-    }
+        behaviour, status, shown = (
+            "float64 is computed with float32 precision" + said,
+            "unsupported",
+            loose,
+        )
+    else:
+        behaviour, status, shown = (
+            "float64 results are wrong even at float32 precision",
+            "fail",
+            loose,
+        )
+    return {"status": status, "comparisons": [shown], "behaviour": behaviour + returned}
 
 
 def _program(x: Any) -> Any:
@@ -100,13 +95,14 @@ def run_dynamic(
 def run_recompile(
     device: Device, case: Case, dtype_name: str, mode: str, repeats: int
 ) -> dict[str, Any]:
-    name = f"{case.id}/{dtype_name}/{mode}"
-    first = ops.make_inputs(case.inputs, torch.float32, name)["x"]
+    """Compile for one shape, then call with another: count the graphs, time the new one."""
+    first = ops.make_inputs(case.inputs, torch.float32, f"{case.id}/{dtype_name}/{mode}")["x"]
     second = torch.randn(*case.params["second_shape"], generator=torch.Generator().manual_seed(1))
     graphs: list[int] = []
-    backend = _counting_backend(device.compile_backend, graphs)
     torch._dynamo.reset()
-    program = torch.compile(_program, backend=backend, dynamic=False)
+    program = torch.compile(
+        _program, backend=_counting_backend(device.compile_backend, graphs), dynamic=False
+    )
     device.clear_tracking()
     timings, out_first = first_and_steady(
         lambda: program(first.to(device.torch_device)), device.synchronize, repeats
@@ -117,32 +113,24 @@ def run_recompile(
     tolerance = case.tolerances[dtype_name]
     comparisons = [
         compare(
-            f"output {tuple(first.shape)}",
-            out_first,
-            _program(first.double()),
-            tolerance.rtol,
-            tolerance.atol,
-        ),
-        compare(
-            f"output {tuple(second.shape)}",
-            out_second,
-            _program(second.double()),
-            tolerance.rtol,
-            tolerance.atol,
-        ),
+            f"output {tuple(x.shape)}", out, _program(x.double()), tolerance.rtol, tolerance.atol
+        )
+        for x, out in ((first, out_first), (second, out_second))
     ]
-    if len(graphs) > 1:
-        seen = f"the new shape compiled graph #{len(graphs)}, first call {new_shape_s:.3g} s"
-    else:
-        seen = "the new shape reused the first graph (no recompile)"
     return {
         "status": "pass" if all(c["ok"] for c in comparisons) else "fail",
-        "behaviour": seen,
+        "behaviour": _recompile_seen(len(graphs), new_shape_s),
         "comparisons": comparisons,
         "fallback_ops": device.fallback_ops(),
         "metrics": {"graphs_compiled": len(graphs), "new_shape_first_call_s": new_shape_s},
         **timings,
     }
+
+
+def _recompile_seen(graphs: int, new_shape_s: float) -> str:
+    if graphs > 1:
+        return f"the new shape compiled graph #{graphs}, first call {new_shape_s:.3g} s"
+    return "the new shape reused the first graph (no recompile)"
 
 
 def _counting_backend(name: str, graphs: list[int]) -> Any:

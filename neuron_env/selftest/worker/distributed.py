@@ -18,9 +18,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import torch
+import torch.distributed as dist
+
 from .cases import Case
+from .compare import compare
 from .device import DISTRIBUTED_BACKENDS, Device
 from .protocol import emit
+from .timing import first_and_steady
 
 WORKER_DIR = str(Path(__file__).resolve().parent)
 
@@ -111,16 +116,9 @@ def _combine(reports: list[dict[str, Any]], world: int) -> dict[str, Any]:
 
 def rank_main(argv: list[str]) -> int:
     """One rank: init the process group, all-reduce, compare with the exact sum, report."""
-    import torch
-    import torch.distributed as dist
-
-    from .compare import compare
-    from .timing import first_and_steady
-
     request = json.loads(argv[0])
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
-    kind = request["device"]
-    backend = DISTRIBUTED_BACKENDS[kind]
+    backend = DISTRIBUTED_BACKENDS[request["device"]]
     # The Neuron runtime must not be initialised before init_process_group (TorchNeuron docs).
     dist.init_process_group(
         backend=backend,
@@ -129,10 +127,17 @@ def rank_main(argv: list[str]) -> int:
         world_size=world,
         timeout=datetime.timedelta(seconds=float(request["timeout"])),
     )
-    target = torch.device(f"cuda:{rank}" if kind == "cuda" else kind)
-    device = Device(str(target))
-    base = (torch.arange(int(request["params"]["numel"])) % 1024).float()
-    mine = (base * (rank + 1) + rank).to(target)
+    kind = request["device"]
+    device = Device(f"cuda:{rank}" if kind == "cuda" else kind)
+    emit("rank", backend=backend, **_all_reduce(device, rank, world, request["params"]))
+    dist.destroy_process_group()
+    return 0
+
+
+def _all_reduce(device: Device, rank: int, world: int, params: dict[str, Any]) -> dict[str, Any]:
+    """Rank r contributes ``base * (r + 1) + r``: integers, so the float32 sum must be exact."""
+    base = (torch.arange(int(params["numel"])) % 1024).float()
+    mine = (base * (rank + 1) + rank).to(device.torch_device)
     work = mine.clone()
     expected = sum(base.double() * (r + 1) + r for r in range(world))
 
@@ -142,14 +147,10 @@ def rank_main(argv: list[str]) -> int:
         return work
 
     device.clear_tracking()
-    timings, result = first_and_steady(once, device.synchronize, int(request["params"]["repeats"]))
-    emit(
-        "rank",
-        comparison=compare("output", result, expected, 0.0, 0.0),
-        backend=backend,
-        bytes=mine.numel() * mine.element_size(),
-        fallback_ops=device.fallback_ops(),
+    timings, result = first_and_steady(once, device.synchronize, int(params["repeats"]))
+    return {
+        "comparison": compare("output", result, expected, 0.0, 0.0),
+        "bytes": mine.numel() * mine.element_size(),
+        "fallback_ops": device.fallback_ops(),
         **timings,
-    )
-    dist.destroy_process_group()
-    return 0
+    }

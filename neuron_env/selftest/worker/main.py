@@ -80,7 +80,7 @@ def run_variant(device: Any, name: str, request: dict[str, Any]) -> dict[str, An
 
 
 def _runner(kind: str, op: str) -> Any:
-    from . import behaviours, distributed, perf, runner
+    from . import behaviours, distributed, perf, runner, training
 
     special = {
         "float64": behaviours.run_float64,
@@ -92,4 +92,4 @@ def _runner(kind: str, op: str) -> Any:
     }
     if op in special:
         return special[op]
-    return runner.run_training if kind == "training" else runner.run_op
+    return training.run_training if kind == "training" else runner.run_op

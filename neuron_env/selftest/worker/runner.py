@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import zlib
 from typing import Any
 
@@ -109,65 +108,3 @@ def _compare_grad(key: str, got: Any, want: Any, tolerance: Tolerance) -> dict[s
         label = f"grad {key}"
         return {"tensor": label, "ok": False, "problem": "no gradient", "mismatched": 0, "total": 0}
     return compare(f"grad {key}", got, want, tolerance.rtol, tolerance.atol)
-
-
-def run_training(
-    device: Device, case: Case, dtype_name: str, mode: str, repeats: int
-) -> dict[str, Any]:
-    """AdamW steps on the device and in float64 on the CPU; parameters compared at the end."""
-    p = case.params
-    tolerance = case.tolerances[dtype_name]
-    torch.manual_seed(zlib.crc32(case.id.encode()))
-    model = torch.nn.Sequential(
-        torch.nn.Linear(p["inputs"], p["hidden"]),
-        torch.nn.GELU(),
-        torch.nn.Linear(p["hidden"], p["outputs"]),
-    )
-    x, y = torch.randn(p["batch"], p["inputs"]), torch.randn(p["batch"], p["outputs"])
-    reference = copy.deepcopy(model).double()
-    _train(reference, reference, x.double(), y.double(), p, lambda: None, p["steps"])
-    on_device = copy.deepcopy(model).to(device.torch_device)
-    forward = compiled(on_device, device, mode)
-    device.clear_tracking()
-    step_times = _train(
-        on_device,
-        forward,
-        x.to(device.torch_device),
-        y.to(device.torch_device),
-        p,
-        device.synchronize,
-        p["steps"],
-    )
-    fallback = device.fallback_ops()
-    expected = dict(reference.named_parameters())
-    comparisons = [
-        compare(f"param {key}", value, expected[key], tolerance.rtol, tolerance.atol)
-        for key, value in on_device.named_parameters()
-    ]
-    steady = sorted(step_times[1:])
-    return {
-        "status": verdict(comparisons, fallback),
-        "comparisons": comparisons,
-        "fallback_ops": fallback,
-        "first_call_s": step_times[0],
-        "steady_s": steady[len(steady) // 2] if steady else None,
-        "repeats": len(steady),
-    }
-
-
-def _train(
-    model: Any, forward: Any, x: Any, y: Any, p: dict[str, Any], sync: Any, steps: int
-) -> list[float]:
-    from .timing import timed
-
-    optimizer = torch.optim.AdamW(
-        model.parameters(), lr=p["lr"], eps=p["eps"], weight_decay=p["weight_decay"]
-    )
-
-    def step() -> None:
-        optimizer.zero_grad()
-        loss = torch.nn.functional.mse_loss(forward(x), y)
-        loss.backward()
-        optimizer.step()
-
-    return [timed(step, sync)[0] for _ in range(steps)]
