@@ -102,6 +102,13 @@ def test_smoke_on_cpu_says_fallback_is_not_tracked(cli: CliRunner, torch_python:
     assert all(c["fallback_ops"] is None and not c["fallback_tracked"] for c in doc["cases"])
 
 
+def test_cuda_on_a_cpu_build_of_torch_is_no_device(cli: CliRunner, torch_python: Path) -> None:
+    result, doc = smoke_json(cli, torch_python, "--device", "cuda")
+    assert result.returncode == 1
+    assert doc["problem"]["kind"] == "no-device"
+    assert "(a CPU-only build) sees no CUDA device" in doc["problem"]["message"]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

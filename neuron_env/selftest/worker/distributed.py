@@ -119,6 +119,8 @@ def rank_main(argv: list[str]) -> int:
     request = json.loads(argv[0])
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     backend = DISTRIBUTED_BACKENDS[request["device"]]
+    if request["device"] == "cuda":
+        torch.cuda.set_device(rank)  # NCCL needs each rank on its own GPU before init
     # The Neuron runtime must not be initialised before init_process_group (TorchNeuron docs).
     dist.init_process_group(
         backend=backend,
