@@ -263,7 +263,9 @@ def test_junit_output(cli: CliRunner, neuron_python: Path, tmp_path: Path) -> No
 def test_list_shows_the_cases_of_a_level(cli: CliRunner) -> None:
     quick = cli("selftest", "--list")
     assert quick.returncode == 0
-    assert "scaled_dot_product_attention" in quick.stdout and "allreduce" not in quick.stdout
+    rows = [line.split()[0] for line in quick.stdout.splitlines() if line.strip()]
+    assert "sdpa" in rows and "allreduce" not in rows
+    assert "--level standard adds: allreduce" in quick.stdout
     long = cli("selftest", "--list", "--level", "long", "--format", "json")
     doc = json.loads(long.stdout)
     assert doc["schema"] == "neuron-env/selftest-list/v1"
