@@ -10,7 +10,16 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from neuron_env.selftest import CASES, LEVELS, Comparison, Progress, SmokeResult, SuiteResult
+from neuron_env.selftest import (
+    CASES,
+    LEVELS,
+    CaseResult,
+    Comparison,
+    DeviceInfo,
+    Progress,
+    SmokeResult,
+    SuiteResult,
+)
 
 if TYPE_CHECKING:
     from neuron_env.selftest import ProgressCallback
@@ -117,38 +126,48 @@ def _line(event: Progress) -> Text:
 
 
 def print_suite(out: Console, result: SuiteResult, verbose: bool = False) -> None:
-    _print_header(out, result)
-    if result.cases:
-        out.print(_case_table(result, verbose))
-    _print_fallback(out, result)
+    out.print(
+        Text(f"Self-test · level {result.level} · {result.device} · {result.python}", style="bold")
+    )
+    if result.info is not None:  # else nothing ran, and the problem in the footer says why
+        out.print(_header_grid(result, result.info))
+        if result.cases:
+            out.print(_case_table(result, verbose))
+        _print_fallback(out, result)
     _print_footer(out, result)
 
 
 def print_smoke(out: Console, result: SmokeResult) -> None:
-    grid = Table.grid(padding=(0, 2))
-    grid.add_column(style="bold")
-    grid.add_column()
-    _device_rows(grid, result)
-    for case in result.cases:
-        line = status_text(case.status)
-        line.append(f"  {case.message}")
-        line.append(
-            f"\nfirst call {seconds(case.first_call_s)} (includes any compilation) · "
-            f"steady {seconds(case.steady_s)} (median of {case.repeats or 0}, synchronised)",
-            style="dim",
-        )
-        grid.add_row(f"matmul {case.dtype}", line)
-    grid.add_row("CPU fallback", _fallback_text(result))
     out.print(Text(f"Smoke test · {result.device} · {result.python}", style="bold"))
-    out.print(grid)
+    if result.info is not None:
+        grid = _grid()
+        _device_rows(grid, result.info)
+        for case in result.cases:
+            grid.add_row(f"matmul {case.dtype}", _smoke_case(case))
+        grid.add_row("CPU fallback", _fallback_text(result))
+        out.print(grid)
     _print_footer(out, result)
 
 
-def _device_rows(grid: Table, result: SuiteResult) -> None:
-    info = result.info
-    if info is None:
-        grid.add_row("Device", Text("not available", style="red"))
-        return
+def _smoke_case(case: CaseResult) -> Text:
+    line = status_text(case.status)
+    line.append(f"  {case.message}")
+    line.append(
+        f"\nfirst call {seconds(case.first_call_s)} (includes any compilation) · "
+        f"steady {seconds(case.steady_s)} (median of {case.repeats or 0}, synchronised)",
+        style="dim",
+    )
+    return line
+
+
+def _grid() -> Table:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold")
+    grid.add_column()
+    return grid
+
+
+def _device_rows(grid: Table, info: DeviceInfo) -> None:
     found = Text(f"{info.device}: available, {info.count} device(s)")
     if info.name:
         found.append(f" ({info.name})")
@@ -159,30 +178,21 @@ def _device_rows(grid: Table, result: SuiteResult) -> None:
     grid.add_row("Environment", Text(versions + f"Python {info.python}"))
 
 
-def _print_header(out: Console, result: SuiteResult) -> None:
-    out.print(
-        Text(f"Self-test · level {result.level} · {result.device} · {result.python}", style="bold")
-    )
-    grid = Table.grid(padding=(0, 2))
-    grid.add_column(style="bold")
-    grid.add_column()
-    _device_rows(grid, result)
-    if result.info is not None:
-        grid.add_row(
-            "Compile",
-            Text(f"torch.compile(backend={result.info.compile_backend!r}, dynamic=False)"),
-        )
+def _header_grid(result: SuiteResult, info: DeviceInfo) -> Table:
+    grid = _grid()
+    _device_rows(grid, info)
+    grid.add_row("Compile", Text(f"torch.compile(backend={info.compile_backend!r}, dynamic=False)"))
     if result.peak is not None:
         p = result.peak
         peaks = ", ".join(f"{v:g} {k}" for k, v in p.tflops.items())
         grid.add_row(
             "Peak",
             Text(
-                f"{p.chip}: {peaks} TFLOP/s per chip, {p.logical_cores} logical "
-                f"cores at LNC={p.lnc} ({p.source})"
+                f"{p.chip}: {peaks} TFLOP/s per chip, {p.logical_cores} "
+                f"logical cores at LNC={p.lnc} ({p.source})"
             ),
         )
-    out.print(grid)
+    return grid
 
 
 def _case_table(result: SuiteResult, verbose: bool) -> Table:

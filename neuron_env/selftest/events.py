@@ -112,6 +112,9 @@ def describe(result: CaseResult) -> str:
         return "correct, but fell back to CPU: " + ", ".join(result.fallback_ops or ())
     if "tflops" in result.metrics or "gbps" in result.metrics:
         return _perf_line(result)
+    if "world_size" in result.metrics and result.status == "pass":
+        m = result.metrics
+        return f"exact sum on {m['world_size']} ranks ({m['backend']}, {m['bytes'] / 2**20:g} MiB)"
     failing = [c for c in result.comparisons if not c.ok]
     if failing:  # the first is an output when outputs are wrong: the most telling
         more = f"; {len(failing) - 1} more tensor(s) off" if len(failing) > 1 else ""
