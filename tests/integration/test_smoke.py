@@ -94,6 +94,22 @@ def test_a_target_without_torch_is_a_clear_error(cli: CliRunner, bare_python: Pa
     assert "Traceback" not in result.stdout + result.stderr
 
 
+def test_a_runtime_that_hangs_while_loading_is_killed_and_reported(
+    cli: CliRunner, neuron_python: Path
+) -> None:
+    env = {"FAKE_NEURON_HANG_AT_LOAD": "1"}
+    result, doc = smoke_json(cli, neuron_python, "--timeout", "5", env=env)
+    assert result.returncode == 1
+    assert doc["problem"]["kind"] == "worker-timeout"
+    assert "did not start within 5 s" in doc["problem"]["message"]
+
+
+def test_a_target_that_is_not_python_is_a_clear_error(cli: CliRunner) -> None:
+    result = cli("smoke", "--python", "/bin/true")
+    assert result.returncode == 1
+    assert "The self-test worker exited with code 0 in /bin/true before reporting" in result.stdout
+
+
 def test_smoke_on_cpu_says_fallback_is_not_tracked(cli: CliRunner, torch_python: Path) -> None:
     result = cli("smoke", "--python", str(torch_python), "--device", "cpu")
     assert result.returncode == 0, result.stdout + result.stderr

@@ -19,7 +19,9 @@ def _autoload() -> None:
     import torch
     from torch.utils.backend_registration import _setup_privateuseone_for_python_backend
 
-    from torch_neuronx import _device, _dispatch
+    from torch_neuronx import _device, _dispatch, _faults
+
+    _faults.hang_at_load()
 
     _setup_privateuseone_for_python_backend(
         "neuron", backend_module=_device.NeuronModule(), hook=_device.Hook()

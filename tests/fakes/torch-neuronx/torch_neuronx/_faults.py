@@ -5,6 +5,7 @@ FAKE_NEURON_WRONG_OPS=aten::mm     results of these ops are 5% too large
 FAKE_NEURON_FALLBACK_OPS=aten::sort  these ops are reported by get_fallback_ops()
 FAKE_NEURON_HANG_OPS=aten::cumsum  these ops never return
 FAKE_NEURON_CRASH_OPS=aten::topk   these ops abort the process (SIGABRT), like a runtime crash
+FAKE_NEURON_HANG_AT_LOAD=1         loading the backend (import torch) never returns
 """
 
 from __future__ import annotations
@@ -24,6 +25,12 @@ def _names(variable: str) -> set[str]:
 
 def no_device() -> bool:
     return os.environ.get("FAKE_NEURON_NO_DEVICE", "") not in ("", "0")
+
+
+def hang_at_load() -> None:
+    if os.environ.get("FAKE_NEURON_HANG_AT_LOAD", "") not in ("", "0"):
+        while True:
+            time.sleep(3600)
 
 
 def before(name: str) -> None:
