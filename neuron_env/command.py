@@ -11,9 +11,12 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import select
 import shlex
 import signal
 import subprocess
+import tempfile
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,7 +102,7 @@ def clean_env(
     return env
 
 
-def _kill_group(proc: subprocess.Popen[str]) -> None:
+def _kill_group(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
 
@@ -112,3 +115,110 @@ def _short(args: Sequence[str]) -> str:
 def _tail(stdout: str | None, stderr: str | None) -> str:
     text = "\n".join(part for part in (stdout, stderr) if part)
     return text[-OUTPUT_TAIL:]
+
+
+class LineTimeout(Exception):
+    """No complete line arrived on a streaming command's stdout in time."""
+
+
+class StreamingCommand:
+    """A command whose stdout is read line by line, each read with its own deadline.
+
+    For long-running children that report progress (the self-test worker): a hang is noticed per
+    line, not only at the end, and everything reported before it is kept. stderr goes to a
+    temporary file (read with :meth:`stderr_tail`) so the child can never block on a full pipe.
+    The whole process group is killed by :meth:`kill` and when the ``with`` block ends.
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str | os.PathLike[str]],
+        *,
+        env: Mapping[str, str] | None = None,
+        input: str | None = None,
+    ) -> None:
+        self.argv = [os.fspath(a) for a in argv]
+        log.debug("stream: %s", shlex.join(self.argv))
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed by __exit__
+        try:
+            self._proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=self._stderr,
+                env=dict(env) if env is not None else None,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            self._stderr.close()
+            raise CommandFailed(self.argv, f"cannot run {self.argv[0]}: {exc.strerror}") from None
+        self._buffer = b""
+        self._eof = False
+        if input is not None:
+            self._send(input)
+
+    def _send(self, text: str) -> None:
+        assert self._proc.stdin is not None
+        with contextlib.suppress(BrokenPipeError):  # it exited early: its output says why
+            self._proc.stdin.write(text.encode())
+        with contextlib.suppress(BrokenPipeError):
+            self._proc.stdin.close()
+
+    def next_line(self, timeout: float) -> str | None:
+        """The next line of stdout (without its newline), or None once stdout has closed.
+
+        Raises :class:`LineTimeout` when no complete line arrives within ``timeout`` seconds.
+        """
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buffer:
+            if self._eof:
+                return self._take_rest()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise LineTimeout(f"no output within {timeout:g} s")
+            self._read_some(remaining)
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line.decode("utf-8", errors="replace")
+
+    def _read_some(self, timeout: float) -> None:
+        assert self._proc.stdout is not None
+        fd = self._proc.stdout.fileno()
+        ready, _, _ = select.select([fd], [], [], timeout)
+        if ready:
+            chunk = os.read(fd, 65536)
+            self._buffer += chunk
+            self._eof = not chunk
+
+    def _take_rest(self) -> str | None:
+        if not self._buffer:
+            return None
+        rest, self._buffer = self._buffer, b""
+        return rest.decode("utf-8", errors="replace")
+
+    def wait(self, timeout: float) -> int:
+        """The exit code; the process group is killed if it has not exited within ``timeout``."""
+        try:
+            return self._proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return self._proc.wait()
+
+    def kill(self) -> None:
+        _kill_group(self._proc)
+
+    def stderr_tail(self, limit: int = OUTPUT_TAIL) -> str:
+        self._stderr.seek(0, os.SEEK_END)
+        size = self._stderr.tell()
+        self._stderr.seek(max(size - limit, 0))
+        return self._stderr.read().decode("utf-8", errors="replace")
+
+    def __enter__(self) -> StreamingCommand:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._proc.poll() is None:
+            self.kill()
+        self._proc.wait()
+        if self._proc.stdout is not None:
+            self._proc.stdout.close()
+        self._stderr.close()

@@ -2,7 +2,8 @@
 # Set up everything the test suite needs on a fresh machine, then run it:
 # lint (ruff), types (mypy), import layering (import-linter) and pytest.
 # Usage: bash scripts/test.sh [pytest arguments...]
-# Environment: PYTHON (default python3.11, else python3), NEURON_ENV_TEST_VENV (default .venv-test).
+# Environment: PYTHON (default python3.11, else python3), NEURON_ENV_TEST_VENV (default .venv-test),
+# NEURON_ENV_TEST_TORCH_VENV (default .venv-torch: torch for the device tests' target venvs).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -33,6 +34,15 @@ if [[ ! -x $venv/bin/python ]]; then
 fi
 "$venv/bin/python" -m pip install --quiet --upgrade pip
 "$venv/bin/python" -m pip install --quiet --editable ".[test]"
+
+torch_venv=${NEURON_ENV_TEST_TORCH_VENV:-$PWD/.venv-torch}
+log "torch for the device tests: $torch_venv"
+if ! "$torch_venv/bin/python" -c "import torch" >/dev/null 2>&1; then
+  "$python" -m venv "$torch_venv"
+  # The machine's pip configuration on purpose: it provides the CPU build of torch.
+  "$torch_venv/bin/python" -m pip install --quiet torch==2.13.0
+fi
+export NEURON_ENV_TEST_TORCH_VENV=$torch_venv
 
 log "ruff"
 "$venv/bin/ruff" check .

@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from neuron_env import __version__
+from neuron_env.cli import device as device_commands
 from neuron_env.cli import doctor as doctor_commands
 from neuron_env.cli import fleet as fleet_commands
 from neuron_env.cli import matrix as matrix_commands
@@ -40,6 +41,7 @@ app.command("facts")(doctor_commands.facts)
 app.command("preflight")(preflight_commands.preflight)
 app.add_typer(fleet_commands.app, name="fleet")
 app.add_typer(matrix_commands.app, name="matrix")
+device_commands.register(app)
 
 
 def _show_version(value: bool) -> None:

@@ -6,6 +6,7 @@ Changing an asserted key is a breaking change: bump the envelope's ``/vN`` and s
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -95,4 +96,59 @@ def test_facts_envelope(cli: CliRunner) -> None:
     assert set(doc["facts"]) == {  # type: ignore[arg-type]
         "collected_at", "sysroot", "hostname", "duration_s", "os", "ec2", "driver", "system",
         "python", "env", "probe_errors",
+    }  # fmt: skip
+
+
+SUITE_KEYS = {
+    "ok", "summary", "details", "level", "device", "python", "info", "problem", "counts",
+    "wall_s", "allow_fallback", "peak", "cases",
+}  # fmt: skip
+CASE_KEYS = {
+    "name", "case", "dtype", "mode", "status", "message", "behaviour", "comparisons",
+    "fallback_ops", "fallback_tracked", "first_call_s", "steady_s", "repeats", "metrics",
+    "warnings", "wall_s",
+}  # fmt: skip
+COMPARISON_KEYS = {
+    "tensor", "ok", "mismatched", "total", "rtol", "atol", "max_abs", "max_rel", "scale", "used",
+    "problem",
+}  # fmt: skip
+INFO_KEYS = {
+    "device", "type", "available", "count", "python", "executable", "torch", "name",
+    "accelerator", "accelerator_count", "fallback_tracking", "compile_backend", "torch_neuronx",
+}  # fmt: skip
+
+
+def test_smoke_envelope(cli: CliRunner, neuron_python: Path) -> None:
+    doc = run_json(cli, "smoke", "--python", str(neuron_python), "--format", "json")
+    assert doc["schema"] == "neuron-env/smoke/v1"
+    assert set(doc) == ENVELOPE | SUITE_KEYS
+    assert set(doc["info"]) == INFO_KEYS  # type: ignore[arg-type]
+    case = doc["cases"][0]  # type: ignore[index]
+    assert set(case) == CASE_KEYS
+    assert set(case["comparisons"][0]) == COMPARISON_KEYS
+
+
+def test_selftest_envelope(cli: CliRunner, neuron_python: Path) -> None:
+    doc = run_json(
+        cli, "selftest", "--python", str(neuron_python), "--only", "softmax/fp32/eager",
+        "--format", "json",
+    )  # fmt: skip
+    assert doc["schema"] == "neuron-env/selftest/v1"
+    assert set(doc) == ENVELOPE | SUITE_KEYS
+    assert set(doc["cases"][0]) == CASE_KEYS  # type: ignore[index]
+
+
+def test_selftest_problem_envelope(cli: CliRunner, bare_python: Path) -> None:
+    result = cli("selftest", "--python", str(bare_python), "--format", "json")
+    doc = json.loads(result.stdout)
+    assert set(doc) == ENVELOPE | SUITE_KEYS
+    assert set(doc["problem"]) == {"kind", "message", "hint"}
+
+
+def test_selftest_list_envelope(cli: CliRunner) -> None:
+    doc = run_json(cli, "selftest", "--list", "--format", "json")
+    assert doc["schema"] == "neuron-env/selftest-list/v1"
+    assert set(doc) == ENVELOPE | {"level", "cases"}
+    assert set(doc["cases"][0]) == {  # type: ignore[index]
+        "case", "level", "kind", "summary", "dtypes", "modes", "backward", "variants", "tolerances",
     }  # fmt: skip

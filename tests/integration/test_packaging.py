@@ -56,3 +56,27 @@ def test_the_installed_wheel_reads_its_own_matrix_files(wheel: Path, tmp_path: P
         check=True,
     )
     assert proc.stdout.strip().startswith(str(site / "neuron_env" / "_data" / "matrices"))
+
+
+def test_the_installed_wheel_runs_its_own_self_test_worker(
+    wheel: Path, tmp_path: Path, torch_python: Path
+) -> None:
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    code = (
+        "import sys; from pathlib import Path\n"
+        "from neuron_env.selftest import harness, run_smoke\n"
+        "result = run_smoke(Path(sys.argv[1]), device='cpu')\n"
+        "print(harness.WORKER_DIR, result.ok, result.summary)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(torch_python)],
+        env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    worker, ok, summary = proc.stdout.strip().split(" ", 2)
+    assert worker == str(site / "neuron_env" / "selftest" / "worker")
+    assert ok == "True", summary

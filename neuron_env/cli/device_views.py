@@ -1,0 +1,302 @@
+"""Text views and progress for ``smoke`` and ``selftest`` (layout only, no decisions)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from neuron_env.selftest import (
+    CASES,
+    LEVELS,
+    CaseResult,
+    Comparison,
+    DeviceInfo,
+    Progress,
+    SmokeResult,
+    SuiteResult,
+)
+
+if TYPE_CHECKING:
+    from neuron_env.selftest import ProgressCallback
+
+STATUS_STYLE = {
+    "pass": ("✓ pass", "green"),
+    "fail": ("✗ fail", "red bold"),
+    "fallback": ("✗ CPU fallback", "red"),
+    "unsupported": ("~ by design", "cyan"),
+    "skipped": ("- skipped", "dim"),
+    "error": ("✗ error", "red bold"),
+    "timeout": ("✗ timeout", "red bold"),
+}
+
+
+def status_text(status: str) -> Text:
+    label, style = STATUS_STYLE.get(status, (status, ""))
+    return Text(label, style=style)
+
+
+def seconds(value: float | None) -> str:
+    if value is None:
+        return "—"
+    if value >= 1:
+        return f"{value:.2f} s"
+    if value >= 1e-3:
+        return f"{value * 1e3:.2f} ms"
+    return f"{value * 1e6:.0f} µs"
+
+
+# --- progress -----------------------------------------------------------------------------------
+
+
+@contextmanager
+def progress(err: Console, quiet: bool) -> Iterator[ProgressCallback | None]:
+    """Progress on stderr: a live bar on a terminal, one line per case otherwise (CI logs)."""
+    if quiet:
+        yield None
+    elif err.is_terminal:
+        with _live_bar(err) as callback:
+            yield callback
+    else:
+        yield lambda event: _print_line(err, event)
+
+
+@contextmanager
+def _live_bar(err: Console) -> Iterator[ProgressCallback]:
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress as Bar
+
+    bar = Bar(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    )
+    task = bar.add_task("starting the worker", total=None)
+
+    def update(event: Progress) -> None:
+        if event.kind == "case" and event.result is not None:
+            bar.update(
+                task,
+                completed=event.index,
+                total=event.total,
+                description=Text(event.result.name).markup,
+            )
+            if event.result.status not in ("pass", "unsupported", "skipped"):
+                bar.console.print(_line(event))
+        elif event.kind == "restart":
+            bar.console.print(
+                Text(f"  restarting the worker after a failed case; next {event.name}")
+            )
+        elif event.kind == "started":
+            bar.update(task, total=event.total, description="running")
+
+    with bar:
+        yield update
+
+
+def _print_line(err: Console, event: Progress) -> None:
+    if event.kind == "case":
+        err.print(_line(event))
+    elif event.kind == "restart":
+        err.print(Text(f"  restarting the worker; next: {event.name}"))
+    elif event.kind == "started" and event.info is not None:
+        err.print(Text(f"  worker started: torch {event.info.torch} on {event.info.device}"))
+
+
+def _line(event: Progress) -> Text:
+    result = event.result
+    assert result is not None
+    width = len(str(event.total))
+    line = Text(f"  [{event.index:>{width}}/{event.total}] {result.name}  ")
+    line.append_text(status_text(result.status))
+    line.append(
+        f"  {result.message}" if result.status != "pass" else f"  {seconds(result.steady_s)}"
+    )
+    return line
+
+
+# --- reports ------------------------------------------------------------------------------------
+
+
+def print_suite(out: Console, result: SuiteResult, verbose: bool = False) -> None:
+    out.print(
+        Text(f"Self-test · level {result.level} · {result.device} · {result.python}", style="bold")
+    )
+    if result.info is not None:  # else nothing ran, and the problem in the footer says why
+        out.print(_header_grid(result, result.info))
+        if result.cases:
+            out.print(_case_table(result, verbose))
+        _print_fallback(out, result)
+    _print_footer(out, result)
+
+
+def print_smoke(out: Console, result: SmokeResult) -> None:
+    out.print(Text(f"Smoke test · {result.device} · {result.python}", style="bold"))
+    if result.info is not None:
+        grid = _grid()
+        _device_rows(grid, result.info)
+        for case in result.cases:
+            grid.add_row(f"matmul {case.dtype}", _smoke_case(case))
+        grid.add_row("CPU fallback", _fallback_text(result))
+        out.print(grid)
+    _print_footer(out, result)
+
+
+def _smoke_case(case: CaseResult) -> Text:
+    line = status_text(case.status)
+    line.append(f"  {case.message}")
+    line.append(
+        f"\nfirst call {seconds(case.first_call_s)} (includes any compilation) · "
+        f"steady {seconds(case.steady_s)} (median of {case.repeats or 0}, synchronised)",
+        style="dim",
+    )
+    return line
+
+
+def _grid() -> Table:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold")
+    grid.add_column()
+    return grid
+
+
+def _device_rows(grid: Table, info: DeviceInfo) -> None:
+    found = Text(f"{info.device}: available, {info.count} device(s)")
+    if info.name:
+        found.append(f" ({info.name})")
+    if info.accelerator is not None:
+        found.append(f"; torch.accelerator: {info.accelerator} ({info.accelerator_count})")
+    grid.add_row("Device", found)
+    versions = f"torch {info.torch}, torch-neuronx {info.torch_neuronx or 'not installed'}, "
+    grid.add_row("Environment", Text(versions + f"Python {info.python}"))
+
+
+def _header_grid(result: SuiteResult, info: DeviceInfo) -> Table:
+    grid = _grid()
+    _device_rows(grid, info)
+    grid.add_row("Compile", Text(f"torch.compile(backend={info.compile_backend!r}, dynamic=False)"))
+    if result.peak is not None:
+        p = result.peak
+        peaks = ", ".join(f"{v:g} {k}" for k, v in p.tflops.items())
+        grid.add_row(
+            "Peak",
+            Text(
+                f"{p.chip}: {peaks} TFLOP/s per chip, {p.logical_cores} "
+                f"logical cores at LNC={p.lnc} ({p.source})"
+            ),
+        )
+    return grid
+
+
+def _case_table(result: SuiteResult, verbose: bool) -> Table:
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    for column in ("Variant", "Result", "Measured", "First call", "Steady"):
+        table.add_column(column, overflow="fold")
+    for case in result.cases:
+        measured = Text(case.message)
+        if verbose:
+            for c in case.comparisons:
+                measured.append(f"\n{_comparison_detail(c)}", style="dim")
+        table.add_row(
+            case.name,
+            status_text(case.status),
+            measured,
+            seconds(case.first_call_s),
+            seconds(case.steady_s),
+        )
+    return table
+
+
+def _comparison_detail(c: Comparison) -> str:
+    if c.problem:
+        return f"  {c.tensor}: {c.problem}"
+    share = "" if c.used is None else "<1%" if c.used < 0.01 else f"{c.used:.0%}"
+    used = f", {share} of the bound" if share else ""
+    return (
+        f"  {c.tensor}: {c.mismatched}/{c.total} off, max rel {c.max_rel or 0:.1e}, "
+        f"max abs {c.max_abs or 0:.1e}{used}"
+    )
+
+
+def _fallback_text(result: SuiteResult) -> Text:
+    if not result.cases:
+        return Text("—")
+    if all(c.fallback_ops is None for c in result.cases):
+        return Text(
+            f"not tracked on {result.device} (only torch_neuronx reports CPU fallback)", style="dim"
+        )
+    ops = sorted({op for c in result.cases for op in (c.fallback_ops or ())})
+    if not ops:
+        return Text("none (torch_neuronx.get_fallback_ops())", style="green")
+    return Text(", ".join(ops), style="red")
+
+
+def _print_fallback(out: Console, result: SuiteResult) -> None:
+    line = Text("CPU fallback: ", style="bold")
+    line.append_text(_fallback_text(result))
+    out.print(line)
+    if any(c.status == "unsupported" for c in result.cases):
+        out.print(
+            Text(
+                "~ by design: a documented limitation of the TorchNeuron beta, behaving as "
+                "documented; it does not fail the run.",
+                style="dim",
+            )
+        )
+
+
+def _print_footer(out: Console, result: SuiteResult) -> None:
+    if result.problem is not None:
+        out.print(Text(f"✗ {result.problem.message}", style="red bold"))
+        if result.problem.hint:
+            out.print(Text(result.problem.hint))
+        return
+    style = "green bold" if result.ok else "red bold"
+    out.print(Text(("✓ " if result.ok else "✗ ") + result.summary, style=style))
+
+
+def print_case_list(out: Console, level: str) -> None:
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    for column in ("Case", "Level", "Kind", "dtypes", "Modes", "What it checks"):
+        table.add_column(column, overflow="fold")
+    allowed = LEVELS[: LEVELS.index(level) + 1]
+    for case in CASES:
+        if case.level in allowed:
+            table.add_row(
+                case.id,
+                case.level,
+                case.kind,
+                ", ".join(case.dtypes),
+                ", ".join(case.modes),
+                case.summary,
+            )
+    out.print(table)
+    for higher in LEVELS[LEVELS.index(level) + 1 :]:
+        added = ", ".join(c.id for c in CASES if c.level == higher)
+        out.print(Text(f"--level {higher} adds: {added}", style="dim"))
+
+
+def case_list(level: str) -> list[dict[str, object]]:
+    allowed = LEVELS[: LEVELS.index(level) + 1]
+    return [
+        {
+            "case": c.id,
+            "level": c.level,
+            "kind": c.kind,
+            "summary": c.summary,
+            "dtypes": list(c.dtypes),
+            "modes": list(c.modes),
+            "backward": c.backward,
+            "variants": c.variants(),
+            "tolerances": {k: {"rtol": t.rtol, "atol": t.atol} for k, t in c.tolerances.items()},
+        }
+        for c in CASES
+        if c.level in allowed
+    ]

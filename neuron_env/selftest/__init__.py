@@ -1,0 +1,152 @@
+"""Device smoke test and kernel self-test suite.
+
+neuron-env's side (this package) selects cases, runs the worker (``worker/``) in the *target*
+interpreter with a hard timeout per case, and turns what it reports into :class:`SuiteResult`.
+The worker needs only the standard library and torch there.
+
+Library API (what ``neuron-env doctor --level 1/2`` calls)::
+
+    result = run_smoke(python, device="neuron", timeout=300)
+    result.ok, result.summary, result.details, result.cases
+
+    result = run_suite(python, level="standard", device="neuron", only=(), timeout=300)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from neuron_env.errors import BadInput
+from neuron_env.selftest.harness import Progress, ProgressCallback, Request, run_variants
+from neuron_env.selftest.models import (
+    STATUSES,
+    CaseResult,
+    Comparison,
+    DeviceInfo,
+    Peak,
+    Problem,
+    SmokeResult,
+    Status,
+    SuiteResult,
+)
+from neuron_env.selftest.worker.cases import CASES, LEVELS, SMOKE_VARIANTS, Case, variants_for
+
+__all__ = [
+    "CASES",
+    "LEVELS",
+    "STATUSES",
+    "Case",
+    "CaseResult",
+    "Comparison",
+    "DeviceInfo",
+    "Peak",
+    "Problem",
+    "Progress",
+    "ProgressCallback",
+    "SmokeResult",
+    "Status",
+    "SuiteResult",
+    "check_device",
+    "run_smoke",
+    "run_suite",
+    "select_variants",
+]
+
+DEVICE_TYPES = ("neuron", "cpu", "cuda")
+DEFAULT_TIMEOUT = 300.0
+
+
+def check_device(device: str) -> str:
+    """``neuron``, ``neuron:1``, ``cpu``, ``cuda:0``; anything else is bad input (exit 2)."""
+    kind, sep, index = device.partition(":")
+    if kind not in DEVICE_TYPES or (sep and not index.isdigit()) or (kind == "cpu" and sep):
+        raise BadInput(
+            f"Unknown device {device!r}.",
+            hint="Use neuron (the default), neuron:N, cpu, cuda or cuda:N.",
+        )
+    return device
+
+
+def select_variants(level: str, only: Sequence[str] = ()) -> list[str]:
+    """The variants ``level`` runs, narrowed by ``only`` patterns; bad input when none match."""
+    if level not in LEVELS:
+        raise BadInput(f"Unknown level {level!r}.", hint=f"Use one of: {', '.join(LEVELS)}.")
+    chosen = variants_for(level, tuple(only))
+    if chosen:
+        return chosen
+    wider = variants_for(LEVELS[-1], tuple(only))
+    if wider:
+        needed = next(c.level for c in CASES for v in c.variants() if v == wider[0])
+        raise BadInput(
+            f"{' '.join(only)} selects no case of level {level}; {wider[0]} is in level {needed}.",
+            hint=f"Add --level {needed}.",
+        )
+    raise BadInput(
+        f"No self-test case matches {', '.join(repr(p) for p in only)}.",
+        hint="List the cases with 'neuron-env selftest --list'.",
+    )
+
+
+def run_suite(
+    python: Path,
+    *,
+    level: str = "quick",
+    device: str = "neuron",
+    only: Sequence[str] = (),
+    timeout: float = DEFAULT_TIMEOUT,
+    compile_backend: str | None = None,
+    repeats: int = 5,
+    allow_fallback: bool = False,
+    peak: Peak | None = None,
+    progress: ProgressCallback | None = None,
+) -> SuiteResult:
+    """Run the self-test suite at ``level`` in ``python`` (the target interpreter).
+
+    Never raises for what the target does (no torch, no device, a hang, a crash): those come back
+    as ``result.problem`` or as case statuses, and ``result.ok`` is False. Raises
+    :class:`~neuron_env.errors.BadInput` for a bad ``level``, ``device`` or ``only``.
+    ``timeout`` bounds each case (and the worker's start); ``progress`` is called as cases finish.
+    """
+    variants = select_variants(level, only)
+    request = Request(python, check_device(device), timeout, compile_backend, repeats, peak)
+    start = time.monotonic()
+    run = run_variants(request, variants, progress)
+    return SuiteResult(
+        level=level,
+        device=device,
+        python=str(python),
+        info=run.info,
+        cases=tuple(run.results),
+        problem=run.problem,
+        wall_s=time.monotonic() - start,
+        allow_fallback=allow_fallback,
+        peak=peak,
+    )
+
+
+def run_smoke(
+    python: Path,
+    *,
+    device: str = "neuron",
+    timeout: float = DEFAULT_TIMEOUT,
+    progress: ProgressCallback | None = None,
+) -> SmokeResult:
+    """The smoke test: is the device there, how many, and does a matmul match the CPU in fp32 and
+    bf16 (first call and steady state timed apart; ops that fell back to CPU must be none)?
+
+    Like :func:`run_suite`, it reports rather than raises for anything the target does.
+    """
+    request = Request(python, check_device(device), timeout)
+    start = time.monotonic()
+    run = run_variants(request, SMOKE_VARIANTS, progress)
+    return SmokeResult(
+        level="smoke",
+        device=device,
+        python=str(python),
+        info=run.info,
+        cases=tuple(run.results),
+        problem=run.problem,
+        wall_s=time.monotonic() - start,
+    )

@@ -1,0 +1,190 @@
+"""Results of the smoke test and the self-test suite, as plain frozen data.
+
+Statuses of a case (README, "Statuses"):
+
+* ``pass`` — the device matched the CPU reference within the case's tolerance;
+* ``fail`` — it did not (the comparisons say by how much);
+* ``fallback`` — correct, but ops ran on the CPU instead of the device (``fallback_ops``);
+* ``unsupported`` — a documented limitation of the TorchNeuron beta, observed as documented;
+* ``skipped`` — not applicable here (e.g. the all-reduce needs 2 devices);
+* ``error`` — the case raised or the worker crashed during it;
+* ``timeout`` — the case did not finish in time; its worker was killed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Status = Literal["pass", "fail", "fallback", "unsupported", "skipped", "error", "timeout"]
+STATUSES: tuple[Status, ...] = (
+    "pass",
+    "fail",
+    "fallback",
+    "unsupported",
+    "skipped",
+    "error",
+    "timeout",
+)
+ALWAYS_FAILING: frozenset[str] = frozenset({"fail", "error", "timeout"})
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One tensor (an output, a gradient, a parameter) against the CPU reference."""
+
+    tensor: str
+    ok: bool
+    mismatched: int = 0
+    total: int = 0
+    rtol: float | None = None
+    atol: float | None = None
+    max_abs: float | None = None
+    max_rel: float | None = None
+    scale: float | None = None
+    used: float | None = None  # the worst element's error as a fraction of its bound (<= 1 passes)
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One variant (``case/dtype/mode``) as measured."""
+
+    name: str
+    status: Status
+    message: str = ""
+    behaviour: str | None = None
+    comparisons: tuple[Comparison, ...] = ()
+    fallback_ops: tuple[str, ...] | None = None  # None: the device cannot tell (not tracked)
+    first_call_s: float | None = None  # includes compilation
+    steady_s: float | None = None  # median of the repeats, device synchronised
+    repeats: int | None = None
+    metrics: dict[str, Any] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    wall_s: float | None = None  # as seen by neuron-env: start event to result event
+
+    @property
+    def case(self) -> str:
+        return self.name.split("/")[0]
+
+    @property
+    def dtype(self) -> str:
+        return self.name.split("/")[1]
+
+    @property
+    def mode(self) -> str:
+        return self.name.split("/")[2]
+
+    def worst(self) -> Comparison | None:
+        """The comparison that failed worst, else the one with the largest relative error."""
+        if not self.comparisons:
+            return None
+        return max(self.comparisons, key=lambda c: (not c.ok, c.max_rel or 0.0, c.max_abs or 0.0))
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """What the worker found in the target interpreter before running anything."""
+
+    device: str
+    type: str
+    available: bool
+    count: int
+    python: str
+    executable: str
+    torch: str
+    name: str | None = None
+    accelerator: str | None = None
+    accelerator_count: int | None = None
+    fallback_tracking: bool = False
+    compile_backend: str | None = None
+    torch_neuronx: str | None = None
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Why the suite could not run (or stopped): no torch, no device, a worker that failed."""
+
+    kind: str
+    message: str
+    hint: str = ""
+
+
+@dataclass(frozen=True)
+class Peak:
+    """Peak matmul throughput for the matmul throughput case, from the support matrix.
+
+    One torch device is one *logical* NeuronCore, so the comparison is with that core's share of
+    the chip's peak: ``tflops[dtype] / logical_cores``.
+    """
+
+    chip: str
+    tflops: dict[str, float]
+    logical_cores: int
+    lnc: int
+    source: str
+
+
+@dataclass(frozen=True)
+class SuiteResult:
+    """A self-test run: the device found, one result per variant, and why it stopped if it did.
+
+    ``ok`` is the overall verdict; ``summary`` is one line and ``details`` a few lines, ready for a
+    doctor finding.
+    """
+
+    level: str
+    device: str
+    python: str
+    info: DeviceInfo | None
+    cases: tuple[CaseResult, ...]
+    problem: Problem | None = None
+    wall_s: float = 0.0
+    allow_fallback: bool = False
+    peak: Peak | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None and not self.failing()
+
+    def failing(self) -> list[CaseResult]:
+        bad = set(ALWAYS_FAILING) | (set() if self.allow_fallback else {"fallback"})
+        return [c for c in self.cases if c.status in bad]
+
+    def counts(self) -> dict[str, int]:
+        found = Counter(c.status for c in self.cases)
+        return {status: found[status] for status in STATUSES if found[status]}
+
+    @property
+    def summary(self) -> str:
+        if self.problem is not None:
+            return self.problem.message
+        counts = ", ".join(f"{n} {status}" for status, n in self.counts().items())
+        verdict = "passed" if self.ok else "FAILED"
+        return (
+            f"self-test ({self.level}) on {self.device} {verdict}: {counts} in {self.wall_s:.1f} s"
+        )
+
+    @property
+    def details(self) -> list[str]:
+        lines = [f"{c.name}: {c.status} — {c.message}" for c in self.failing()]
+        lines += [f"{c.name}: {c.message}" for c in self.cases if c.status == "unsupported"]
+        if self.problem is not None and self.problem.hint:
+            lines.append(self.problem.hint)
+        return lines
+
+
+@dataclass(frozen=True)
+class SmokeResult(SuiteResult):
+    """The smoke test: device availability and count, then a matmul in fp32 and bf16 vs CPU."""
+
+    @property
+    def summary(self) -> str:
+        if self.problem is not None:
+            return self.problem.message
+        info = self.info
+        count = f"{info.count} device(s)" if info else "device"
+        parts = [f"{c.dtype} {c.status}" for c in self.cases]
+        verdict = "passed" if self.ok else "FAILED"
+        return f"smoke test on {self.device} ({count}) {verdict}: matmul " + ", ".join(parts)

@@ -1,0 +1,7 @@
+"""The self-test worker: runs inside the *target* interpreter, needing only the standard library
+and torch (neuron-env's own dependencies may be absent there).
+
+neuron-env starts it as ``python -I <this directory>`` (see ``__main__.py``), writes one JSON
+request on its stdin and reads JSON lines from its stdout (``protocol.py``). Importing this package
+imports nothing but the standard library; torch is imported by the modules that run cases.
+"""

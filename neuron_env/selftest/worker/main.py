@@ -1,0 +1,95 @@
+"""The worker's main loop: read the request, check the device, run each variant, report."""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from typing import Any
+
+from . import protocol
+from .cases import split_variant
+from .protocol import Fatal, emit
+
+DEFAULT_REPEATS = 5
+
+
+def main(argv: list[str]) -> int:
+    protocol.open_channel()
+    if argv[:1] == ["--rank"]:
+        _require_torch()
+        from .distributed import rank_main
+
+        return rank_main(argv[1:])
+    try:
+        _require_torch()
+        request = _read_request()
+        from .device import Device
+
+        device = Device(request["device"], request.get("compile_backend"))
+    except Fatal as fatal:
+        emit("fatal", kind=fatal.kind, message=fatal.message, hint=fatal.hint)
+        return 3
+    emit("hello", info=device.describe())
+    for name in request["variants"]:
+        emit("start", name=name)
+        emit("result", name=name, **run_variant(device, name, request))
+    emit("done")
+    return 0
+
+
+def _require_torch() -> None:
+    try:
+        import torch  # noqa: F401
+    except ModuleNotFoundError as exc:
+        if exc.name != "torch":
+            raise Fatal("broken-torch", f"import torch failed: {exc}") from None
+        raise Fatal(
+            "no-torch",
+            f"torch is not installed in {sys.executable} (Python {sys.version.split()[0]}).",
+            "Install it into that environment (e.g. 'neuron-env install --torch 2.14'), or "
+            "pass --python for the interpreter that has torch.",
+        ) from None
+    except Exception as exc:
+        raise Fatal("broken-torch", f"import torch failed: {type(exc).__name__}: {exc}") from None
+
+
+def _read_request() -> dict[str, Any]:
+    try:
+        request = json.loads(sys.stdin.read())
+        request["device"], request["variants"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise Fatal("bad-request", f"unreadable request on stdin: {exc}") from None
+    return dict(request)
+
+
+def run_variant(device: Any, name: str, request: dict[str, Any]) -> dict[str, Any]:
+    """One variant's result; an exception becomes status ``error`` with its message."""
+    from .behaviours import innermost_message
+
+    try:
+        case, dtype, mode = split_variant(name)
+        runner = _runner(case.kind, case.op)
+        timeout = float(request.get("case_timeout", 300)) * 0.8  # before neuron-env gives up
+        repeats = int(request.get("repeats", DEFAULT_REPEATS))
+        limit = timeout if case.kind == "collective" else repeats
+        return dict(runner(device, case, dtype, mode, limit))
+    except Exception as exc:
+        traceback.print_exc()
+        return {"status": "error", "message": f"{type(exc).__name__}: {innermost_message(exc)}"}
+
+
+def _runner(kind: str, op: str) -> Any:
+    from . import behaviours, distributed, perf, runner, training
+
+    special = {
+        "float64": behaviours.run_float64,
+        "dynamic_shapes": behaviours.run_dynamic,
+        "recompile": behaviours.run_recompile,
+        "allreduce": distributed.run_allreduce,
+        "matmul_throughput": perf.run_matmul_throughput,
+        "copy_bandwidth": perf.run_copy_bandwidth,
+    }
+    if op in special:
+        return special[op]
+    return training.run_training if kind == "training" else runner.run_op
