@@ -151,6 +151,28 @@ class EnvFacts:
 
 
 @dataclass(frozen=True)
+class DeviceRun:
+    """The outcome of the smoke test or the self-test suite, as the doctor keeps it."""
+
+    ok: bool
+    summary: str
+    details: tuple[str, ...] = ()
+    hint: str = ""
+    counts: dict[str, int] = field(default_factory=dict)
+    wall_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class DeviceFacts:
+    """What the device computed, from ``--level 1`` (smoke) and ``--level 2`` (standard suite)."""
+
+    device: str
+    level: int
+    smoke: DeviceRun | None = None
+    selftest: DeviceRun | None = None
+
+
+@dataclass(frozen=True)
 class HostFacts:
     """Everything neuron-env learned about one host and one target Python environment."""
 
@@ -164,6 +186,7 @@ class HostFacts:
     system: SystemFacts | None = None
     python: PythonFacts | None = None
     env: EnvFacts | None = None
+    device: DeviceFacts | None = None
     probe_errors: tuple[ProbeError, ...] = ()
 
     def error_for(self, probe: str) -> ProbeError | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from neuron_env.checks import driver, environment, platform, python, system
+from neuron_env.checks import device, driver, environment, platform, python, system
 from neuron_env.checks.model import Check, Context, Finding, Verdict
 from neuron_env.errors import BadInput
 from neuron_env.facts import HostFacts
@@ -52,6 +52,12 @@ CHECKS: tuple[Check, ...] = (
     Check("env.cache", "env", "Compile cache",
           "Compile cache and debug directories writable with free space",
           ("env",), environment.check_cache),
+    Check("device.smoke", "device", "Smoke test",
+          "Level 1: the device is there, a matmul matches the CPU (fp32, bf16), no CPU fallback",
+          ("device",), device.check_smoke, level=1),
+    Check("device.selftest", "device", "Self-test suite",
+          "Level 2: the standard suite (ops, compile, training step, all-reduce) matches the CPU",
+          ("device",), device.check_selftest, level=2),
 )  # fmt: skip
 
 
@@ -60,14 +66,20 @@ def select_checks(
     skipped: Sequence[str] = (),
     catalog: Sequence[Check] = CHECKS,
     allow: Sequence[str] = (),
+    level: int = 0,
 ) -> list[Check]:
-    """The checks to run; unknown ids (to run, skip or allow) are bad input, with a suggestion."""
+    """The checks to run at ``level``; unknown ids (to run, skip or allow) are bad input."""
     known = [c.id for c in catalog]
     for check_id in [*only, *skipped, *allow]:
         if check_id not in known:
             raise BadInput(f"Unknown check id '{check_id}'; {suggest(check_id, known)}",
                            hint="List them with 'neuron-env doctor --list-checks'.")  # fmt: skip
-    return [c for c in catalog if (not only or c.id in only) and c.id not in skipped]
+    too_deep = [c for c in catalog if c.id in only and c.level > level]
+    if too_deep:
+        raise BadInput(f"{too_deep[0].id} runs at --level {too_deep[0].level} and above.",
+                       hint=f"Add --level {too_deep[0].level}.")  # fmt: skip
+    chosen = [c for c in catalog if (not only or c.id in only) and c.id not in skipped]
+    return [c for c in chosen if c.level <= level]
 
 
 def run_checks(facts: HostFacts, ctx: Context, checks: Iterable[Check]) -> list[Finding]:

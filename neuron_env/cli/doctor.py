@@ -29,6 +29,13 @@ PythonOption = Annotated[
         dir_okay=False,
     ),
 ]
+LevelOption = typer.Option(
+    "--level",
+    min=0,
+    max=2,
+    metavar="0|1|2",
+    help="0: host and environment; 1: also the device smoke test; 2: also the standard self-test.",
+)
 ProbeTimeoutOption = Annotated[
     float,
     typer.Option(
@@ -53,6 +60,7 @@ def facts(
     python: PythonOption = None,
     sysroot: SysrootOption = Path("/"),
     probe_timeout: ProbeTimeoutOption = 15.0,
+    level: Annotated[int, LevelOption] = 0,
     output: Annotated[
         Path | None,
         typer.Option(
@@ -68,7 +76,7 @@ def facts(
     """
     from neuron_env.facts import snapshot
 
-    collected = _collect(python, sysroot, probe_timeout)
+    collected = _collect(python, sysroot, probe_timeout, level)
     text = json.dumps(snapshot(collected), indent=2) + "\n"
     if output is None:
         sys.stdout.write(text)
@@ -173,33 +181,53 @@ def run_doctor(
     from neuron_env.doctor import judge
 
     with ThreadPoolExecutor(max_workers=1) as pool:  # probe the host while the matrix loads
-        host = pool.submit(_facts_for, facts_file, python, sysroot, probe_timeout)
+        host = pool.submit(_facts_for, facts_file, python, sysroot, probe_timeout, options.level)
         matrix = load_matrix(ctx)
         return judge(matrix, host.result(), options)
 
 
 def _facts_for(
-    facts_file: Path | None, python: Path | None, sysroot: Path, probe_timeout: float
+    facts_file: Path | None, python: Path | None, sysroot: Path, probe_timeout: float, level: int
 ) -> HostFacts:
     from neuron_env.facts import read_snapshot
 
     if facts_file is None:
-        return _collect(python, sysroot, probe_timeout)
+        return _collect(python, sysroot, probe_timeout, level)
     if python is not None or sysroot != Path("/"):
         raise BadInput(
             "--facts judges a saved snapshot; it cannot be combined with --python or --sysroot."
         )
-    return read_snapshot(facts_file)
+    snapshot = read_snapshot(facts_file)
+    recorded = snapshot.device.level if snapshot.device else 0
+    if level > recorded:
+        raise BadInput(
+            f"{facts_file} holds level-{recorded} facts; --level {level} needs the device results.",
+            hint=f"Collect them on the host with 'neuron-env facts --level {level} -o FILE'.",
+        )
+    return snapshot
 
 
-def _collect(python: Path | None, sysroot: Path, probe_timeout: float) -> HostFacts:
+def _collect(python: Path | None, sysroot: Path, probe_timeout: float, level: int) -> HostFacts:
     from neuron_env.probe.collect import ProbeOptions, collect_facts
     from neuron_env.probe.python_env import find_target_python
 
     if not sysroot.is_dir():
         raise BadInput(f"--sysroot {sysroot} is not a directory.")
     target = find_target_python(python)
-    return collect_facts(ProbeOptions.capped(probe_timeout, sysroot=sysroot, python=target))
+    facts = collect_facts(ProbeOptions.capped(probe_timeout, sysroot=sysroot, python=target))
+    return _with_device(facts, target, level) if level else facts
+
+
+def _with_device(facts: HostFacts, target: Path, level: int) -> HostFacts:
+    """Run the device levels in the target interpreter, with progress on stderr."""
+    import dataclasses
+
+    from neuron_env.cli import device_views
+    from neuron_env.probe.device import probe_device
+
+    with device_views.progress(console(stderr=True), quiet=False) as report:
+        device = probe_device(target, level, progress=report)
+    return dataclasses.replace(facts, device=device)
 
 
 def _emit(report: DoctorReport, output_format: str, output: Path | None, verbose: bool) -> None:

@@ -27,8 +27,16 @@ def preflight(
         str | None, typer.Option("--release", "-r", metavar="R", help="Neuron release.")
     ] = None,
     level: Annotated[
-        int, typer.Option("--level", min=0, max=2, metavar="0|1|2", help="0: host and environment.")
-    ] = 0,
+        int | None,
+        typer.Option(
+            "--level",
+            min=0,
+            max=2,
+            metavar="0|1|2",
+            help="0: host and environment; 1 (default): also the device smoke test; 2: also the "
+            "standard self-test. The Slurm health check defaults to 0.",
+        ),
+    ] = None,
     python: PythonOption = None,
     sysroot: SysrootOption = Path("/"),
     output_format: Annotated[
@@ -77,7 +85,7 @@ def preflight(
 
     Examples:
 
-      neuron-env preflight --torch 2.14 --level 1 --output reports/
+      neuron-env preflight --torch 2.14 --output reports/
 
       neuron-env preflight --allow env.cache --strict
 
@@ -92,9 +100,10 @@ def preflight(
     if emit is not None:
         if emit not in EMITTABLE:
             raise BadInput(f"--emit '{emit}' is not one of: {', '.join(EMITTABLE)}.")
-        _emit_slurm(torch, release, level, python, sysroot, strict, allow or [], timeout)
+        _emit_slurm(torch, release, level or 0, python, sysroot, strict, allow or [], timeout)
         return
-    options = DoctorOptions(release, torch, (), (), strict, level, tuple(allow or ()))
+    chosen = 1 if level is None else level
+    options = DoctorOptions(release, torch, (), (), strict, chosen, tuple(allow or ()))
     report = run_doctor(ctx, options, None, python, sysroot, probe_timeout)
     _deliver(report, plan_outputs(output_format, output, detect_ci(os.environ)))
     raise typer.Exit(report.summary.exit_code)

@@ -33,7 +33,8 @@ class Host:
     env: dict[str, str]
 
     def args(self, *extra: str) -> list[str]:
-        return ["preflight", "--sysroot", str(self.sysroot), "--python", str(self.python), *extra]
+        base = ["preflight", "--level", "0", "--sysroot", str(self.sysroot)]
+        return [*base, "--python", str(self.python), *extra]
 
 
 def _host(name: str, tmp_path: Path) -> Iterator[Host]:
