@@ -102,16 +102,15 @@ def main() -> None:
         )
         single = median_seconds([*base, "doctor", "--facts", str(one)], args.runs)
     print(f"median of {args.runs} runs; baseline: neuron-env doctor --facts (one snapshot)")
-    print(f"  doctor --facts, 1 snapshot           {single:6.3f} s   1.00× baseline")
-    print(
-        f"  fleet report, {args.hosts} snapshots (text) {text:6.3f} s   {text / single:5.2f}× baseline"
-    )
-    print(
-        f"  fleet report, {args.hosts} snapshots (json) {as_json:6.3f} s   {as_json / single:5.2f}× baseline"
-    )
-    print(
-        f"per host: {1000 * (text - single) / args.hosts:.2f} ms beyond one doctor run (target: {args.hosts} hosts well under 2 s)"
-    )
+    rows = {
+        "doctor --facts, 1 snapshot": single,
+        f"fleet report, {args.hosts} snapshots (text)": text,
+        f"fleet report, {args.hosts} snapshots (json)": as_json,
+    }
+    for name, seconds in rows.items():
+        print(f"  {name:<40} {seconds:6.3f} s   {seconds / single:5.2f}× baseline")
+    per_host = 1000 * (text - single) / args.hosts
+    print(f"per host: {per_host:.2f} ms beyond one doctor run (target: {args.hosts} hosts < 2 s)")
 
 
 if __name__ == "__main__":
