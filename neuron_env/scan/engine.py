@@ -50,6 +50,8 @@ def scan_file(path: Path, display: str, rules: RuleSet) -> list[Finding]:
     try:
         source = SourceFile.read(path, display)
         tree = source.parse()
+        if not rules.may_match(source.text):
+            return []  # parsed (a syntax error is still reported), but nothing to look for
         return detect(collect_uses(tree), rules, source)
     except OSError as exc:
         return [_scan_error(rules, path, display, f"cannot read the file: {exc.strerror}")]
@@ -71,7 +73,7 @@ def _python() -> str:
 def _scan_error(
     rules: RuleSet, path: Path, display: str, problem: str, span: Span | None = None
 ) -> Finding:
-    source = SourceFile.from_text(path, display, "")
+    source = SourceFile(path, display, "")
     return finding(rules.get(SCAN_ERROR), source, span or Span(1, 1, 1, 1), problem)
 
 

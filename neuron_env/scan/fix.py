@@ -30,8 +30,8 @@ class FilePatch:
 
     def diff(self) -> str:
         """A unified diff (``a/PATH`` → ``b/PATH``) for people to read."""
-        old = [line.rstrip("\r\n") for line in SourceFile.from_text(self.file, "", self.old).lines]
-        new = [line.rstrip("\r\n") for line in SourceFile.from_text(self.file, "", self.new).lines]
+        old = [line.rstrip("\r\n") for line in SourceFile(self.file, "", self.old).lines]
+        new = [line.rstrip("\r\n") for line in SourceFile(self.file, "", self.new).lines]
         lines = difflib.unified_diff(
             old, new, f"a/{self.display}", f"b/{self.display}", lineterm=""
         )

@@ -6,6 +6,7 @@ the renderers only lay them out.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -89,6 +90,21 @@ class RuleSet:
 
     def get(self, rule_id: str) -> Rule:
         return next(r for r in self.rules if r.id == rule_id)
+
+    @functools.cached_property
+    def triggers(self) -> frozenset[str]:
+        """Texts without which a file cannot have a finding (so its walk can be skipped)."""
+        words: set[str] = set()
+        for rule in self.rules:
+            detect = rule.detect
+            words.update(api.split(".")[0] for api in (*detect.apis, *detect.calls))
+            words.update(detect.device_strings + detect.literals + detect.words)
+            if detect.methods:
+                words.add("torch")  # method rules apply to modules that import torch
+        return frozenset(words)
+
+    def may_match(self, text: str) -> bool:
+        return any(word in text for word in self.triggers)
 
 
 @dataclass(frozen=True)

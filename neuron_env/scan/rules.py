@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import string
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,14 +82,23 @@ def load_rule_file(path: Path | None = None) -> RuleFile:
 
 
 def _check_templates(rule_file: RuleFile) -> None:
-    texts = [(f"rules[{i}].message", r.message) for i, r in enumerate(rule_file.rules)]
-    for table in ("limitation_kinds", "limitations"):
-        policies: dict[str, LimitationPolicy] = getattr(rule_file, table)
-        texts += [(f"{table}.{key}.message", p.message) for key, p in policies.items()]
-    for where, text in texts:
+    """Messages may only use the placeholders scan fills in."""
+    for path, text in _messages(rule_file):
         fields = {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
         if fields - PLACEHOLDERS:
-            raise SchemaError([where], f"unknown placeholder(s) {sorted(fields - PLACEHOLDERS)}")
+            raise SchemaError(path, f"unknown placeholder(s) {sorted(fields - PLACEHOLDERS)}")
+
+
+def _messages(rule_file: RuleFile) -> Iterator[tuple[list[str | int], str]]:
+    tables: list[tuple[list[str | int], RuleSpec | LimitationPolicy]] = [
+        (["rules", i], spec) for i, spec in enumerate(rule_file.rules)
+    ]
+    tables += [(["limitation-kinds", k], p) for k, p in rule_file.limitation_kinds.items()]
+    tables += [(["limitations", k], p) for k, p in rule_file.limitations.items()]
+    for path, entry in tables:
+        yield [*path, "message"], entry.message
+        for name, variant in entry.variants.items():
+            yield [*path, "variants", name, "message"], variant.message
 
 
 def rules_for(release: Release, rule_file: RuleFile | None = None) -> RuleSet:

@@ -8,11 +8,12 @@ reported columns match what editors show and edits touch exactly the characters 
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import re
 import tokenize
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from neuron_env.scan.model import Span
@@ -26,20 +27,19 @@ class SourceFile:
     path: Path  # where it was read from
     display: str  # how reports name it
     text: str
-    encoding: str
-    lines: tuple[str, ...] = field(repr=False, default=())
+    encoding: str = "utf-8"
 
     @classmethod
     def read(cls, path: Path, display: str) -> SourceFile:
         """Read and decode ``path``; OSError, SyntaxError (bad cookie) or UnicodeDecodeError."""
         raw = path.read_bytes()
         encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
-        return cls.from_text(path, display, raw.decode(encoding), encoding)
+        return cls(path, display, raw.decode(encoding), encoding)
 
-    @classmethod
-    def from_text(cls, path: Path, display: str, text: str, encoding: str = "utf-8") -> SourceFile:
-        lines = tuple(line for line in _LINE_BREAK.split(text) if line)
-        return cls(path, display, text, encoding, lines)
+    @functools.cached_property
+    def lines(self) -> tuple[str, ...]:
+        """The lines with their line endings (split only when a position is needed)."""
+        return tuple(line for line in _LINE_BREAK.split(self.text) if line)
 
     def parse(self) -> ast.Module:
         """The syntax tree; SyntaxError (or ValueError for NUL bytes) when it is not Python."""
