@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import shutil
+import subprocess
 from pathlib import Path
 
 import jsonschema
 import pytest
 
 from neuron_env import __version__
-from tests.conftest import DATA, CliRunner
+from tests.conftest import DATA, NEURON_ENV, CliRunner
 
 pytestmark = pytest.mark.integration
 
@@ -235,3 +237,30 @@ def test_a_newer_matrix_directory_brings_its_own_limitations(
     rules = {f["rule"] for f in doc["findings"]}
     assert "unsupported-apis" not in rules  # 2.99.0 lists no limitations
     assert "xla-device" in rules  # neuron-env's own rules still apply
+
+
+@pytest.mark.parametrize(("answer", "written"), [("y", True), ("n", False)])
+def test_fix_asks_on_a_terminal_and_writes_only_on_yes(
+    tmp_path: Path, answer: str, written: bool
+) -> None:
+    target = tmp_path / "train.py"
+    shutil.copy(FIXABLE, target)
+    controller, terminal = pty.openpty()
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "160"}
+    with subprocess.Popen(
+        [str(NEURON_ENV), "scan", "train.py", "--fix"],
+        stdin=terminal,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=env,
+        text=True,
+    ) as proc:
+        os.write(controller, f"{answer}\n".encode())
+        stdout, _ = proc.communicate(timeout=60)
+    os.close(controller)
+    os.close(terminal)
+    assert "Apply 6 fixes to 1 file? [y/N]" in stdout
+    fixed = FIXABLE.with_name("xla_device_cases.fixed.py").read_bytes()
+    assert (target.read_bytes() == fixed) is written
+    assert ("Nothing was written." in stdout) is not written
