@@ -39,3 +39,8 @@ def user_matrix_dirs(explicit: list[Path] | None = None) -> list[Path]:
     env_value = os.environ.get(MATRIX_DIR_ENV, "")
     dirs.extend(Path(part) for part in env_value.split(os.pathsep) if part)
     return dirs
+
+
+def scan_rules_file() -> Path:
+    """neuron-env's own rules for ``neuron-env scan`` (XLA migration, CUDA portability, ...)."""
+    return data_dir("rules") / "scan.toml"

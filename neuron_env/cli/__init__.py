@@ -20,6 +20,7 @@ from neuron_env.cli import doctor as doctor_commands
 from neuron_env.cli import fleet as fleet_commands
 from neuron_env.cli import matrix as matrix_commands
 from neuron_env.cli import preflight as preflight_commands
+from neuron_env.cli import scan as scan_commands
 from neuron_env.cli._common import Settings, print_error
 from neuron_env.errors import NeuronEnvError
 
@@ -29,7 +30,8 @@ app = typer.Typer(
     "Examples:\n\n"
     "  neuron-env doctor\n\n"
     "  neuron-env matrix list\n\n"
-    "  neuron-env matrix resolve --torch 2.14 --python 3.12 --os ubuntu-26.04",
+    "  neuron-env matrix resolve --torch 2.14 --python 3.12 --os ubuntu-26.04\n\n"
+    "  neuron-env scan train.py src/",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -42,6 +44,7 @@ app.command("preflight")(preflight_commands.preflight)
 app.add_typer(fleet_commands.app, name="fleet")
 app.add_typer(matrix_commands.app, name="matrix")
 device_commands.register(app)
+app.command("scan")(scan_commands.scan)
 
 
 def _show_version(value: bool) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRunner
+from tests.conftest import DATA, CliRunner
 
 pytestmark = pytest.mark.integration
 
@@ -152,3 +152,31 @@ def test_selftest_list_envelope(cli: CliRunner) -> None:
     assert set(doc["cases"][0]) == {  # type: ignore[index]
         "case", "level", "kind", "summary", "dtypes", "modes", "backward", "variants", "tolerances",
     }  # fmt: skip
+
+
+def test_scan_envelope(cli: CliRunner) -> None:
+    corpus = str(DATA / "scan" / "corpus" / "xla_aliases.py")
+    result = cli("scan", corpus, "--format", "json")
+    assert result.returncode == 1, result.stderr
+    doc = json.loads(result.stdout)
+    assert set(doc) == ENVELOPE | {
+        "release", "root", "fail_on", "exit_code", "files", "counts", "rules", "findings",
+    }  # fmt: skip
+    assert doc["schema"] == "neuron-env/scan/v1"
+    assert set(doc["counts"]) == {"error", "warning", "note"}
+    assert set(doc["rules"][0]) == {
+        "id", "category", "severity", "title", "description", "help_uri", "confirmed", "origin",
+        "fixable",
+    }  # fmt: skip
+    assert set(doc["findings"][0]) == {
+        "rule", "severity", "path", "line", "column", "end_line", "end_column", "message",
+        "suggestion", "confirmed", "help_uri", "fix",
+    }  # fmt: skip
+    assert {"old", "new"} == set(next(f["fix"] for f in doc["findings"] if f["fix"]))
+
+
+def test_scan_rules_envelope(cli: CliRunner) -> None:
+    doc = run_json(cli, "scan", "--list-rules", "--format", "json")
+    assert set(doc) == ENVELOPE | {"release", "rules"}
+    assert doc["schema"] == "neuron-env/scan-rules/v1"
+    assert {"xla-device", "unsupported-apis"} <= {r["id"] for r in doc["rules"]}  # type: ignore[union-attr]

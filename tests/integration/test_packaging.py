@@ -80,3 +80,19 @@ def test_the_installed_wheel_runs_its_own_self_test_worker(
     worker, ok, summary = proc.stdout.strip().split(" ", 2)
     assert worker == str(site / "neuron_env" / "selftest" / "worker")
     assert ok == "True", summary
+
+
+def test_the_installed_wheel_reads_its_own_scan_rules(wheel: Path, tmp_path: Path) -> None:
+    assert "neuron_env/_data/rules/scan.toml" in zipfile.ZipFile(wheel).namelist()
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    code = "from neuron_env.resources import scan_rules_file; print(scan_rules_file())"
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert proc.stdout.strip() == str(site / "neuron_env" / "_data" / "rules" / "scan.toml")

@@ -1,0 +1,167 @@
+"""What ``neuron-env scan`` reports: rules, findings with exact positions, and the whole report.
+
+Plain frozen data: the rule registry builds :class:`Rule`, the detectors build :class:`Finding`,
+the renderers only lay them out.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+Severity = Literal["error", "warning", "note"]
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "note")  # most severe first
+EventKind = Literal["import", "reference"]
+CheckName = Literal["compile-dynamic", "compile-mode"]
+FixKind = Literal["neuron-device-call", "neuron-device-string"]
+
+
+def rank(severity: Severity) -> int:
+    """2 for errors, 1 for warnings, 0 for notes: compare severities with this."""
+    return len(SEVERITIES) - 1 - SEVERITIES.index(severity)
+
+
+def demote(severity: Severity) -> Severity:
+    """One level less severe (a note stays a note)."""
+    return SEVERITIES[min(SEVERITIES.index(severity) + 1, len(SEVERITIES) - 1)]
+
+
+@dataclass(frozen=True)
+class Detection:
+    """What a rule looks for in the source (see the header of ``rules/scan.toml``)."""
+
+    matches: tuple[EventKind, ...] = ()
+    apis: tuple[str, ...] = ()
+    methods: tuple[str, ...] = ()
+    device_strings: tuple[str, ...] = ()
+    literals: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()
+    check: CheckName | None = None
+    calls: tuple[str, ...] = ()
+
+    def is_empty(self) -> bool:
+        api_uses = bool(self.matches and self.apis)
+        others = (self.methods, self.device_strings, self.literals, self.words)
+        return not api_uses and not any(others) and self.check is None
+
+
+@dataclass(frozen=True)
+class Variant:
+    """Another form of a rule's finding, with its own severity and message."""
+
+    severity: Severity
+    message: str
+    suggestion: str = ""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One scan rule, ready to run against one Neuron release."""
+
+    id: str
+    category: str  # xla-migration, cuda-portability, limitation or scanner
+    severity: Severity
+    title: str
+    message: str
+    suggestion: str
+    help_uri: str
+    detect: Detection = field(default_factory=Detection)
+    confirmed: bool = True
+    origin: str = "neuron-env"
+    summary: str = ""  # a limitation's summary from the matrix
+    fix: FixKind | None = None
+    suggestions: dict[str, str] = field(default_factory=dict)
+    variants: dict[str, Variant] = field(default_factory=dict)
+
+    @property
+    def description(self) -> str:
+        """A sentence that describes the rule without a particular finding."""
+        return self.summary or f"{self.title}. {self.suggestion}"
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """The rules for one release, in the order they are listed."""
+
+    release: str
+    rules: tuple[Rule, ...]
+
+    def get(self, rule_id: str) -> Rule:
+        return next(r for r in self.rules if r.id == rule_id)
+
+    @functools.cached_property
+    def triggers(self) -> frozenset[str]:
+        """Texts without which a file cannot have a finding (so its walk can be skipped)."""
+        words: set[str] = set()
+        for rule in self.rules:
+            detect = rule.detect
+            words.update(api.split(".")[0] for api in (*detect.apis, *detect.calls))
+            words.update(detect.device_strings + detect.literals + detect.words)
+            if detect.methods:
+                words.add("torch")  # method rules apply to modules that import torch
+        return frozenset(words)
+
+    def may_match(self, text: str) -> bool:
+        return any(word in text for word in self.triggers)
+
+
+@dataclass(frozen=True)
+class Span:
+    """A region of a file: 1-based lines and columns (columns count characters)."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace ``old``, the text of ``span`` (end exclusive), with ``new``."""
+
+    span: Span
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing to change, where it is and how."""
+
+    rule: Rule
+    path: str  # as shown to the user: relative to the report's root when inside it
+    file: Path  # where it was read from
+    span: Span
+    severity: Severity
+    message: str
+    suggestion: str
+    fix: Edit | None = None
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path, self.span.line, self.span.column, self.rule.id)
+
+
+@dataclass(frozen=True)
+class ScanReport:
+    """Everything one scan found."""
+
+    rules: RuleSet
+    root: str
+    files: tuple[str, ...]
+    findings: tuple[Finding, ...]
+
+    def counts(self) -> dict[Severity, int]:
+        return {s: sum(1 for f in self.findings if f.severity == s) for s in SEVERITIES}
+
+    def failing(self, fail_on: Severity) -> tuple[Finding, ...]:
+        """The findings at or above ``fail_on``."""
+        return tuple(f for f in self.findings if rank(f.severity) >= rank(fail_on))
+
+    def exit_code(self, fail_on: Severity) -> int:
+        return 1 if self.failing(fail_on) else 0
+
+    def fixable(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.fix is not None)

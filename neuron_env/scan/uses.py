@@ -1,0 +1,346 @@
+"""One walk over a module's syntax tree: what it imports, uses and passes as a device.
+
+The walk resolves names through import aliases (:mod:`.scopes`): ``xm.mark_step()`` after
+``import torch_xla.core.xla_model as xm`` is a use of ``torch_xla.core.xla_model.mark_step``,
+while a variable called ``sparse`` or a user module imported as ``xm`` resolves to nothing.
+Function bodies are walked after the module's top level (as pyflakes does), so they see the names
+the module ends up with. Nothing here knows about rules: detectors match these uses against them.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+from neuron_env.scan.scopes import LOCAL, FunctionNode, Scope, local_names
+
+# Calls whose first argument is a device (or a device type).
+DEVICE_FIRST_ARG_CALLS = frozenset(
+    {"torch.device", "torch.autocast", "torch.amp.autocast", "torch.set_default_device"}
+)
+DEVICE_KEYWORDS = frozenset({"device", "device_type"})
+_DEVICE = re.compile(r"([a-z_]+)(?::\d+)?")
+_DEVICE_PREFIX = re.compile(r"([a-z_]+):")
+
+
+@dataclass(frozen=True)
+class ImportUse:
+    """``import a.b`` or ``from a import b``: the qualified name ``a.b``."""
+
+    name: str
+    node: ast.alias
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A name or attribute chain that resolves through imports to ``name``."""
+
+    name: str
+    node: ast.expr
+    scope: Scope
+    call: ast.Call | None = None  # the call, when the reference is what is called
+    decorator: bool = False
+
+
+@dataclass(frozen=True)
+class MethodCall:
+    """``x.method(...)`` on something that is not an imported module."""
+
+    method: str
+    node: ast.Call
+
+
+@dataclass(frozen=True)
+class DeviceString:
+    """A string in a device position; ``literal`` when it is one plain string constant."""
+
+    device: str
+    node: ast.expr
+    literal: bool
+
+
+@dataclass(frozen=True)
+class StringConstant:
+    value: str
+    node: ast.Constant
+
+
+@dataclass
+class ModuleUses:
+    imports: list[ImportUse] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
+    method_calls: list[MethodCall] = field(default_factory=list)
+    device_strings: list[DeviceString] = field(default_factory=list)
+    strings: list[StringConstant] = field(default_factory=list)
+
+    @property
+    def imports_torch(self) -> bool:
+        return any(u.name == "torch" or u.name.startswith("torch.") for u in self.imports)
+
+
+def collect_uses(tree: ast.Module) -> ModuleUses:
+    """Walk ``tree`` once and return everything the detectors need."""
+    walker = _Walker()
+    walker.visit(tree)
+    walker.walk_deferred()
+    return walker.uses
+
+
+def attribute_chain(node: ast.expr) -> tuple[str, list[str]] | None:
+    """``a.b.c`` → ("a", ["b", "c"]); None when the chain does not start at a plain name."""
+    attrs: list[str] = []
+    while isinstance(node, ast.Attribute):
+        attrs.append(node.attr)
+        node = node.value
+    return (node.id, attrs[::-1]) if isinstance(node, ast.Name) else None
+
+
+def _is_device_target(node: ast.expr) -> bool:
+    name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
+    lowered = name.lower()
+    return lowered in DEVICE_KEYWORDS or lowered.endswith("_device")
+
+
+class _Walker(ast.NodeVisitor):
+    def __init__(self) -> None:
+        self.uses = ModuleUses()
+        self.scope = Scope()
+        self.depth = 0  # > 0 inside a branch, loop, try or with body of the current scope
+        self.deferred: list[tuple[FunctionNode, Scope]] = []
+        self.calls: dict[int, ast.Call] = {}  # id(call.func) → call
+        self.decorators: set[int] = set()
+
+    # --- scopes and bindings -------------------------------------------------------------------
+
+    def bind(self, name: str, target: str = LOCAL) -> None:
+        self.scope.bind(name, target, conditional=self.depth > 0)
+
+    def walk_deferred(self) -> None:
+        while self.deferred:
+            node, parent = self.deferred.pop(0)
+            self._walk_function(node, parent)
+
+    def _walk_function(self, node: FunctionNode, parent: Scope) -> None:
+        scope = Scope(parent)
+        bound, declared = local_names(node)
+        scope.bindings = {name: {LOCAL: None} for name in bound}
+        scope.global_names = declared
+        saved = self.scope, self.depth
+        self.scope, self.depth = scope, 0
+        for statement in node.body if isinstance(node.body, list) else [node.body]:
+            self.visit(statement)
+        self.scope, self.depth = saved
+
+    def _conditional(self, node: ast.AST) -> None:
+        self.depth += 1
+        self.generic_visit(node)
+        self.depth -= 1
+
+    visit_If = visit_For = visit_AsyncFor = visit_While = _conditional
+    visit_Try = visit_With = visit_AsyncWith = visit_Match = _conditional
+    visit_TryStar = _conditional
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self.uses.imports.append(ImportUse(alias.name, alias))
+            if alias.asname:
+                self.bind(alias.asname, alias.name)
+            else:
+                top = alias.name.split(".")[0]
+                self.bind(top, top)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        for alias in node.names:
+            if alias.name == "*":
+                continue
+            local = alias.asname or alias.name
+            if node.level or not node.module:  # a relative import: the user's own code
+                self.bind(local)
+                continue
+            qualified = f"{node.module}.{alias.name}"
+            self.uses.imports.append(ImportUse(qualified, alias))
+            self.bind(local, qualified)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        for decorator in node.decorator_list:
+            self.decorators.add(id(decorator))
+            self.visit(decorator)
+        self._visit_signature(node.args)
+        if node.returns:
+            self.visit(node.returns)
+        self.bind(node.name)
+        self.deferred.append((node, self.scope))
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def _visit_signature(self, args: ast.arguments) -> None:
+        positional = [*args.posonlyargs, *args.args]
+        with_defaults = positional[len(positional) - len(args.defaults) :]
+        pairs = [
+            *zip(with_defaults, args.defaults, strict=True),
+            *zip(args.kwonlyargs, args.kw_defaults, strict=True),
+        ]
+        for arg, default in pairs:
+            if default is None:
+                continue
+            self.visit(default)
+            if _is_device_target(ast.Name(id=arg.arg)):
+                self._device_value(default)
+        for each in [*positional, *args.kwonlyargs, args.vararg, args.kwarg]:
+            if each is not None and each.annotation is not None:
+                self.visit(each.annotation)
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self._visit_signature(node.args)
+        self._walk_function(node, self.scope)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for child in [*node.decorator_list, *node.bases, *node.keywords]:
+            self.visit(child)
+        saved = self.scope, self.depth
+        self.scope, self.depth = Scope(self.scope, is_class=True), 0
+        for statement in node.body:
+            self.visit(statement)
+        self.scope, self.depth = saved
+        self.bind(node.name)
+
+    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp) -> None:
+        saved = self.scope
+        self.scope = Scope(saved)
+        self._generators(node.generators)
+        self.visit(node.elt)
+        self.scope = saved
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = _comprehension
+
+    def visit_DictComp(self, node: ast.DictComp) -> None:
+        saved = self.scope
+        self.scope = Scope(saved)
+        self._generators(node.generators)
+        self.visit(node.key)
+        self.visit(node.value)
+        self.scope = saved
+
+    def _generators(self, generators: list[ast.comprehension]) -> None:
+        for generator in generators:
+            self.visit(generator.iter)
+            self.visit(generator.target)
+            for condition in generator.ifs:
+                self.visit(condition)
+
+    def visit_Global(self, node: ast.Global) -> None:
+        if self.scope.parent is not None:  # `global` at module level changes nothing
+            self.scope.global_names.update(node.names)
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.name:
+            self.bind(node.name)
+        self.generic_visit(node)
+
+    def visit_MatchAs(self, node: ast.MatchAs | ast.MatchStar) -> None:
+        if node.name:
+            self.bind(node.name)
+        self.generic_visit(node)
+
+    visit_MatchStar = visit_MatchAs
+
+    # --- statements with device positions ------------------------------------------------------
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.visit(node.value)
+        for target in node.targets:
+            if _is_device_target(target):
+                self._device_value(node.value)
+            self.visit(target)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+            if _is_device_target(node.target):
+                self._device_value(node.value)
+        self.visit(node.annotation)
+        self.visit(node.target)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.visit(node.value)
+        self.visit(node.target)
+
+    def visit_Dict(self, node: ast.Dict) -> None:
+        for key, value in zip(node.keys, node.values, strict=True):
+            if isinstance(key, ast.Constant) and key.value in DEVICE_KEYWORDS:
+                self._device_value(value)
+        self.generic_visit(node)
+
+    def visit_Expr(self, node: ast.Expr) -> None:
+        value = node.value
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            return  # a docstring (or a bare string statement): prose, not code
+        self.generic_visit(node)
+
+    # --- expressions ---------------------------------------------------------------------------
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load):
+            self._reference(node, self.scope.resolve(node.id))
+        else:
+            self.bind(node.id)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if isinstance(node.ctx, ast.Load):
+            resolved = self.resolve(node)
+            if resolved is not None:
+                self._reference(node, resolved)
+                return
+        self.generic_visit(node)
+
+    def resolve(self, node: ast.expr) -> str | None:
+        """The qualified name an expression refers to through imports, if any."""
+        chain = attribute_chain(node)
+        if chain is None:
+            return None
+        root = self.scope.resolve(chain[0])
+        return ".".join([root, *chain[1]]) if root is not None else None
+
+    def _reference(self, node: ast.expr, resolved: str | None) -> None:
+        if resolved is None:
+            return
+        call = self.calls.get(id(node))
+        decorator = id(node) in self.decorators
+        self.uses.references.append(Reference(resolved, node, self.scope, call, decorator))
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self.calls[id(node.func)] = node
+        if id(node) in self.decorators:
+            self.decorators.add(id(node.func))
+        resolved = self.resolve(node.func)
+        if resolved in DEVICE_FIRST_ARG_CALLS and node.args:
+            self._device_value(node.args[0])
+        if isinstance(node.func, ast.Attribute) and resolved is None:
+            self.uses.method_calls.append(MethodCall(node.func.attr, node))
+            if node.func.attr == "to" and node.args:
+                self._device_value(node.args[0])
+        for keyword in node.keywords:
+            if keyword.arg in DEVICE_KEYWORDS:
+                self._device_value(keyword.value)
+        self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str):
+            self.uses.strings.append(StringConstant(node.value, node))
+
+    def _device_value(self, node: ast.expr) -> None:
+        """Record the device type(s) a device-position expression names."""
+        if isinstance(node, ast.IfExp):
+            self._device_value(node.body)
+            self._device_value(node.orelse)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            match = _DEVICE.fullmatch(node.value)
+            if match:
+                self.uses.device_strings.append(DeviceString(match.group(1), node, True))
+        elif isinstance(node, ast.JoinedStr) and node.values:
+            first = node.values[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                match = _DEVICE_PREFIX.match(first.value)
+                if match:
+                    self.uses.device_strings.append(DeviceString(match.group(1), node, False))

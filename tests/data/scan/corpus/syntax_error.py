@@ -1,0 +1,4 @@
+import torch
+
+def broken(:  # expect: scan-error
+    return torch.zeros(1)
