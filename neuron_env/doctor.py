@@ -25,7 +25,7 @@ class DoctorOptions:
 
 def judge(matrix: Matrix, facts: HostFacts, options: DoctorOptions) -> DoctorReport:
     """Run the selected checks over ``facts`` (from a live host or a snapshot)."""
-    checks = select_checks(options.only, options.skipped, allow=options.allow)
+    checks = select_checks(options.only, options.skipped, allow=options.allow, level=options.level)
     ctx = build_context(matrix, facts, release=options.release, torch=options.torch)
     findings = tuple(run_checks(facts, ctx, checks))
     return DoctorReport(
