@@ -95,7 +95,7 @@ def test_facts_envelope(cli: CliRunner) -> None:
     assert doc["schema"] == "neuron-env/facts/v1"
     assert set(doc["facts"]) == {  # type: ignore[arg-type]
         "collected_at", "sysroot", "hostname", "duration_s", "os", "ec2", "driver", "system",
-        "python", "env", "probe_errors",
+        "python", "env", "device", "probe_errors",
     }  # fmt: skip
 
 
