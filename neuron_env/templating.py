@@ -24,6 +24,7 @@ from typing import Any
 
 import jinja2
 
+from neuron_env.errors import BadInput
 from neuron_env.resources import data_dir
 
 TEMPLATE_DIRS = ("templates", "ami")
@@ -38,7 +39,7 @@ class Quoted(str):
     __slots__ = ()
 
 
-class UnsafeValue(ValueError):
+class UnsafeValue(BadInput):
     """A value that cannot be rendered safely (a control character, or left unquoted)."""
 
 
@@ -85,11 +86,16 @@ def _finalize(value: Any) -> Any:
 
 
 def _plain(value: object) -> str:
+    if isinstance(value, jinja2.Undefined):
+        str(value)  # StrictUndefined raises UndefinedError, naming the missing variable
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise UnsafeValue(f"cannot quote {type(value).__name__} value {value!r}")
     text = str(value)
     if _CONTROL.search(text):
-        raise UnsafeValue(f"value {text!r} contains a control character (newline, tab, ...)")
+        raise UnsafeValue(
+            f"Cannot render {text!r}: it contains a control character (a newline, tab, ...), "
+            "which has no place in a name, id, version or path."
+        )
     return text
 
 
@@ -119,7 +125,7 @@ def hcl_string(value: object) -> Quoted:
 
 
 def hcl_heredoc_body(value: str) -> Quoted:
-    """Multi-line text for an HCL heredoc: template sequences escaped, delimiter-free."""
+    """Multi-line text for an HCL heredoc, its template sequences escaped."""
     if "\r" in value or "\x00" in value:
         raise UnsafeValue("heredoc text contains a carriage return or NUL")
     return Quoted(_no_hcl_templates(value))

@@ -141,7 +141,7 @@ def print_notes(notes: Iterable[Note]) -> None:
     """Notes for the person at the terminal, on stderr (stdout holds the document)."""
     err = console(stderr=True)
     marks = {"warning": "warning:", "info": "note:"}
-    for note in notes:
+    for note in sorted(notes, key=lambda n: n.level != "warning"):
         err.print(f"{marks[note.level]} {note.message}", markup=False, highlight=False)
 
 
