@@ -18,6 +18,7 @@ from botocore.exceptions import (
     PartialCredentialsError,
     ProfileNotFound,
 )
+from botocore.parsers import ResponseParserError
 
 from neuron_env.errors import OperationFailed
 
@@ -41,6 +42,11 @@ def aws_call(action: str) -> Iterator[None]:
         raise translate_client_error(exc, action) from exc
     except BotoCoreError as exc:
         raise translate_botocore_error(exc, action) from exc
+    except ResponseParserError as exc:  # not a BotoCoreError: e.g. an HTML error page
+        raise OperationFailed(
+            f"AWS answered {action} with something that is not an AWS response.",
+            hint="Check AWS_ENDPOINT_URL and proxy settings; --debug shows the answer.",
+        ) from exc
 
 
 def error_code(exc: ClientError) -> str:

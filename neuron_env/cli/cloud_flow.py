@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -148,9 +149,12 @@ def print_notes(notes: Iterable[Note]) -> None:
 def _session(region: str | None, profile: str | None) -> Any:
     import boto3
 
+    # botocore reads AWS_DEFAULT_REGION and profiles; AWS_REGION is what other SDKs and most
+    # CI systems set, so it counts too.
+    region = region or os.environ.get("AWS_REGION") or None
     with aws_call("AWS session"):
         session = boto3.session.Session(profile_name=profile, region_name=region)
-    if session.region_name is None:
+    if not session.region_name:
         raise OperationFailed(
             "No AWS region is configured.",
             hint="Pass --region, or set AWS_REGION (or a region in your AWS profile).",
