@@ -178,10 +178,11 @@ def render(
 
     Examples:
 
+    \b
       neuron-env launch-template render --instance-type trn2.48xlarge --torch 2.14
-
-      neuron-env launch-template render --instance-type trn2.48xlarge --torch 2.14
-      --capacity-block cr-0123456789abcdef0 --subnet subnet-0123456789abcdef0 --format terraform
+      neuron-env launch-template render --instance-type trn2.48xlarge --torch 2.14 \\
+          --capacity-block cr-0123456789abcdef0 --subnet subnet-0123456789abcdef0 \\
+          --security-group sg-0123456789abcdef0 --format terraform -o lt.tf
     """
     from neuron_env.cli import cloud_flow
 
@@ -230,8 +231,11 @@ def create(
     Idempotent: the same data creates no new version. Uses boto3's credentials and region
     (or --profile / --region); AWS errors exit 1 and leave nothing half-created.
 
-    Example: neuron-env launch-template create --name trn2-train --instance-type trn2.48xlarge
-    --torch 2.14 --set-default
+    Example:
+
+    \b
+      neuron-env launch-template create --name trn2-train --instance-type trn2.48xlarge \\
+          --torch 2.14 --set-default
     """
     from neuron_env.cli import cloud_flow
 
@@ -300,8 +304,11 @@ def ami_render(
     neuron-env install, and a final neuron-env doctor that fails the build if the image is not
     healthy.
 
-    Example: neuron-env ami render --torch 2.14 --output ./neuron-ami && cd neuron-ami &&
-    packer init . && packer build .
+    Example:
+
+    \b
+      neuron-env ami render --torch 2.14 --output ./neuron-ami
+      cd neuron-ami && packer init . && packer build .
     """
     from neuron_env.cli import cloud_flow
 

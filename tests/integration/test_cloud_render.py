@@ -15,7 +15,6 @@ import json
 import os
 import subprocess
 import sys
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 import botocore.session
 import hcl2
 import pytest
+import tomllib
 import yaml
 from botocore.validate import ParamValidator
 
@@ -73,7 +73,9 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def launch_template_names(fmt: str) -> list[str]:
-    return [n for n in NAMES if "--format" in scenario(n)["command"] and fmt in scenario(n)["command"]]
+    return [
+        n for n in NAMES if "--format" in scenario(n)["command"] and fmt in scenario(n)["command"]
+    ]
 
 
 def ami_names() -> list[str]:
@@ -115,7 +117,9 @@ def test_launch_template_data_validates_against_the_ec2_api_model(name: str, wor
     data = json.loads(rendered(name, workdir).stdout)
     model = botocore.session.get_session().get_service_model("ec2")
     shape = model.operation_model("CreateLaunchTemplate").input_shape
-    report = ParamValidator().validate({"LaunchTemplateName": "neuron", "LaunchTemplateData": data}, shape)
+    report = ParamValidator().validate(
+        {"LaunchTemplateName": "neuron", "LaunchTemplateData": data}, shape
+    )
     assert not report.has_errors(), report.generate_report()
 
 
@@ -236,7 +240,8 @@ def unquoted(value: Any) -> Any:
 
 
 def snake(data: dict[str, Any]) -> dict[str, Any]:
-    """``HttpPutResponseHopLimit`` → ``http_put_response_hop_limit``, as the AWS provider names it."""
+    """``HttpPutResponseHopLimit`` → ``http_put_response_hop_limit``, the AWS provider's names."""
+
     def name(key: str) -> str:
         return "".join(f"_{c.lower()}" if c.isupper() else c for c in key).lstrip("_")
 
@@ -247,8 +252,27 @@ def test_unconfirmed_ssm_parameters_are_flagged_on_stderr_and_in_comments(
     formats: dict[str, str],
 ) -> None:
     proc = run_cli(*SAME_TEMPLATE, "--format", "json")
-    assert "warning: The SSM parameter /aws/service/neuron/dlami/torch-neuronx-2.14.0" in proc.stderr
+    assert (
+        "warning: The SSM parameter /aws/service/neuron/dlami/torch-neuronx-2.14.0" in proc.stderr
+    )
     for fmt in ("cloudformation", "terraform"):
-        assert "# WARNING: The SSM parameter /aws/service/neuron/dlami/torch-neuronx-2.14.0/" in (
-            formats[fmt]
+        assert (
+            "# WARNING: The SSM parameter /aws/service/neuron/dlami/torch-neuronx-2.14.0/"
+            in (formats[fmt])
         )
+
+
+def test_ami_render_never_overwrites_a_different_file_without_force(tmp_path: Path) -> None:
+    out = tmp_path / "recipe"
+    out.mkdir()
+    (out / "provision.sh").write_text("# my own edits\n")
+    args = ["ami", "render", "--release", "2.33.1", "--torch", "2.14", "--output", str(out)]
+    refused = run_cli(*args)
+    assert refused.returncode == 2
+    assert "already holds different provision.sh; nothing was written" in " ".join(
+        refused.stderr.split()
+    )
+    assert sorted(p.name for p in out.iterdir()) == ["provision.sh"]
+    assert run_cli(*args, "--force").returncode == 0
+    assert run_cli(*args).returncode == 0  # the same files again: nothing to refuse
+    assert (out / "bootstrap.sh").read_text() == BOOTSTRAP

@@ -152,3 +152,20 @@ def test_selftest_list_envelope(cli: CliRunner) -> None:
     assert set(doc["cases"][0]) == {  # type: ignore[index]
         "case", "level", "kind", "summary", "dtypes", "modes", "backward", "variants", "tolerances",
     }  # fmt: skip
+
+
+def test_launch_template_create_envelope(cli: CliRunner) -> None:
+    from tests.support.aws import moto_server
+
+    args = ["launch-template", "create", "--name", "contract", "--instance-type", "trn2.3xlarge",
+            "--torch", "2.14", "--json"]  # fmt: skip
+    with moto_server() as aws:
+        result = cli(*args, env=aws.env())
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert set(doc) == ENVELOPE | {
+        "name", "action", "template_id", "version", "default_version", "fingerprint", "dry_run",
+        "region", "notes",
+    }  # fmt: skip
+    assert doc["schema"] == "neuron-env/launch-template-create/v1"
+    assert set(doc["notes"][0]) == {"level", "code", "message"}

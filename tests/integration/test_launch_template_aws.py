@@ -22,7 +22,8 @@ from tests.support.aws import REGION, MotoServer, moto_server, seed_public_param
 pytestmark = pytest.mark.integration
 
 TEMPLATE = ["--release", "2.33.1", "--torch", "2.14", "--instance-type", "trn2.48xlarge",
-            "--subnet", "subnet-0123456789abcdef0", "--security-group", "sg-0123456789abcdef0"]  # fmt: skip
+            "--subnet", "subnet-0123456789abcdef0",
+            "--security-group", "sg-0123456789abcdef0"]  # fmt: skip
 DLAMI_PARAMETER = "/aws/service/neuron/dlami/torch-neuronx-2.14.0/ubuntu-26.04/latest/image_id"
 AMI = "ami-0aaaabbbbccccdddd"
 
@@ -46,7 +47,9 @@ def latest(aws: MotoServer, name: str = "trn2-train") -> dict[str, Any]:
     return {**version, "DefaultVersionNumber": template["DefaultVersionNumber"]}
 
 
-def test_a_created_template_reads_back_as_the_rendered_data(cli: CliRunner, aws: MotoServer) -> None:
+def test_a_created_template_reads_back_as_the_rendered_data(
+    cli: CliRunner, aws: MotoServer
+) -> None:
     result = create(cli, aws)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("Created launch template trn2-train (lt-")
@@ -121,7 +124,9 @@ def test_resolve_ami_without_the_parameter_says_how_to_find_it(
 ) -> None:
     result = cli("launch-template", "render", *TEMPLATE, "--resolve-ami", env=aws.env())
     assert result.returncode == 1
-    assert f"The SSM parameter {DLAMI_PARAMETER} does not exist in {REGION}" in squash(result.stderr)
+    assert f"The SSM parameter {DLAMI_PARAMETER} does not exist in {REGION}" in squash(
+        result.stderr
+    )
     assert "get-parameters-by-path --path /aws/service/neuron" in squash(result.stderr)
     assert result.stdout == ""
 
@@ -153,7 +158,7 @@ def squash(text: str) -> str:
     return " ".join(text.split())
 
 
-# --- the IAM policy covers every call --------------------------------------------------------------
+# --- the IAM policy covers every call ----------------------------------------------------------
 
 
 def test_the_printed_policy_is_valid_and_allows_every_call_the_commands_make(

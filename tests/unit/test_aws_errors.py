@@ -61,8 +61,12 @@ def test_access_denied_names_the_action_and_points_at_the_policy(ec2: Any) -> No
 def test_throttling_says_the_command_is_safe_to_repeat(ec2: Any) -> None:
     client, stubber = ec2
     stubber.add_response("describe_launch_templates", {"LaunchTemplates": [TEMPLATE]})
-    stubber.add_client_error("describe_launch_template_versions", "RequestLimitExceeded", "Slow down")
-    with pytest.raises(OperationFailed, match="throttled ec2:DescribeLaunchTemplateVersions") as caught:
+    stubber.add_client_error(
+        "describe_launch_template_versions", "RequestLimitExceeded", "Slow down"
+    )
+    with pytest.raises(
+        OperationFailed, match="throttled ec2:DescribeLaunchTemplateVersions"
+    ) as caught:
         apply_launch_template(client, "trn2-train", DATA, "summary")
     assert "safe to repeat" in (caught.value.hint or "")
 

@@ -18,7 +18,11 @@ def matrix() -> Matrix:
 
 
 def request(**options: object) -> LaunchRequest:
-    base: dict[str, object] = {"instance_type": "trn2.48xlarge", "torch": "2.14", "release": "2.33.1"}
+    base: dict[str, object] = {
+        "instance_type": "trn2.48xlarge",
+        "torch": "2.14",
+        "release": "2.33.1",
+    }
     return LaunchRequest(**{**base, **options})  # type: ignore[arg-type]
 
 
@@ -29,13 +33,16 @@ def test_torch_2_14_uses_the_torchneuron_dlami_and_its_environment(matrix: Matri
         "resolve:ssm:/aws/service/neuron/dlami/torch-neuronx-2.14.0/ubuntu-26.04/latest/image_id"
     )
     assert spec.bootstrap.venv == "/opt/aws_neuronx_venv_torch_neuronx_2_14_0"
-    assert ["--release", "2.33.1", "--torch", "2.14"] == spec.bootstrap.argv()[:4]
+    assert spec.bootstrap.argv()[:4] == ["--release", "2.33.1", "--torch", "2.14"]
 
 
 def test_an_unconfirmed_ssm_parameter_is_a_warning_not_a_fact(matrix: Matrix) -> None:
     notes = {n.code: n for n in build_launch_spec(matrix, request()).notes}
     assert notes["image.ssm-unconfirmed"].level == "warning"
-    assert "get-parameters-by-path --path /aws/service/neuron" in notes["image.ssm-unconfirmed"].message
+    assert (
+        "get-parameters-by-path --path /aws/service/neuron"
+        in notes["image.ssm-unconfirmed"].message
+    )
 
 
 def test_torch_2_13_has_no_dlami_so_the_base_dlami_and_an_installed_venv(matrix: Matrix) -> None:
@@ -46,7 +53,9 @@ def test_torch_2_13_has_no_dlami_so_the_base_dlami_and_an_installed_venv(matrix:
 
 
 def test_no_dlami_and_no_wheels_is_refused_before_anything_is_launched(matrix: Matrix) -> None:
-    with pytest.raises(UnsupportedCombination, match="no torch-neuronx pip wheels for Ubuntu 24.04"):
+    with pytest.raises(
+        UnsupportedCombination, match=r"no torch-neuronx pip wheels for Ubuntu 24\.04"
+    ):
         build_launch_spec(matrix, request(torch="2.13", os="ubuntu-24.04"))
 
 
@@ -76,8 +85,15 @@ def test_a_trn1_instance_is_refused_with_the_family_reason(matrix: Matrix) -> No
 
 def test_an_instance_type_from_a_user_matrix_file_gets_its_own_layout() -> None:
     matrix = load_matrix([DATA / "matrices" / "cloud-trn3"])
-    spec = build_launch_spec(matrix, request(instance_type="trn3.example", torch="2.15", release=None))
-    assert [n.interface_type for n in spec.interfaces] == ["efa", "efa-only", "efa-only", "efa-only"]
+    spec = build_launch_spec(
+        matrix, request(instance_type="trn3.example", torch="2.15", release=None)
+    )
+    assert [n.interface_type for n in spec.interfaces] == [
+        "efa",
+        "efa-only",
+        "efa-only",
+        "efa-only",
+    ]
     assert "release.not-shipped" in {n.code for n in spec.notes}
 
 

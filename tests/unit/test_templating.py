@@ -52,7 +52,7 @@ def test_hcl_strings_escape_interpolation_and_quotes() -> None:
 
 
 def test_yaml_scalars_are_double_quoted_json_strings() -> None:
-    assert render("{{ v | yaml }}", v="a: 'b' #c") == '"a: \'b\' #c"'
+    assert render("{{ v | yaml }}", v="a: 'b' #c") == "\"a: 'b' #c\""
     assert render("{{ v | yaml }} {{ w | yaml }}", v=2, w=False) == "2 false"
 
 
