@@ -8,6 +8,7 @@ treated as a fact.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
@@ -45,7 +46,7 @@ class ImageChoice:
 
     def resolved(self, image_id: str) -> ImageChoice:
         """The same image with its SSM parameter resolved to an AMI id."""
-        return ImageChoice(**{**self.__dict__, "image_id": image_id})
+        return dataclasses.replace(self, image_id=image_id)
 
 
 def custom_image(ami: str, os_id: str) -> ImageChoice:
