@@ -26,6 +26,7 @@ need_tool() { # tool, apt package
   fi
 }
 need_tool shellcheck shellcheck
+need_tool curl curl  # the bootstrap test fetches over HTTP and IMDSv2 with the real curl
 need_tool setpriv util-linux
 
 log "test environment: $venv ($("$python" --version))"

