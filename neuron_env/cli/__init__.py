@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from neuron_env import __version__
+from neuron_env.cli import install as install_commands
 from neuron_env.cli import matrix as matrix_commands
 from neuron_env.cli._common import Settings, print_error
 from neuron_env.errors import NeuronEnvError
@@ -24,13 +25,16 @@ app = typer.Typer(
     help="Provision and validate PyTorch environments for AWS Trainium (TorchNeuron).\n\n"
     "Examples:\n\n"
     "  neuron-env matrix list\n\n"
-    "  neuron-env matrix resolve --torch 2.14 --python 3.12 --os ubuntu-26.04",
+    "  neuron-env matrix resolve --torch 2.14 --python 3.12 --os ubuntu-26.04\n\n"
+    "  neuron-env install --torch 2.14 --venv ./neuron-venv --dry-run",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(matrix_commands.app, name="matrix")
+app.command("install")(install_commands.install)
+app.command("download")(install_commands.download)
 
 
 def _show_version(value: bool) -> None:
