@@ -131,7 +131,8 @@ def print_wheelhouse(out: Console, dest: Path, house: Wheelhouse) -> None:
     for wheel in sorted(house.files, key=lambda w: w.name):
         out.print(f"  {escape(wheel.name)} {escape(wheel.version)}  [dim]{escape(wheel.route)}[/]")
     command = [
-        "neuron-env", "install", "--torch", house.torch, "--release", house.release,
+        "neuron-env", "install", "--torch", ".".join(house.torch.split(".")[:2]),
+        "--release", house.release,
         "--wheelhouse", str(dest), "--offline", "--venv", "DIR",
     ]  # fmt: skip
     out.print(f"Install on the other machine with: {escape(shlex.join(command))}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from neuron_env.command import Runner, clean_env, run
@@ -27,20 +27,24 @@ KNOWN_CODENAMES = {"ubuntu-22.04": "jammy", "ubuntu-24.04": "noble"}
 
 @dataclass(frozen=True)
 class Step:
-    """One step: run ``argv``, or write ``content`` to the file ``write``."""
+    """One step: run ``argv``, or write ``content`` to the file ``write``.
+
+    ``display`` is the step as a shell line with every word quoted, for people to read or paste.
+    """
 
     summary: str
     argv: tuple[str, ...] = ()
     write: str | None = None
     content: str = ""
+    display: str = field(init=False)
 
-    @property
-    def display(self) -> str:
-        """The step as a shell line, every word quoted (for people to read or paste)."""
+    def __post_init__(self) -> None:
         if self.write is None:
-            return shlex.join(self.argv)
-        printf = shlex.join(["printf", "%s\n", self.content.rstrip()])
-        return f"{printf} > {shlex.quote(self.write)}"
+            shown = shlex.join(self.argv)
+        else:
+            printf = shlex.join(["printf", r"%s\n", self.content.rstrip()])
+            shown = f"{printf} > {shlex.quote(self.write)}"
+        object.__setattr__(self, "display", shown)
 
 
 @dataclass(frozen=True)
@@ -145,7 +149,11 @@ def _package_args(release: Release) -> tuple[list[str], list[Note]]:
         pinned = f"{name}={pkg.version}*" if pkg.version is not None and pkg.confirmed else name
         if not pkg.required:
             notes.append(
-                Note("info", "system.optional", f"Optional: {pinned} ({pkg.note or pkg.role}).")
+                Note(
+                    "info",
+                    "system.optional",
+                    f"Optional: {pinned} ({(pkg.note or pkg.role).rstrip('.')}).",
+                )
             )
             continue
         args.append(pinned)

@@ -112,3 +112,26 @@ def test_neuron_dependency_only_on_the_default_index_is_refused(
     assert "Nothing was changed" in flat(result.stderr)
     assert not venv.exists()
     assert leftovers(tmp_path) == []
+
+
+def test_json_result_reports_what_was_installed(
+    neuron_env: NeuronEnv, indexes: StartIndexes, tmp_path: Path
+) -> None:
+    venv = tmp_path / "env"
+    result = install(neuron_env, venv, indexes().args(), "--json")
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)  # stdout holds the envelope alone
+    assert doc["schema"] == "neuron-env/install/v1"
+    assert doc["dry_run"] is False
+    outcome = doc["result"]
+    assert set(outcome) == {
+        "venv", "action", "backend", "versions", "previous", "torch_import", "duration_s", "log",
+    }  # fmt: skip
+    assert outcome["versions"] == {
+        "torch": "2.14.0+cpu",
+        "torch-neuronx": "2.14.3.0.1",
+        "neuronx-cc": "2.28.7631.0",
+        "nki": "0.7.0",
+    }
+    assert outcome["torch_import"] == "2.14.0+cpu"
+    assert Path(outcome["log"]).is_file()
