@@ -96,7 +96,9 @@ def _run_environment(matrix: Matrix, o: InstallOptions) -> None:
     if not (o.quiet or o.json):
         views.print_plan(console(), plan, prepared.backend.describe())
     if o.dry_run:
-        _finish_dry_run(o.json, "install", {"plan": plan, "dry_run": True, "result": None})
+        _finish_dry_run(
+            o.json, "install", {"plan": plan, "dry_run": True, "result": None}, quiet=o.quiet
+        )
         return
     _confirm(o.yes or o.json or o.quiet, f"Install into {plan.venv}?")
     log = log_path(o.log, "install")
@@ -124,7 +126,8 @@ def _run_export(matrix: Matrix, o: InstallOptions) -> None:
     if not (o.quiet or o.json or to_stdout):
         views.print_download_plan(console(), plan, tags, heading="Export")
     if o.dry_run:
-        _finish_dry_run(o.json, "install-export", {"plan": plan, "file": str(o.export)})
+        payload = {"plan": plan, "file": str(o.export)}
+        _finish_dry_run(o.json, "install-export", payload, quiet=o.quiet or to_stdout)
         return
     log = log_path(o.log, "export")
     show = not (o.quiet or o.json or to_stdout)
@@ -192,7 +195,8 @@ def run_download(ctx: typer.Context, o: DownloadOptions) -> None:
     if not (o.quiet or o.json):
         views.print_download_plan(console(), plan, tags, heading="Download")
     if o.dry_run:
-        _finish_dry_run(o.json, "download", {"plan": plan, "dest": str(o.dest), "wheelhouse": None})
+        payload = {"plan": plan, "dest": str(o.dest), "wheelhouse": None}
+        _finish_dry_run(o.json, "download", payload, quiet=o.quiet)
         return
     log = log_path(o.log, "download")
     with _failure_tail(), progress_display(not (o.quiet or o.json), log) as progress:
@@ -232,10 +236,12 @@ def _require_torch(torch: str | None) -> str:
     return torch
 
 
-def _finish_dry_run(as_json: bool, command: str, payload: dict[str, object]) -> None:
+def _finish_dry_run(
+    as_json: bool, command: str, payload: dict[str, object], *, quiet: bool = False
+) -> None:
     if as_json:
         print_json(command, payload)
-    else:
+    elif not quiet:
         console().print("[dim]Dry run: nothing was changed.[/]")
 
 

@@ -38,7 +38,9 @@ def _heading(plan: InstallPlan) -> str:
 
 
 def _source(route: IndexRoute) -> Text:
-    text = Text(route.url or "(its own configuration)")
+    if route.url is None:
+        return Text(f"from {route.origin}", style="dim")
+    text = Text(route.url)
     if route.origin != "matrix":
         text.append(f"  [{route.origin}]", style="dim")
     return text

@@ -87,7 +87,7 @@ def prepare(matrix: Matrix, request: InstallRequest, *, runner: Runner = run) ->
         pytorch_index=request.pytorch_index,
         wheelhouse=str(request.wheelhouse.resolve()) if request.wheelhouse else None,
         offline=request.offline or request.wheelhouse is not None,
-        default_index_origin=f"{backend.name} configuration",
+        default_index_origin=f"{backend.name}'s configuration",
     )
     plan = make_plan(release, target, choices)
     if request.wheelhouse is not None:
@@ -170,7 +170,7 @@ def prepare_download(
         index_url=request.index_url,
         neuron_index=request.neuron_index,
         pytorch_index=request.pytorch_index,
-        default_index_origin="pip configuration",
+        default_index_origin="pip's configuration",
     )
     plan = make_plan(release, target, choices)
     assert plan.python is not None

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +36,26 @@ from neuron_env.probe.python_env import probe_python
 Progress = Callable[[str], None]
 
 
+class Phases:
+    """Announces each phase through ``progress`` and records how long each one took."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.timings: dict[str, float] = {}
+        self._current: tuple[str, float] | None = None
+
+    def start(self, key: str, message: str) -> None:
+        self.stop()
+        self.progress(message)
+        self._current = (key, time.monotonic())
+
+    def stop(self) -> None:
+        if self._current is not None:
+            key, began = self._current
+            self.timings[key] = round(time.monotonic() - began, 3)
+            self._current = None
+
+
 @dataclass(frozen=True)
 class InstallResult:
     """What the install did: the versions now installed and how long it took."""
@@ -46,6 +67,7 @@ class InstallResult:
     previous: dict[str, str]
     torch_import: str
     duration_s: float
+    timings: dict[str, float]
     log: str
 
 
@@ -91,20 +113,22 @@ def execute(
 ) -> InstallResult:
     """Carry out ``plan`` for ``target`` as one transaction (see the module docstring)."""
     started = time.monotonic()
+    phases = Phases(progress)
     with staging.locked(target.path), staging.sigterm_as_interrupt():
         for stale in staging.stale_staging_dirs(target.path):
             staging.remove_tree(stale)
         box = staging.make_staging_dir(target.path)
         try:
-            versions, torch = _build(plan, target, backend, box, log, progress, runner)
-            progress("Swapping the verified environment into place")
+            versions, torch = _build(plan, target, backend, box, log, phases, runner)
+            phases.start("swap", "Swapping the verified environment into place")
             _swap_in(box / "venv", target, runner)
         except BaseException as exc:
             with staging.deferred_interrupts():
                 staging.remove_tree(box)
             raise _failure(exc, plan, target, log) from None
-        progress("Removing the previous environment")
+        phases.start("cleanup", "Removing the staging directory")
         staging.remove_tree(box)
+        phases.stop()
     return InstallResult(
         venv=str(target.path),
         action=plan.action,
@@ -113,6 +137,7 @@ def execute(
         previous={p.name: p.installed for p in plan.packages if p.installed},
         torch_import=torch.version or "",
         duration_s=round(time.monotonic() - started, 2),
+        timings=phases.timings,
         log=str(log),
     )
 
@@ -123,21 +148,21 @@ def _build(
     backend: Backend,
     box: Path,
     log: Path,
-    progress: Progress,
+    phases: Phases,
     runner: Runner,
 ) -> tuple[dict[str, str], TorchImport]:
     venv = box / "venv"
     session = Session(log=log, work=box / "work", runner=runner)
     session.work.mkdir()
     if target.exists:
-        progress(f"Copying {target.path} to a staging directory beside it")
+        phases.start("copy", f"Copying {target.path} to a staging directory beside it")
         staging.copy_venv(target.path, venv)
     else:
-        progress(f"Creating a staging venv with Python {target.python_version}")
+        phases.start("create", f"Creating a staging venv with Python {target.python_version}")
         backend.create_venv(target.base_python, venv, session)
-    progress(f"Installing with {backend.name}")
+    phases.start("install", f"Installing with {backend.name}")
     backend.install(plan, venv / "bin" / "python", session)
-    progress("Verifying the new environment")
+    phases.start("verify", "Verifying the new environment (import torch)")
     versions, torch = _inspect(venv / "bin" / "python", runner)
     found = problems(plan, target.installed(), versions, torch)
     if found:
@@ -148,9 +173,12 @@ def _build(
 
 
 def _inspect(python: Path, runner: Runner) -> tuple[dict[str, str], TorchImport]:
-    facts = probe_python(python, runner=runner)
-    versions = {name: dist.version for name, dist in facts.distributions.items()}
-    return versions, import_torch(python, runner=runner)
+    """The installed versions and ``import torch``, read side by side (the import is slow)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        torch = pool.submit(import_torch, python, runner=runner)
+        facts = probe_python(python, runner=runner)
+        versions = {name: dist.version for name, dist in facts.distributions.items()}
+        return versions, torch.result()
 
 
 def _swap_in(new: Path, target: TargetEnv, runner: Runner) -> None:

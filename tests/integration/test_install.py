@@ -125,8 +125,10 @@ def test_json_result_reports_what_was_installed(
     assert doc["dry_run"] is False
     outcome = doc["result"]
     assert set(outcome) == {
-        "venv", "action", "backend", "versions", "previous", "torch_import", "duration_s", "log",
+        "venv", "action", "backend", "versions", "previous", "torch_import", "duration_s",
+        "timings", "log",
     }  # fmt: skip
+    assert set(outcome["timings"]) == {"create", "install", "verify", "swap", "cleanup"}
     assert outcome["versions"] == {
         "torch": "2.14.0+cpu",
         "torch-neuronx": "2.14.3.0.1",
