@@ -71,6 +71,8 @@ def locate_target(
             )
         venv = Path(active)
     path = Path(os.path.normpath(venv.absolute()))
+    if path.is_symlink():  # swap the environment the link points to, keep the link
+        path = path.resolve()
     if _is_venv(path):
         target = _existing(path, runner)
         if python is not None:

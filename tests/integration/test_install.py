@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from neuron_env.probe.os_release import probe_os
 from tests.integration.conftest import NeuronEnv, StartIndexes, installed, python_here
 from tests.integration.install_helpers import flat, install, leftovers, run_in
 
@@ -76,6 +77,7 @@ def test_dry_run_prints_the_plan_and_touches_nothing(
     assert routes["neuron"]["url"] == running.urls["neuron"]
     assert routes["pytorch-cpu"]["serves"] == ["torch"]
     assert routes["default"]["url"] == running.urls["default"]
+    assert (plan["python"], plan["os"]) == ("3.11", probe_os(Path("/")).key)  # the host's facts
     pins = {p["name"]: (p["spec"], p["route"]) for p in plan["packages"]}
     assert pins["torch-neuronx"] == ("==2.14.3.0.*", "neuron")
     assert pins["torch"] == ("==2.14.0", "pytorch-cpu")
@@ -137,3 +139,24 @@ def test_json_result_reports_what_was_installed(
     }
     assert outcome["torch_import"] == "2.14.0+cpu"
     assert Path(outcome["log"]).is_file()
+
+
+def test_the_target_can_be_named_by_its_interpreter_or_be_the_active_venv(
+    neuron_env: NeuronEnv, tmp_path: Path, isolated_env: dict[str, str]
+) -> None:
+    import sys
+
+    venv = tmp_path / "existing"
+    uv = Path(sys.executable).with_name("uv")
+    subprocess.run([str(uv), "venv", "-q", "--python", python_here(), str(venv)], check=True)
+    link = tmp_path / "current"
+    link.symlink_to(venv)
+    for args, env in (
+        (["--python", str(venv / "bin" / "python")], {}),
+        ([], {"VIRTUAL_ENV": str(venv)}),
+        (["--venv", str(link)], {}),
+    ):
+        result = neuron_env("install", "--torch", "2.14", *args, "--dry-run", "--json", env=env)
+        assert result.returncode == 0, result.stderr
+        plan = json.loads(result.stdout)["plan"]
+        assert (plan["venv"], plan["action"]) == (str(venv), "upgrade")
