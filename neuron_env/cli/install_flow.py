@@ -313,6 +313,7 @@ def progress_display(enabled: bool, log: Path) -> Iterator[Callable[[str], None]
         def on_phase(text: str) -> None:
             err.print(f"[dim]→[/] {escape(text)}")
             phase[0] = text
+            status.update(escape(text))
 
         thread = threading.Thread(target=refresh, daemon=True)
         thread.start()

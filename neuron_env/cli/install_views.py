@@ -96,8 +96,8 @@ def print_result(out: Console, plan: InstallPlan, result: InstallResult) -> None
     versions = " · ".join(f"{name} {version}" for name, version in result.versions.items())
     out.print(f"  {escape(versions)}")
     out.print(
-        "  verified: every version matches its pin, no placeholder, no legacy XLA build, "
-        f"'import torch' → {escape(result.torch_import)}"
+        "  verified: versions match the pins · no placeholder · no legacy XLA build · "
+        f"import torch → {escape(result.torch_import)}"
     )
     out.print(f"  log: {escape(result.log)}")
     activate = shlex.join(["source", str(Path(result.venv) / "bin" / "activate")])

@@ -173,7 +173,7 @@ def make_plan(release: Release, target: Target, choices: Choices) -> InstallPlan
         wheelhouse=choices.wheelhouse,
         offline=choices.offline,
         guards=guards_for(release, target),
-        notes=target.notes + tuple(_plan_notes(release, choices)),
+        notes=target.notes + tuple(_plan_notes(choices)),
     )
 
 
@@ -223,7 +223,7 @@ def _check_url(url: str, flag: str) -> str:
     return url.rstrip("/")
 
 
-def _plan_notes(release: Release, choices: Choices) -> Iterable[Note]:
+def _plan_notes(choices: Choices) -> Iterable[Note]:
     if choices.action == "upgrade":
         yield Note(
             "info",

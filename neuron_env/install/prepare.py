@@ -173,7 +173,6 @@ def prepare_download(
         default_index_origin="pip's configuration",
     )
     plan = make_plan(release, target, choices)
-    assert plan.python is not None
     return plan, ForeignTags(plan.python, manylinux_platforms(arch, release.release.min_glibc))
 
 

@@ -35,7 +35,7 @@ def test_clean_install_takes_each_package_from_its_own_index(
     for name in (*NEURON_NAMES, "torch"):
         assert f"/simple/{name}/" not in default_requests, f"{name} looked up on the default index"
     assert f"Created {venv}" in result.stdout
-    assert "'import torch' → 2.14.0+cpu" in result.stdout
+    assert "import torch → 2.14.0+cpu" in result.stdout
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
