@@ -170,6 +170,7 @@ def _run_system(matrix: Matrix, o: InstallOptions) -> None:
             print_json("install-system", {"system": plan, "executed": False})
         return
     system.require_root()
+    system.check_runnable(plan)
     _confirm(o.yes, "Run these steps now?", required=True)
     log = log_path(o.log, "system")
     with _failure_tail(), progress_display(not (o.quiet or o.json), log) as progress:

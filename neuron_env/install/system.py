@@ -30,16 +30,20 @@ class Step:
     """One step: run ``argv``, or write ``content`` to the file ``write``.
 
     ``display`` is the step as a shell line with every word quoted, for people to read or paste.
+    ``runnable`` is False for a step printed for another host (it needs that host's shell).
     """
 
     summary: str
     argv: tuple[str, ...] = ()
     write: str | None = None
     content: str = ""
+    runnable: bool = True
     display: str = field(init=False)
 
     def __post_init__(self) -> None:
-        if self.write is None:
+        if not self.runnable:
+            shown = " ".join(self.argv)  # constant text written for a shell, e.g. $(uname -r)
+        elif self.write is None:
             shown = shlex.join(self.argv)
         else:
             printf = shlex.join(["printf", r"%s\n", self.content.rstrip()])
@@ -88,7 +92,7 @@ def apt_steps(release: Release, host: HostRelease, os_key: str | None = None) ->
         raise BadInput(
             f"The Neuron system packages come from an apt repository for Ubuntu; this host is "
             f"'{os_key}'.",
-            hint="Run 'neuron-env install --system' on the Ubuntu host, or pass --os ubuntu-26.04 "
+            hint="Run 'neuron-env install --system' on the Ubuntu host, or pass --os ubuntu-24.04 "
             "to print the steps for one.",
         )
     codename = _codename(os_key, host)
@@ -114,16 +118,39 @@ def apt_steps(release: Release, host: HostRelease, os_key: str | None = None) ->
             content=f"deb [signed-by={apt.keyring}] {apt.url} {codename} main\n",
         ),
         Step("Refresh the package lists", ("apt-get", "update")),
-        Step(
-            "Install the kernel headers the driver builds against",
-            _apt_install(f"linux-headers-{host.kernel}"),
-        ),
+        _headers_step(host if os_key == host.os else None),
         Step(f"Install the Neuron {release.version} system packages", _apt_install(*packages)),
     )
     notes.append(
         Note("info", "system.path", f"The Neuron tools install to {NEURON_BIN}: add it to PATH.")
     )
-    return SystemPlan(str(release.version), os_key, codename, host.kernel, steps, tuple(notes))
+    if os_key != host.os:
+        notes.append(Note("warning", "system.other-host", OTHER_HOST))
+    kernel = host.kernel if os_key == host.os else "$(uname -r)"
+    return SystemPlan(str(release.version), os_key, codename, kernel, steps, tuple(notes))
+
+
+OTHER_HOST = (
+    "These steps are for another host: run them there (the kernel headers step asks that "
+    "host's shell for its kernel); --execute runs only on the host itself."
+)
+
+
+def _headers_step(host: HostRelease | None) -> Step:
+    """The kernel headers for this host's kernel, or, for another host, its shell's answer."""
+    summary = "Install the kernel headers the driver builds against"
+    if host is not None:
+        return Step(summary, _apt_install(f"linux-headers-{host.kernel}"))
+    return Step(summary, _apt_install('"linux-headers-$(uname -r)"'), runnable=False)
+
+
+def _unpinned_note(release: Release, names: list[str]) -> Note:
+    return Note(
+        "warning",
+        "system.unpinned",
+        f"Neuron {release.version} does not confirm the versions of {', '.join(names)}: they are "
+        "installed unpinned (the newest in the repository).",
+    )
 
 
 def _codename(os_key: str, host: HostRelease) -> str:
@@ -147,25 +174,14 @@ def _package_args(release: Release) -> tuple[list[str], list[Note]]:
     notes: list[Note] = []
     for name, pkg in sorted(release.system_packages.items()):
         pinned = f"{name}={pkg.version}*" if pkg.version is not None and pkg.confirmed else name
-        if not pkg.required:
-            notes.append(
-                Note(
-                    "info",
-                    "system.optional",
-                    f"Optional: {pinned} ({(pkg.note or pkg.role).rstrip('.')}).",
-                )
-            )
-            continue
-        args.append(pinned)
-        if pinned == name:
-            notes.append(
-                Note(
-                    "warning",
-                    "system.unpinned",
-                    f"{name}: the Neuron {release.version} version is not confirmed; the newest in "
-                    f"the repository is installed (unpinned). {pkg.note}".strip(),
-                )
-            )
+        if pkg.required:
+            args.append(pinned)
+        else:
+            role = "for containers" if pkg.role == "oci-hook" else pkg.role
+            notes.append(Note("info", "system.optional", f"Optional: {pinned} ({role})."))
+    unpinned = [a for a in args if "=" not in a]
+    if unpinned:
+        notes.insert(0, _unpinned_note(release, unpinned))
     return args, notes
 
 
@@ -179,6 +195,7 @@ def execute_steps(
 ) -> None:
     """Run the steps in order, as root; the first failure stops them."""
     require_root()
+    check_runnable(plan)
     env = clean_env({"DEBIAN_FRONTEND": "noninteractive"})
     for step in plan.steps:
         progress(step.summary)
@@ -197,3 +214,9 @@ def require_root() -> None:
             "--execute changes the system and needs root; nothing was run.",
             hint="Run it as root: sudo neuron-env install --system --execute",
         )
+
+
+def check_runnable(plan: SystemPlan) -> None:
+    """Refuse to run steps that were printed for another host."""
+    if not all(step.runnable for step in plan.steps):
+        raise BadInput(OTHER_HOST, hint="Run 'neuron-env install --system --execute' there.")

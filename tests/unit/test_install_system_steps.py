@@ -7,7 +7,7 @@ import shlex
 import pytest
 
 from neuron_env.errors import BadInput
-from neuron_env.install.system import HostRelease, SystemPlan, apt_steps
+from neuron_env.install.system import HostRelease, SystemPlan, apt_steps, check_runnable
 from neuron_env.matrix import load_matrix
 
 NOBLE = HostRelease("ubuntu-24.04", "noble", "6.8.0-1021-aws")
@@ -31,7 +31,10 @@ def test_unconfirmed_versions_are_unpinned_and_warned_about() -> None:
     plan = steps_for("2.34.0")
     names = ("collectives", "dkms", "runtime-lib", "tools")
     assert plan.steps[-1].argv[3:] == tuple(f"aws-neuronx-{name}" for name in names)
-    assert sum(n.code == "system.unpinned" for n in plan.notes) == 4
+    (warning,) = [n for n in plan.notes if n.code == "system.unpinned"]
+    assert warning.message.startswith(
+        "Neuron 2.34.0 does not confirm the versions of aws-neuronx-collectives, aws-neuronx-dkms,"
+    )
 
 
 def test_the_repository_line_uses_the_hosts_codename_and_keyring() -> None:
@@ -50,7 +53,14 @@ def test_every_displayed_command_parses_back_to_its_arguments() -> None:
 
 
 def test_another_ubuntu_needs_a_known_codename() -> None:
-    assert steps_for("2.33.0", os_key="ubuntu-22.04").codename == "jammy"
+    other = steps_for("2.33.0", os_key="ubuntu-22.04")
+    assert other.codename == "jammy"
+    headers = next(s for s in other.steps if "kernel headers" in s.summary)
+    assert headers.display == 'apt-get install -y "linux-headers-$(uname -r)"'
+    assert not headers.runnable
+    assert "system.other-host" in {n.code for n in other.notes}
+    with pytest.raises(BadInput, match="for another host"):
+        check_runnable(other)
     with pytest.raises(BadInput, match=r"Cannot tell the codename of ubuntu-26\.04"):
         steps_for("2.33.0", os_key="ubuntu-26.04")
 
