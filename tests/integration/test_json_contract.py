@@ -107,7 +107,7 @@ def test_install_system_envelope(cli: CliRunner) -> None:
     system = doc["system"]
     assert isinstance(system, dict)
     assert set(system) == {"release", "os", "codename", "kernel", "steps", "notes"}
-    assert set(system["steps"][0]) == {"summary", "argv", "write", "content", "display"}
+    assert set(system["steps"][0]) == {"summary", "argv", "write", "content", "runnable", "display"}
 
 
 def test_download_dry_run_envelope(cli: CliRunner, tmp_path: Path) -> None:
