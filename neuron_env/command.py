@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from neuron_env.errors import CommandFailed
 
@@ -47,13 +48,18 @@ def run(
     cwd: Path | None = None,
     check: bool = True,
     input: str | None = None,
+    output: Path | None = None,
 ) -> Completed:
     """Run ``argv`` and wait at most ``timeout`` seconds; the whole process group is killed after.
 
     ``env`` replaces the environment when given (callers build it with :func:`clean_env`).
+    With ``output``, stdout and stderr are appended to that file as they come (a log someone can
+    follow) instead of being captured; the result's ``stdout`` then holds the command's tail.
     """
     args = [os.fspath(a) for a in argv]
     log.debug("run: %s", shlex.join(args))
+    if output is not None:
+        return _run_logged(args, timeout=timeout, env=env, cwd=cwd, check=check, output=output)
     try:
         proc = subprocess.Popen(
             args,
@@ -92,6 +98,62 @@ def run(
     return result
 
 
+def _run_logged(
+    args: list[str],
+    *,
+    timeout: float,
+    env: Mapping[str, str] | None,
+    cwd: Path | None,
+    check: bool,
+    output: Path,
+) -> Completed:
+    with output.open("a", encoding="utf-8") as sink:
+        sink.write(f"$ {shlex.join(args)}\n")
+        sink.flush()
+        start = sink.tell()
+        try:
+            proc = subprocess.Popen(
+                args,
+                stdin=subprocess.DEVNULL,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                env=dict(env) if env is not None else None,
+                cwd=cwd,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise CommandFailed(args, f"cannot run {args[0]}: {exc.strerror}") from None
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            proc.wait()
+            raise CommandFailed(
+                args,
+                f"{_short(args)} did not finish within {timeout:g} s and was stopped",
+                output=_file_tail(output, start),
+            ) from None
+        except BaseException:
+            _kill_group(proc)
+            proc.wait()
+            raise
+    tail = _file_tail(output, start)
+    if check and proc.returncode != 0:
+        raise CommandFailed(
+            args,
+            f"{_short(args)} failed with exit code {proc.returncode}",
+            returncode=proc.returncode,
+            output=tail,
+        )
+    return Completed(tuple(args), proc.returncode, tail, "")
+
+
+def _file_tail(path: Path, start: int) -> str:
+    with path.open("rb") as source:
+        source.seek(max(start, path.stat().st_size - OUTPUT_TAIL))
+        return source.read().decode("utf-8", errors="replace")
+
+
 def clean_env(
     extra: Mapping[str, str] | None = None, *, keep: Sequence[str] = ()
 ) -> dict[str, str]:
@@ -102,7 +164,7 @@ def clean_env(
     return env
 
 
-def _kill_group(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
+def _kill_group(proc: subprocess.Popen[Any]) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
 

@@ -82,3 +82,9 @@ class CommandFailed(OperationFailed):
         self.argv = argv
         self.returncode = returncode
         self.output = output
+
+
+class Interrupted(NeuronEnvError):
+    """The user interrupted an operation (Ctrl-C or SIGTERM) after it was cleaned up (exit 130)."""
+
+    exit_code = EXIT_INTERRUPTED

@@ -19,6 +19,7 @@ from neuron_env.cli import cloud as cloud_commands
 from neuron_env.cli import device as device_commands
 from neuron_env.cli import doctor as doctor_commands
 from neuron_env.cli import fleet as fleet_commands
+from neuron_env.cli import install as install_commands
 from neuron_env.cli import matrix as matrix_commands
 from neuron_env.cli import preflight as preflight_commands
 from neuron_env.cli import scan as scan_commands
@@ -32,6 +33,7 @@ app = typer.Typer(
     "  neuron-env doctor\n\n"
     "  neuron-env matrix list\n\n"
     "  neuron-env matrix resolve --torch 2.14 --python 3.12 --os ubuntu-26.04\n\n"
+    "  neuron-env install --torch 2.14 --venv ./neuron-venv --dry-run\n\n"
     "  neuron-env scan train.py src/",
     no_args_is_help=True,
     add_completion=False,
@@ -44,6 +46,8 @@ app.command("facts")(doctor_commands.facts)
 app.command("preflight")(preflight_commands.preflight)
 app.add_typer(fleet_commands.app, name="fleet")
 app.add_typer(matrix_commands.app, name="matrix")
+app.command("install")(install_commands.install)
+app.command("download")(install_commands.download)
 device_commands.register(app)
 app.command("scan")(scan_commands.scan)
 app.add_typer(cloud_commands.launch_template_app, name="launch-template")

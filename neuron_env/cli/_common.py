@@ -60,12 +60,17 @@ def print_json(command: str, payload: dict[str, Any]) -> None:
 def print_error(exc: NeuronEnvError) -> None:
     """One paragraph saying what went wrong, then the next step, on stderr."""
     width = min(_terminal_width(), 100)
-    lines = textwrap.wrap(exc.message, width=width - 7) or [""]
+    lines = _wrap(exc.message, width - 7) or [""]
     body = "\n       ".join(lines)
     out = f"error: {body}\n"
     if exc.hint:
-        out += "\n".join(textwrap.wrap(exc.hint, width=width)) + "\n"
+        out += "\n".join(_wrap(exc.hint, width)) + "\n"
     sys.stderr.write(out)
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    # Paths and URLs stay whole (never split at a hyphen or mid-word) so they can be copied.
+    return textwrap.wrap(text, width=width, break_long_words=False, break_on_hyphens=False)
 
 
 def _terminal_width() -> int:

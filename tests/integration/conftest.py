@@ -1,4 +1,6 @@
-"""Target environments for the device tests: real venvs, real torch (CPU build), the fake device.
+"""Fixtures for the integration tests.
+
+Target environments for the device tests: real venvs, real torch (CPU build), the fake device.
 
 * ``torch_python`` — a venv with ``torch==2.13.0`` and nothing else. It is installed once per test
   session with the machine's pip configuration (which finds the local CPU wheel), or reused from
@@ -7,19 +9,25 @@
   ``torch-neuronx`` (``tests/fakes/torch-neuronx``) installed as a real wheel with the same
   ``torch.backends`` entry point as the real package, so a plain ``import torch`` loads it.
 * ``bare_python`` — a venv without torch.
+
+For the install tests: a test matrix, isolated pip/uv settings, local indexes (``indexes``).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from neuron_env.probe.os_release import probe_os
+from tests.conftest import NEURON_ENV, REPO, Result
+from tests.integration.indexes import DATA, Indexes, start_indexes
 
 FAKE_NEURONX = REPO / "tests" / "fakes" / "torch-neuronx"
 TORCH_PIN = "torch==2.13.0"
@@ -100,3 +108,95 @@ def _site_packages(python: Path) -> str:
 @pytest.fixture(scope="session")
 def bare_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _venv(tmp_path_factory.mktemp("bare") / "venv", pip=False)
+
+
+# --- install tests ------------------------------------------------------------------------------
+
+NeuronEnv = Callable[..., Result]
+StartIndexes = Callable[..., Indexes]
+
+
+@pytest.fixture(scope="session")
+def install_matrix_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The test release (Python 3.10-3.14), listing this host's OS so that no --os is needed."""
+    text = (DATA / "matrix" / "2.90.0.toml").read_text()
+    key = probe_os(Path("/")).key
+    if key and key != "ubuntu-26.04":
+        text += f'\n[os."{key}"]\nname = "The test host"\nsupport = "supported"\nwheels = true\n'
+    directory = tmp_path_factory.mktemp("install-matrix")
+    (directory / "2.90.0.toml").write_text(text)
+    return directory
+
+
+@pytest.fixture
+def isolated_env(tmp_path: Path, install_matrix_dir: Path) -> dict[str, str]:
+    """The machine's pip and uv configuration left out, caches and logs under tmp_path."""
+    dropped = ("PIP_", "UV_", "NEURON_ENV_", "VIRTUAL_ENV")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(dropped)}
+    env.update(
+        PIP_CONFIG_FILE=os.devnull,
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+        PIP_RETRIES="0",
+        PIP_DEFAULT_TIMEOUT="20",
+        PIP_CACHE_DIR=str(tmp_path / "pip-cache"),
+        UV_NO_CONFIG="1",
+        UV_CACHE_DIR=str(tmp_path / "uv-cache"),
+        UV_HTTP_RETRIES="0",
+        UV_PYTHON_DOWNLOADS="never",
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        NEURON_ENV_MATRIX_DIR=str(install_matrix_dir),
+        NO_COLOR="1",
+        COLUMNS="200",
+    )
+    return env
+
+
+@pytest.fixture
+def neuron_env(tmp_path: Path, isolated_env: dict[str, str]) -> NeuronEnv:
+    """Run the real ``neuron-env`` console script with the isolated environment."""
+
+    def run(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> Result:
+        proc = subprocess.run(
+            [str(NEURON_ENV), *args],
+            capture_output=True,
+            text=True,
+            env={**isolated_env, **(env or {})},
+            cwd=tmp_path,
+            timeout=timeout,
+            check=False,
+        )
+        return Result(proc.returncode, proc.stdout, proc.stderr)
+
+    return run
+
+
+@pytest.fixture
+def indexes(tmp_path: Path) -> Iterator[StartIndexes]:
+    """Start the Neuron, PyTorch and default indexes, optionally with one failure mode."""
+    started: list[Indexes] = []
+
+    def start(fault: str | None = None, name: str = "indexes") -> Indexes:
+        started.append(start_indexes(tmp_path / name, fault))
+        return started[-1]
+
+    yield start
+    for running in started:
+        running.stop()
+
+
+def installed(venv: Path) -> dict[str, str]:
+    """Distribution name → version in ``venv``, read by its own interpreter."""
+    code = (
+        "import json; from importlib import metadata; print(json.dumps("
+        "{d.metadata['Name'].lower(): d.version for d in metadata.distributions()}))"
+    )
+    out = subprocess.run(
+        [str(venv / "bin" / "python"), "-I", "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    versions: dict[str, str] = json.loads(out)
+    return versions
+
+
+def python_here() -> str:
+    """The interpreter running the tests: the base for the environments the tests create."""
+    return sys.executable

@@ -197,3 +197,53 @@ def test_launch_template_create_envelope(cli: CliRunner) -> None:
     }  # fmt: skip
     assert doc["schema"] == "neuron-env/launch-template-create/v1"
     assert set(doc["notes"][0]) == {"level", "code", "message"}
+
+
+def test_install_dry_run_envelope(cli: CliRunner, tmp_path: Path) -> None:
+    import sys
+
+    from neuron_env.resources import shipped_matrix_dir
+
+    matrices = tmp_path / "matrices"
+    matrices.mkdir()
+    (matrices / "2.90.0.toml").write_text(
+        (Path(__file__).parents[1] / "data/install/matrix/2.90.0.toml").read_text()
+    )
+    assert shipped_matrix_dir().is_dir()
+    doc = run_json(
+        cli, "--matrix-dir", str(matrices), "install", "--torch", "2.14", "--venv",
+        str(tmp_path / "env"), "--python", sys.executable, "--os", "ubuntu-26.04",
+        "--dry-run", "--json",
+    )  # fmt: skip
+    assert doc["schema"] == "neuron-env/install/v1"
+    assert set(doc) == ENVELOPE | {"plan", "dry_run", "result"}
+    plan = doc["plan"]
+    assert isinstance(plan, dict)
+    assert set(plan) == {
+        "release", "release_status", "torch", "torch_neuronx", "python", "os", "arch", "venv",
+        "action", "base_python", "backend", "packages", "routes", "wheelhouse", "offline",
+        "guards", "notes",
+    }  # fmt: skip
+    assert set(plan["packages"][0]) == {"name", "spec", "route", "confirmed", "note", "installed"}
+    assert set(plan["routes"][0]) == {"name", "url", "origin", "serves"}
+    assert set(plan["guards"]) == {"placeholders", "legacy_xla", "neuron_names"}
+
+
+def test_install_system_envelope(cli: CliRunner) -> None:
+    sysroot = Path(__file__).parents[1] / "data/install/hosts/ubuntu-24.04"
+    doc = run_json(cli, "install", "--system", "--sysroot", str(sysroot), "--json")
+    assert doc["schema"] == "neuron-env/install-system/v1"
+    assert set(doc) == ENVELOPE | {"system", "executed"}
+    system = doc["system"]
+    assert isinstance(system, dict)
+    assert set(system) == {"release", "os", "codename", "kernel", "steps", "notes"}
+    assert set(system["steps"][0]) == {"summary", "argv", "write", "content", "runnable", "display"}
+
+
+def test_download_dry_run_envelope(cli: CliRunner, tmp_path: Path) -> None:
+    doc = run_json(
+        cli, "download", "--torch", "2.14", "-d", str(tmp_path / "w"), "--python-version", "3.12",
+        "--os", "ubuntu-26.04", "--dry-run", "--json",
+    )  # fmt: skip
+    assert doc["schema"] == "neuron-env/download/v1"
+    assert set(doc) == ENVELOPE | {"plan", "dest", "wheelhouse"}

@@ -1,0 +1,188 @@
+"""``neuron-env install`` and ``neuron-env download``: option parsing only.
+
+The work happens in :mod:`neuron_env.cli.install_flow` (imported inside the commands, so that
+``neuron-env --help`` stays fast).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+TorchOption = Annotated[
+    str | None, typer.Option("--torch", help="PyTorch minor to install, e.g. 2.14.")
+]
+ReleaseOption = Annotated[
+    str | None,
+    typer.Option("--release", "-r", help="Neuron release, e.g. 2.33.1 (default: the latest)."),
+]
+OsOption = Annotated[
+    str | None,
+    typer.Option(
+        "--os", help="OS as ID-VERSION (default: this host's /etc/os-release), e.g. ubuntu-26.04."
+    ),
+]
+IndexUrlOption = Annotated[
+    str | None,
+    typer.Option(
+        "--index-url",
+        help="Default index (mirror) for everything that is not routed "
+        "(default: the backend's configuration).",
+    ),
+]
+NeuronIndexOption = Annotated[
+    str | None,
+    typer.Option(
+        "--neuron-index", help="Mirror of the Neuron index (torch-neuronx, neuronx-cc, nki)."
+    ),
+]
+PytorchIndexOption = Annotated[
+    str | None, typer.Option("--pytorch-index", help="Mirror of the PyTorch CPU index (torch).")
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the versioned JSON envelope.")]
+QuietOption = Annotated[
+    bool, typer.Option("--quiet", "-q", help="No plan and no progress: errors only (for scripts).")
+]
+DryRunOption = Annotated[bool, typer.Option("--dry-run", help="Print the plan and change nothing.")]
+LogOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--log",
+        help="Write the backend's output here "
+        "(default: $XDG_STATE_HOME/neuron-env/logs/, i.e. ~/.local/state/neuron-env/logs/).",
+        dir_okay=False,
+    ),
+]
+SysrootOption = Annotated[
+    Path, typer.Option("--sysroot", hidden=True, help="Read host files under this directory.")
+]
+
+
+def install(
+    ctx: typer.Context,
+    torch: TorchOption = None,
+    release: ReleaseOption = None,
+    venv: Annotated[
+        Path | None,
+        typer.Option("--venv", help="Environment to create or upgrade (default: the active one)."),
+    ] = None,
+    python: Annotated[
+        Path | None,
+        typer.Option(
+            "--python",
+            help="Interpreter of the environment to upgrade; with a new --venv, the one to "
+            "create it with.",
+        ),
+    ] = None,
+    backend: Annotated[
+        str, typer.Option("--backend", help="auto (uv when available, else pip), uv or pip.")
+    ] = "auto",
+    index_url: IndexUrlOption = None,
+    neuron_index: NeuronIndexOption = None,
+    pytorch_index: PytorchIndexOption = None,
+    wheelhouse: Annotated[
+        Path | None,
+        typer.Option(
+            "--wheelhouse",
+            help="Install from this wheelhouse alone ('neuron-env download').",
+            file_okay=False,
+        ),
+    ] = None,
+    offline: Annotated[
+        bool, typer.Option("--offline", help="Use no network (needs --wheelhouse).")
+    ] = False,
+    os: OsOption = None,
+    export: Annotated[
+        Path | None,
+        typer.Option(
+            "--export",
+            help="Write a requirements file pinning every package by version and sha256 "
+            "('-' for stdout), and install nothing.",
+            dir_okay=False,
+        ),
+    ] = None,
+    system: Annotated[
+        bool,
+        typer.Option("--system", help="The apt steps for the release's driver, runtime and tools."),
+    ] = False,
+    execute: Annotated[
+        bool, typer.Option("--execute", help="With --system: run the apt steps (as root).")
+    ] = False,
+    dry_run: DryRunOption = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    json: JsonOption = False,
+    quiet: QuietOption = False,
+    log: LogOption = None,
+    sysroot: SysrootOption = Path("/"),
+) -> None:
+    """Install TorchNeuron into a virtual environment: exact pins, each from its own index.
+
+    torch-neuronx, neuronx-cc and nki come only from the Neuron index, torch only from the
+    PyTorch CPU index, everything else from the default index. The environment is built beside
+    the target, verified, then swapped in; on any failure nothing changes.
+
+    Examples:
+
+      neuron-env install --torch 2.14 --venv ./neuron-venv --dry-run
+
+      neuron-env install --torch 2.14 --venv ./neuron-venv --python python3.12 --yes
+
+      neuron-env install --torch 2.14 --wheelhouse ./wheels --offline --venv ./neuron-venv
+
+      neuron-env install --torch 2.14 --export requirements.txt
+
+      neuron-env install --system --release 2.33.1
+    """
+    from neuron_env.cli import install_flow
+
+    options = install_flow.InstallOptions(
+        torch=torch, release=release, venv=venv, python=python, backend=backend,
+        index_url=index_url, neuron_index=neuron_index, pytorch_index=pytorch_index,
+        wheelhouse=wheelhouse, offline=offline, os=os, export=export, system=system,
+        execute=execute, dry_run=dry_run, yes=yes, json=json, quiet=quiet, log=log,
+        sysroot=sysroot,
+    )  # fmt: skip
+    install_flow.run_install(ctx, options)
+
+
+def download(
+    ctx: typer.Context,
+    dest: Annotated[
+        Path, typer.Option("--dest", "-d", help="New or empty directory to fill.", file_okay=False)
+    ],
+    torch: TorchOption = None,
+    release: ReleaseOption = None,
+    python_version: Annotated[
+        str | None,
+        typer.Option(
+            "--python-version",
+            help="Python of the machine that will install, e.g. 3.12 (default: this host's).",
+        ),
+    ] = None,
+    os: OsOption = None,
+    index_url: IndexUrlOption = None,
+    neuron_index: NeuronIndexOption = None,
+    pytorch_index: PytorchIndexOption = None,
+    dry_run: DryRunOption = False,
+    json: JsonOption = False,
+    quiet: QuietOption = False,
+    log: LogOption = None,
+    sysroot: SysrootOption = Path("/"),
+) -> None:
+    """Fill a wheelhouse for an air-gapped machine, routed like 'install'.
+
+    The directory gets every wheel, a manifest with their sha256 and a hash-pinned
+    requirements.txt; copy it over and run 'neuron-env install --wheelhouse DIR --offline'.
+
+    Example: neuron-env download --torch 2.14 --python-version 3.12 -d ./wheels
+    """
+    from neuron_env.cli import install_flow
+
+    options = install_flow.DownloadOptions(
+        torch=torch, dest=dest, release=release, python_version=python_version, os=os,
+        index_url=index_url, neuron_index=neuron_index, pytorch_index=pytorch_index,
+        dry_run=dry_run, json=json, quiet=quiet, log=log, sysroot=sysroot,
+    )  # fmt: skip
+    install_flow.run_download(ctx, options)

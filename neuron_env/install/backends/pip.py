@@ -1,0 +1,59 @@
+"""The pip backend: routed downloads into a wheelhouse, then an offline, hash-checked install.
+
+pip merges every index it is given and takes the highest version, so it never sees more than one
+index at a time for a routed package: :func:`~neuron_env.install.wheelhouse.fill_wheelhouse`
+downloads each routed index's pins alone (``--no-deps``), then the dependencies from the default
+index with the routed wheels given as files. The install itself uses no index at all
+(``--no-index --find-links``) and ``--require-hashes`` against the files just downloaded.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from neuron_env.install.backends.base import Backend, Session
+from neuron_env.install.plan import InstallPlan
+from neuron_env.install.wheelhouse import (
+    ONLY_BINARY,
+    REQUIREMENTS,
+    fill_wheelhouse,
+    read_wheelhouse,
+)
+
+
+class PipBackend(Backend):
+    """Installs with the pip of the environment being built."""
+
+    name = "pip"
+
+    def create_venv(self, base_python: Path, dest: Path, session: Session) -> None:
+        session.run([base_python, "-m", "venv", dest])
+
+    def install(self, plan: InstallPlan, python: Path, session: Session) -> None:
+        pip = self.ensure_pip(python, session)
+        if plan.wheelhouse:
+            self.install_from(Path(plan.wheelhouse), plan, pip, session)
+            return
+        house = session.work / "wheels"
+        house.mkdir(parents=True)
+        fill_wheelhouse(plan, house, pip, session)
+        self.install_from(house, plan, pip, session)
+
+    def install_from(
+        self, house: Path, plan: InstallPlan, pip: list[str | Path], session: Session
+    ) -> None:
+        """Install from ``house`` alone: by its hash-pinned list, or the plan's pins if none."""
+        argv: list[str | Path] = [*pip, "install", "--no-index", "--find-links", house, ONLY_BINARY]
+        if read_wheelhouse(house) is not None:
+            argv += ["--no-deps", "--require-hashes", "-r", house / REQUIREMENTS]
+        else:
+            argv += list(plan.requirements)
+        session.run(argv, env=session.env({"PIP_FIND_LINKS": str(house)}))
+
+    @staticmethod
+    def ensure_pip(python: Path, session: Session) -> list[str | Path]:
+        """``python -m pip``, bootstrapping pip (offline, from ensurepip) when it is missing."""
+        venv = python.parent.parent
+        if not any(venv.glob("lib/python*/site-packages/pip/__init__.py")):
+            session.run([python, "-m", "ensurepip", "--default-pip"])
+        return [python, "-m", "pip"]

@@ -1,0 +1,114 @@
+"""``neuron-env download`` and ``install --export``: wheelhouses and hash-pinned requirements.
+
+Both download with pip (uv cannot download without installing), routed exactly like the pip
+backend, for the target machine's Python version and platform. A failed download leaves no
+half-filled wheelhouse behind.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shlex
+import sys
+import tempfile
+from pathlib import Path
+
+from neuron_env.command import Runner, run
+from neuron_env.errors import BadInput, CommandFailed, MalformedFile
+from neuron_env.install.backends.base import Session
+from neuron_env.install.plan import InstallPlan
+from neuron_env.install.reachability import failure_cause, step_name
+from neuron_env.install.staging import remove_tree
+from neuron_env.install.transaction import InstallFailed
+from neuron_env.install.wheelhouse import (
+    ONLY_BINARY,
+    ForeignTags,
+    Wheelhouse,
+    fill_wheelhouse,
+    hashed_requirements,
+    read_wheelhouse,
+)
+
+
+def download(
+    plan: InstallPlan, dest: Path, tags: ForeignTags, *, log: Path, runner: Runner = run
+) -> Wheelhouse:
+    """Fill the new or empty directory ``dest`` with every wheel of ``plan``."""
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise BadInput(
+            f"{dest} is not an empty directory; neuron-env fills only a new or empty one.",
+            hint="Choose another -d DIR.",
+        )
+    created = not dest.exists()
+    dest.mkdir(parents=True, exist_ok=True)
+    try:
+        return _fill(plan, dest, tags, log, runner)
+    except BaseException:
+        if created:
+            remove_tree(dest)
+        else:
+            for child in dest.iterdir():
+                remove_tree(child) if child.is_dir() else child.unlink()
+        raise
+
+
+def export_requirements(
+    plan: InstallPlan,
+    out: Path,
+    tags: ForeignTags,
+    *,
+    log: Path,
+    wheelhouse: Path | None = None,
+    runner: Runner = run,
+) -> tuple[str, Wheelhouse]:
+    """A requirements file's text that pins every package of ``plan`` by version and sha256."""
+    if wheelhouse is not None:
+        house = read_wheelhouse(wheelhouse)
+        if house is None:
+            raise MalformedFile(
+                f"{wheelhouse} has no neuron-env manifest, so its hashes are unknown.",
+                hint="Fill it with 'neuron-env download', or export without --wheelhouse.",
+            )
+    else:
+        with tempfile.TemporaryDirectory(prefix="neuron-env-export-") as scratch:
+            house = _fill(plan, Path(scratch), tags, log, runner)
+    return hashed_requirements(house, header=install_instructions(plan, out)), house
+
+
+def install_instructions(plan: InstallPlan, out: Path) -> list[str]:
+    """Comment lines telling a team how to install the exported file with plain pip."""
+    argv = ["pip", "install", "--no-deps", "--require-hashes", ONLY_BINARY, "-r", str(out)]
+    if plan.default_route.url:
+        argv += ["--index-url", plan.default_route.url]
+    for route in plan.routed:
+        argv += ["--extra-index-url", str(route.url)]
+    return [
+        "# Install with (pip merges the indexes, but --require-hashes accepts these files only):",
+        f"#   {shlex.join(argv)}",
+    ]
+
+
+def _fill(
+    plan: InstallPlan, dest: Path, tags: ForeignTags, log: Path, runner: Runner
+) -> Wheelhouse:
+    with tempfile.TemporaryDirectory(prefix="neuron-env-download-") as scratch:
+        session = Session(log=log, work=Path(scratch), runner=runner)
+        try:
+            return fill_wheelhouse(plan, dest, _pip(session), session, tags)
+        except CommandFailed as exc:
+            cause = failure_cause(exc.output, plan)
+            raise InstallFailed(
+                f"{step_name(exc.argv)} failed: {cause.message} Nothing was kept.",
+                hint=f"{cause.hint} Full log: {log}",
+                log=log,
+                tail=exc.output,
+            ) from None
+
+
+def _pip(session: Session) -> list[str | Path]:
+    """neuron-env's own pip, or one in a throwaway venv (ensurepip works offline)."""
+    if importlib.util.find_spec("pip") is not None:
+        return [sys.executable, "-m", "pip"]
+    venv = session.work / "pip-env"
+    session.run([sys.executable, "-m", "venv", venv])
+    return [venv / "bin" / "python", "-m", "pip"]

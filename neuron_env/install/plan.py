@@ -1,0 +1,245 @@
+"""The install plan: every pin, the only index it may come from, and what the install will do.
+
+A pure function of the resolved :class:`~neuron_env.matrix.Target`, its release and the user's
+choices. Nothing here touches the network, the filesystem or a subprocess: ``--dry-run`` prints
+exactly this, and the executors (:mod:`neuron_env.install.backends`) only carry it out.
+
+Routing rule: every package the release routes (torch-neuronx, neuronx-cc and nki to the Neuron
+index, torch to the PyTorch CPU index) comes from its index and from nowhere else; everything else
+comes from the default index (the backend's own configuration unless ``--index-url`` names one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Literal
+from urllib.parse import urlsplit
+
+from packaging.specifiers import SpecifierSet
+
+from neuron_env.errors import BadInput
+from neuron_env.matrix import Note, Release, Target
+
+BackendName = Literal["uv", "pip"]
+Action = Literal["create", "upgrade"]
+
+DEFAULT_ROUTE = "default"
+WHEELHOUSE_ROUTE = "wheelhouse"
+
+
+@dataclass(frozen=True)
+class IndexRoute:
+    """A package source and the packages that must come from it alone.
+
+    ``url`` is None for the default index when the backend's configuration decides it.
+    ``origin`` says where the URL came from (the matrix, an option, the backend).
+    """
+
+    name: str
+    url: str | None
+    origin: str
+    serves: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PlannedPackage:
+    """One pinned package, the route it comes from, and its version in the target today."""
+
+    name: str
+    spec: str
+    route: str
+    confirmed: bool = True
+    note: str = ""
+    installed: str | None = None
+
+    @property
+    def requirement(self) -> str:
+        return f"{self.name}{self.spec}"
+
+    def allows(self, version: str) -> bool:
+        """Whether ``version`` satisfies the pin (``2.14.0+cpu`` satisfies ``==2.14.0``)."""
+        return SpecifierSet(self.spec).contains(version, prereleases=True)
+
+
+@dataclass(frozen=True)
+class Guards:
+    """What must never end up installed, from the release's facts.
+
+    ``placeholders``: the "WRONG PACKAGE" versions published under Neuron names on the default
+    index. ``legacy_xla``: the version range of the legacy XLA torch-neuronx line.
+    ``neuron_names``: names no install may add unless the plan pins them (they would have come
+    from an index that neuron-env does not route).
+    """
+
+    placeholders: dict[str, tuple[str, ...]]
+    legacy_xla: str
+    neuron_names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Choices:
+    """What the user asked for beyond the matrix request, and what neuron-env found out."""
+
+    venv: str
+    action: Action
+    base_python: str
+    backend: BackendName
+    installed: dict[str, str]
+    index_url: str | None = None
+    neuron_index: str | None = None
+    pytorch_index: str | None = None
+    wheelhouse: str | None = None
+    offline: bool = False
+    default_index_origin: str = "backend"
+
+
+@dataclass(frozen=True)
+class InstallPlan:
+    """Everything ``neuron-env install`` will do, as plain data (``--dry-run`` prints it)."""
+
+    release: str
+    release_status: str
+    torch: str
+    torch_neuronx: str
+    python: str
+    os: str | None
+    arch: str | None
+    venv: str
+    action: Action
+    base_python: str
+    backend: BackendName
+    packages: tuple[PlannedPackage, ...]
+    routes: tuple[IndexRoute, ...]
+    wheelhouse: str | None
+    offline: bool
+    guards: Guards
+    notes: tuple[Note, ...]
+
+    def route(self, name: str) -> IndexRoute:
+        return next(r for r in self.routes if r.name == name)
+
+    def package(self, name: str) -> PlannedPackage:
+        return next(p for p in self.packages if p.name == name)
+
+    def packages_from(self, route: str) -> tuple[PlannedPackage, ...]:
+        return tuple(p for p in self.packages if p.route == route)
+
+    @property
+    def routed(self) -> tuple[IndexRoute, ...]:
+        """The routes that serve pinned packages (not the default index)."""
+        return tuple(r for r in self.routes if r.serves)
+
+    @property
+    def default_route(self) -> IndexRoute:
+        return self.route(DEFAULT_ROUTE)
+
+    @property
+    def requirements(self) -> tuple[str, ...]:
+        return tuple(p.requirement for p in self.packages)
+
+
+def make_plan(release: Release, target: Target, choices: Choices) -> InstallPlan:
+    """Turn a resolved target into an install plan, applying the index overrides."""
+    if target.python is None:
+        raise ValueError("an install plan needs the target's Python version")
+    routes = _routes(target, choices)
+    route_of = {name: r.name for r in routes for name in r.serves}
+    packages = tuple(
+        PlannedPackage(
+            name=pin.name,
+            spec=pin.spec,
+            route=WHEELHOUSE_ROUTE if choices.wheelhouse else route_of.get(pin.name, DEFAULT_ROUTE),
+            confirmed=pin.confirmed,
+            note=pin.note,
+            installed=choices.installed.get(pin.name),
+        )
+        for pin in target.pins
+    )
+    return InstallPlan(
+        release=target.release,
+        release_status=target.release_status,
+        torch=target.torch,
+        torch_neuronx=target.torch_neuronx,
+        python=target.python,
+        os=target.os,
+        arch=target.arch,
+        venv=choices.venv,
+        action=choices.action,
+        base_python=choices.base_python,
+        backend=choices.backend,
+        packages=packages,
+        routes=routes,
+        wheelhouse=choices.wheelhouse,
+        offline=choices.offline,
+        guards=guards_for(release, target),
+        notes=target.notes + tuple(_plan_notes(choices)),
+    )
+
+
+def guards_for(release: Release, target: Target) -> Guards:
+    """The release's placeholders, legacy range and Neuron names, for verification."""
+    pinned = {p.name for p in target.pins}
+    served = {name for ix in release.indexes.values() for name in ix.serves}
+    return Guards(
+        placeholders={
+            name: tuple(str(v) for v in ph.versions) for name, ph in release.placeholders.items()
+        },
+        legacy_xla=str(release.legacy_xla.versions),
+        neuron_names=tuple(sorted((served | set(release.placeholders)) - pinned)),
+    )
+
+
+def _routes(target: Target, choices: Choices) -> tuple[IndexRoute, ...]:
+    if choices.wheelhouse:
+        return (IndexRoute(WHEELHOUSE_ROUTE, choices.wheelhouse, "--wheelhouse", _names(target)),)
+    overrides = {"torch-neuronx": choices.neuron_index, "torch": choices.pytorch_index}
+    flags = {"torch-neuronx": "--neuron-index", "torch": "--pytorch-index"}
+    routes: dict[str, IndexRoute] = {}
+    for pin in target.pins:
+        if pin.index is None or pin.index_url is None:
+            continue
+        route = routes.get(pin.index) or IndexRoute(pin.index, pin.index_url, "matrix")
+        if overrides.get(pin.name):
+            url = _check_url(str(overrides[pin.name]), flags[pin.name])
+            route = replace(route, url=url, origin=flags[pin.name])
+        routes[pin.index] = replace(route, serves=(*route.serves, pin.name))
+    default_url = _check_url(choices.index_url, "--index-url") if choices.index_url else None
+    origin = "--index-url" if default_url else choices.default_index_origin
+    return (*routes.values(), IndexRoute(DEFAULT_ROUTE, default_url, origin))
+
+
+def _names(target: Target) -> tuple[str, ...]:
+    return tuple(p.name for p in target.pins)
+
+
+def _check_url(url: str, flag: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https", "file") or not (parts.netloc or parts.path):
+        raise BadInput(
+            f"{flag} '{url}' is not an index URL.",
+            hint=f"Give the URL of a PEP 503 simple index, e.g. {flag} https://mirror.example/simple",
+        )
+    return url.rstrip("/")
+
+
+def _plan_notes(choices: Choices) -> Iterable[Note]:
+    if choices.action == "upgrade":
+        yield Note(
+            "info",
+            "install.upgrade",
+            f"{choices.venv} is copied beside itself, upgraded and verified there; it is replaced "
+            "only when the copy verifies, and left as it is otherwise.",
+        )
+    if choices.backend == "uv" and choices.action == "create":
+        yield Note(
+            "info",
+            "install.uv-no-pip",
+            "uv creates the venv without pip; add it later with 'python -m ensurepip' if needed.",
+        )
+    if choices.wheelhouse:
+        yield Note(
+            "info",
+            "install.wheelhouse",
+            f"Every package comes from the wheelhouse {choices.wheelhouse}; no index is used.",
+        )

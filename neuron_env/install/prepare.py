@@ -1,0 +1,182 @@
+"""From command-line choices to an install plan: resolve, find the target, pick the backend.
+
+The Python version comes from the target environment (or the interpreter that will create it)
+and the OS from the host's ``/etc/os-release`` (``--os`` overrides it, e.g. to prepare an
+environment for another machine), so the matrix decides with the same facts the doctor sees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+from neuron_env.command import Runner, run
+from neuron_env.errors import BadInput
+from neuron_env.install.backends import Backend, choose_backend
+from neuron_env.install.plan import BackendName, Choices, InstallPlan, make_plan
+from neuron_env.install.target_env import (
+    TargetEnv,
+    find_base_python,
+    locate_target,
+    python_version,
+)
+from neuron_env.install.wheelhouse import (
+    ForeignTags,
+    check_wheelhouse,
+    manylinux_platforms,
+    read_wheelhouse,
+)
+from neuron_env.matrix import Matrix, Release, Request, resolve_target
+from neuron_env.probe.os_release import probe_os
+
+
+@dataclass(frozen=True)
+class InstallRequest:
+    """The options of ``neuron-env install`` that shape the plan."""
+
+    torch: str
+    release: str | None = None
+    venv: Path | None = None
+    python: Path | None = None
+    backend: str = "auto"
+    os: str | None = None
+    index_url: str | None = None
+    neuron_index: str | None = None
+    pytorch_index: str | None = None
+    wheelhouse: Path | None = None
+    offline: bool = False
+    sysroot: Path = Path("/")
+
+
+@dataclass(frozen=True)
+class Prepared:
+    plan: InstallPlan
+    target: TargetEnv
+    backend: Backend
+
+
+def prepare(matrix: Matrix, request: InstallRequest, *, runner: Runner = run) -> Prepared:
+    """Resolve ``request`` into a plan, its target environment and its backend."""
+    _check_sources(request)
+    release = matrix.get(request.release)
+    target_env = locate_target(
+        request.venv, request.python, allowed_pythons(release, request.torch), runner=runner
+    )
+    os_facts = probe_os(request.sysroot)
+    target = resolve_target(
+        matrix,
+        Request(
+            torch=request.torch,
+            python=target_env.python_minor,
+            os=request.os or os_facts.key,
+            arch=os_facts.arch,
+            release=str(release.version),
+        ),
+    )
+    backend = choose_backend(request.backend)
+    choices = Choices(
+        venv=str(target_env.path),
+        action="upgrade" if target_env.exists else "create",
+        base_python=str(target_env.base_python),
+        backend=_backend_name(backend),
+        installed=target_env.installed(),
+        index_url=request.index_url,
+        neuron_index=request.neuron_index,
+        pytorch_index=request.pytorch_index,
+        wheelhouse=str(request.wheelhouse.resolve()) if request.wheelhouse else None,
+        offline=request.offline or request.wheelhouse is not None,
+        default_index_origin=f"{backend.name}'s configuration",
+    )
+    plan = make_plan(release, target, choices)
+    if request.wheelhouse is not None:
+        house = read_wheelhouse(request.wheelhouse)
+        if house is not None:
+            check_wheelhouse(request.wheelhouse, house, plan)
+    return Prepared(plan, target_env, backend)
+
+
+def allowed_pythons(release: Release, torch: str) -> tuple[str, ...]:
+    """The Python versions of the pairing for ``torch`` (all of the release's when unknown)."""
+    try:
+        version = Version(torch)
+        pairing = release.pairing_for(f"{version.major}.{version.minor}")
+    except InvalidVersion:
+        pairing = None
+    if pairing is not None:
+        return pairing.python
+    return tuple(sorted({p for pair in release.pairings for p in pair.python}))
+
+
+def _check_sources(request: InstallRequest) -> None:
+    if request.offline and request.wheelhouse is None:
+        raise BadInput(
+            "--offline installs from a wheelhouse alone: give --wheelhouse DIR.",
+            hint="Fill one on a connected machine with 'neuron-env download --torch X.Y -d DIR'.",
+        )
+    if request.wheelhouse is not None and (
+        request.index_url or request.neuron_index or request.pytorch_index
+    ):
+        raise BadInput(
+            "--wheelhouse installs from the wheelhouse alone; do not combine it with "
+            "--index-url, --neuron-index or --pytorch-index."
+        )
+
+
+def _backend_name(backend: Backend) -> BackendName:
+    return "uv" if backend.name == "uv" else "pip"
+
+
+@dataclass(frozen=True)
+class DownloadRequest:
+    """The options of ``neuron-env download`` (and of ``install --export``) that shape the plan."""
+
+    torch: str
+    dest: Path
+    release: str | None = None
+    python_version: str | None = None
+    os: str | None = None
+    index_url: str | None = None
+    neuron_index: str | None = None
+    pytorch_index: str | None = None
+    sysroot: Path = Path("/")
+
+
+def prepare_download(
+    matrix: Matrix, request: DownloadRequest, *, runner: Runner = run
+) -> tuple[InstallPlan, ForeignTags]:
+    """The plan of wheels to download for another machine, and its Python and platform tags."""
+    release = matrix.get(request.release)
+    python = request.python_version or host_python_minor(release, request.torch, runner)
+    os_facts = probe_os(request.sysroot)
+    arch = release.release.arch[0]
+    target = resolve_target(
+        matrix,
+        Request(
+            torch=request.torch,
+            python=python,
+            os=request.os or os_facts.key,
+            arch=arch,
+            release=str(release.version),
+        ),
+    )
+    choices = Choices(
+        venv=str(request.dest),
+        action="create",
+        base_python="",
+        backend="pip",
+        installed={},
+        index_url=request.index_url,
+        neuron_index=request.neuron_index,
+        pytorch_index=request.pytorch_index,
+        default_index_origin="pip's configuration",
+    )
+    plan = make_plan(release, target, choices)
+    return plan, ForeignTags(plan.python, manylinux_platforms(arch, release.release.min_glibc))
+
+
+def host_python_minor(release: Release, torch: str, runner: Runner = run) -> str:
+    """The minor version of the interpreter ``install`` would create an environment with."""
+    base = find_base_python(allowed_pythons(release, torch), runner)
+    return ".".join(python_version(base, runner).split(".")[:2])

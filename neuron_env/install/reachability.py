@@ -1,0 +1,75 @@
+"""Is an index reachable at all? Asked after a backend failed, to name the index that is down.
+
+pip, unlike uv, may report an unreachable index only as "no matching distribution". A short GET
+of the index URL tells the two apart. Only clear network failures (refused, unknown host, timed
+out) count; anything else (an HTTP error, a certificate the backend may trust but urllib does
+not) is inconclusive and reported as None.
+"""
+
+from __future__ import annotations
+
+import socket
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from pathlib import Path
+
+from neuron_env.install.diagnose import Cause, cause_hint, explain
+from neuron_env.install.plan import InstallPlan
+
+TIMEOUT = 5.0
+
+
+def unreachable_reason(url: str, timeout: float = TIMEOUT) -> str | None:
+    """Why ``url`` cannot be reached, or None when it answers (or the answer is unclear)."""
+    if not url.startswith(("http://", "https://")):
+        return None
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/", timeout=timeout):  # noqa: S310
+            return None
+    except urllib.error.HTTPError:
+        return None
+    except urllib.error.URLError as exc:
+        return _network_reason(exc.reason)
+    except TimeoutError:
+        return "timed out"
+    except OSError as exc:
+        return _network_reason(exc)
+
+
+def _network_reason(reason: object) -> str | None:
+    if isinstance(reason, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(reason, socket.gaierror):
+        return "unknown host"
+    if isinstance(reason, (TimeoutError, socket.timeout)):
+        return "timed out"
+    if isinstance(reason, OSError) and reason.errno in (101, 113):  # network/host unreachable
+        return "network unreachable"
+    return None
+
+
+def failure_cause(output: str, plan: InstallPlan) -> Cause:
+    """The cause of a backend failure: from its output, else from probing the plan's indexes."""
+    cause = explain(output, plan)
+    if cause.code in ("hash-mismatch", "corrupt-wheel", "download-cut"):
+        return cause
+    for route in plan.routes:
+        reason = unreachable_reason(route.url) if route.url else None
+        if reason is not None:
+            return Cause(
+                "unreachable",
+                f"the {route.name} index at {route.url} could not be reached ({reason}).",
+                cause_hint("unreachable"),
+            )
+    return cause
+
+
+def step_name(argv: Sequence[str]) -> str:
+    """What a failed backend command was doing, in words."""
+    tool = "uv" if Path(argv[0]).name == "uv" else "pip"
+    if "venv" in argv or "ensurepip" in argv:
+        return "Creating the staging environment"
+    if "download" in argv:
+        return "Downloading with pip"
+    return f"Installing with {tool}"

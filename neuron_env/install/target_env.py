@@ -1,0 +1,202 @@
+"""Which virtual environment to install into, and which interpreter builds it.
+
+``--venv DIR`` names the environment (created when missing, upgraded when present); ``--python
+PATH`` alone names the environment that interpreter belongs to, and together with a new ``--venv``
+the interpreter to create it with. Without either, the active virtualenv is the target. neuron-env
+never installs into an interpreter outside a virtual environment: it could not build the new
+environment beside it and swap.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from neuron_env.command import Runner, clean_env, run
+from neuron_env.errors import BadInput, CommandFailed, OperationFailed
+from neuron_env.facts import PythonFacts
+from neuron_env.probe.python_env import probe_python
+
+PROBE_TIMEOUT = 30.0
+
+
+@dataclass(frozen=True)
+class TargetEnv:
+    """The environment to install into; ``facts`` is None when it does not exist yet."""
+
+    path: Path
+    base_python: Path
+    python_version: str
+    facts: PythonFacts | None
+
+    @property
+    def exists(self) -> bool:
+        return self.facts is not None
+
+    @property
+    def python_minor(self) -> str:
+        return ".".join(self.python_version.split(".")[:2])
+
+    @property
+    def python(self) -> Path:
+        return self.path / "bin" / "python"
+
+    def installed(self) -> dict[str, str]:
+        if self.facts is None:
+            return {}
+        return {name: dist.version for name, dist in self.facts.distributions.items()}
+
+
+def locate_target(
+    venv: Path | None,
+    python: Path | None,
+    allowed_pythons: Sequence[str],
+    *,
+    runner: Runner = run,
+) -> TargetEnv:
+    """Find the target environment and the interpreter to (re)build it with."""
+    python = _interpreter(python) if python is not None else None
+    if venv is None and python is not None:
+        return _existing_from_python(python, runner)
+    if venv is None:
+        active = os.environ.get("VIRTUAL_ENV")
+        if not active:
+            raise BadInput(
+                "No target environment: give --venv DIR (created if missing) or activate one.",
+                hint="Example: neuron-env install --torch 2.14 --venv ./neuron-venv",
+            )
+        venv = Path(active)
+    path = Path(os.path.normpath(venv.absolute()))
+    if path.is_symlink():  # swap the environment the link points to, keep the link
+        path = path.resolve()
+    if _is_venv(path):
+        target = _existing(path, runner)
+        if python is not None:
+            _check_same_python(target, python, runner)
+        return target
+    _check_can_create(path)
+    base = python or find_base_python(allowed_pythons, runner)
+    return TargetEnv(path, base, python_version(base, runner), None)
+
+
+def _interpreter(python: Path) -> Path:
+    """``python3.12`` (a name, looked up on PATH) or a path, made absolute."""
+    if "/" not in str(python):
+        found = shutil.which(str(python))
+        if found is None:
+            raise BadInput(f"No interpreter named '{python}' on PATH.")
+        return Path(found)
+    return python.absolute()
+
+
+def python_version(python: Path, runner: Runner = run) -> str:
+    """The full version (``3.12.4``) of an interpreter, by running it."""
+    try:
+        result = runner(
+            [python, "-I", "-c", "import platform; print(platform.python_version())"],
+            timeout=PROBE_TIMEOUT,
+            env=clean_env(),
+        )
+    except CommandFailed as exc:
+        raise BadInput(f"Cannot run Python interpreter {python}: {exc.message}") from None
+    return result.stdout.strip()
+
+
+def _existing_from_python(python: Path, runner: Runner) -> TargetEnv:
+    if not python.exists():
+        raise BadInput(f"Python interpreter {python} does not exist.")
+    facts = _probe(python, runner)
+    if not facts.in_venv:
+        raise BadInput(
+            f"{python} is not inside a virtual environment; neuron-env installs only into one, "
+            "so that it can build the new environment beside it and swap.",
+            hint=f"Create one with: neuron-env install --torch X.Y --venv DIR --python {python}",
+        )
+    return _existing(Path(facts.prefix), runner)
+
+
+def _existing(path: Path, runner: Runner) -> TargetEnv:
+    facts = _probe(path / "bin" / "python", runner)
+    return TargetEnv(path, _base_of(path), facts.version, facts)
+
+
+def _probe(python: Path, runner: Runner) -> PythonFacts:
+    try:
+        return probe_python(python, timeout=PROBE_TIMEOUT, runner=runner)
+    except CommandFailed as exc:
+        raise OperationFailed(
+            f"Cannot inspect the environment of {python}: {exc.message}.",
+            hint="If the environment is broken, remove it or install into a new --venv DIR.",
+        ) from None
+
+
+def _is_venv(path: Path) -> bool:
+    return (path / "pyvenv.cfg").is_file() and (path / "bin" / "python").exists()
+
+
+def _check_can_create(path: Path) -> None:
+    if path.exists() and not (path.is_dir() and not any(path.iterdir())):
+        raise BadInput(
+            f"{path} exists and is not a virtual environment; neuron-env will not replace it.",
+            hint="Choose another --venv DIR, or remove it first.",
+        )
+    if not path.parent.is_dir():
+        raise BadInput(
+            f"The directory {path.parent} does not exist.",
+            hint=f"Create it first: mkdir -p {path.parent}",
+        )
+
+
+def _check_same_python(target: TargetEnv, python: Path, runner: Runner) -> None:
+    wanted = python_version(python, runner)
+    if wanted.split(".")[:2] != target.python_version.split(".")[:2]:
+        raise BadInput(
+            f"{target.path} uses Python {target.python_minor}, not {wanted}; an upgrade keeps "
+            "the environment's Python.",
+            hint="To change Python, install into a new --venv DIR.",
+        )
+
+
+def _base_of(venv: Path) -> Path:
+    """The interpreter a venv was made from: its ``bin/python`` link, else pyvenv.cfg's home."""
+    resolved = (venv / "bin" / "python").resolve()
+    if not resolved.is_relative_to(venv.resolve()):
+        return resolved
+    home = _pyvenv_cfg(venv).get("home", "")
+    for name in ("python3", "python"):
+        candidate = Path(home) / name
+        if home and candidate.exists():
+            return candidate
+    return Path(sys.executable)
+
+
+def _pyvenv_cfg(venv: Path) -> dict[str, str]:
+    values = {}
+    for line in (venv / "pyvenv.cfg").read_text(encoding="utf-8", errors="replace").splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            values[key.strip()] = value.strip()
+    return values
+
+
+def find_base_python(allowed: Sequence[str], runner: Runner) -> Path:
+    """``python3`` when its version is allowed, else ``python3.X`` for an allowed X on PATH."""
+    names = ["python3", *(f"python{v}" for v in allowed)]
+    for name in names:
+        found = shutil.which(name)
+        if found is None:
+            continue
+        try:
+            version = python_version(Path(found), runner)
+        except BadInput:
+            continue  # a shim for a version that is not installed
+        if ".".join(version.split(".")[:2]) in allowed:
+            return Path(found)
+    raise BadInput(
+        f"No Python {', '.join(allowed)} found on PATH to create the environment with.",
+        hint="Pass one with --python PATH, or install one (e.g. 'uv python install 3.12').",
+    )

@@ -1,0 +1,243 @@
+"""The install transaction: build beside the target, verify, swap; on any failure, change nothing.
+
+Steps, under a lock for the target:
+
+1. a staging directory beside the target (same filesystem);
+2. the new environment in it: a copy of the existing one (an upgrade keeps everything else the
+   environment holds) or a fresh venv;
+3. the backend installs the plan into it;
+4. verification (:mod:`neuron_env.install.verify`) against the plan;
+5. relocation of the staging path to the target path, the atomic swap, a check that the
+   environment's interpreter runs at its final path (else the swap is undone);
+6. the old environment (now in the staging directory) and the staging directory are removed.
+
+Any exception before the swap is final, Ctrl-C and SIGTERM included, removes the staging directory
+and leaves the target exactly as it was.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from neuron_env.command import Runner, clean_env, run
+from neuron_env.errors import CommandFailed, Interrupted, NeuronEnvError, OperationFailed
+from neuron_env.install import staging
+from neuron_env.install.backends import Backend, Session
+from neuron_env.install.plan import InstallPlan
+from neuron_env.install.reachability import failure_cause, step_name
+from neuron_env.install.target_env import TargetEnv
+from neuron_env.install.verify import Problem, TorchImport, import_torch, problems
+from neuron_env.probe.python_env import probe_python
+
+Progress = Callable[[str], None]
+
+
+class Phases:
+    """Announces each phase through ``progress`` and records how long each one took."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.timings: dict[str, float] = {}
+        self._current: tuple[str, float] | None = None
+
+    def start(self, key: str, message: str) -> None:
+        self.stop()
+        self.progress(message)
+        self._current = (key, time.monotonic())
+
+    def stop(self) -> None:
+        if self._current is not None:
+            key, began = self._current
+            self.timings[key] = round(time.monotonic() - began, 3)
+            self._current = None
+
+
+@dataclass(frozen=True)
+class InstallResult:
+    """What the install did: the versions now installed and how long it took."""
+
+    venv: str
+    action: str
+    backend: str
+    versions: dict[str, str]
+    previous: dict[str, str]
+    torch_import: str
+    duration_s: float
+    timings: dict[str, float]
+    log: str
+
+
+class InstallFailed(OperationFailed):
+    """The install failed and nothing was changed; carries the backend's last lines."""
+
+    def __init__(self, message: str, *, hint: str, log: Path, tail: str = "") -> None:
+        super().__init__(message, hint=hint)
+        self.log = log
+        self.tail = tail
+
+
+class VerificationFailed(InstallFailed):
+    """The new environment was built but does not match the plan; it was discarded."""
+
+    def __init__(self, found: list[Problem], *, unchanged: str, log: Path) -> None:
+        super().__init__(
+            f"The new environment does not match the plan, so it was discarded: "
+            f"{' '.join(p.message for p in found)} {unchanged}",
+            hint=_verification_hint(found),
+            log=log,
+        )
+        self.problems = found
+
+
+def _verification_hint(found: list[Problem]) -> str:
+    if any(p.code == "unrouted" for p in found):
+        return (
+            "Pin that package in a matrix file (--matrix-dir) with the index it must come from, "
+            "or check the Neuron index (--neuron-index)."
+        )
+    return "Check the indexes (--neuron-index, --pytorch-index, --index-url) and retry."
+
+
+def execute(
+    plan: InstallPlan,
+    target: TargetEnv,
+    backend: Backend,
+    *,
+    log: Path,
+    progress: Progress = lambda _: None,
+    runner: Runner = run,
+) -> InstallResult:
+    """Carry out ``plan`` for ``target`` as one transaction (see the module docstring)."""
+    started = time.monotonic()
+    phases = Phases(progress)
+    with staging.locked(target.path), staging.sigterm_as_interrupt():
+        for stale in staging.stale_staging_dirs(target.path):
+            staging.remove_tree(stale)
+        box = staging.make_staging_dir(target.path)
+        try:
+            versions, torch = _build(plan, target, backend, box, log, phases, runner)
+            phases.start("swap", "Swapping the verified environment into place")
+            _swap_in(box / "venv", target, runner)
+        except BaseException as exc:
+            with staging.deferred_interrupts():
+                staging.remove_tree(box)
+            raise _failure(exc, plan, target, log) from None
+        phases.start("cleanup", "Removing the staging directory")
+        staging.remove_tree(box)
+        phases.stop()
+    return InstallResult(
+        venv=str(target.path),
+        action=plan.action,
+        backend=backend.name,
+        versions={p.name: versions[p.name] for p in plan.packages},
+        previous={p.name: p.installed for p in plan.packages if p.installed},
+        torch_import=torch.version or "",
+        duration_s=round(time.monotonic() - started, 2),
+        timings=phases.timings,
+        log=str(log),
+    )
+
+
+def _build(
+    plan: InstallPlan,
+    target: TargetEnv,
+    backend: Backend,
+    box: Path,
+    log: Path,
+    phases: Phases,
+    runner: Runner,
+) -> tuple[dict[str, str], TorchImport]:
+    venv = box / "venv"
+    session = Session(log=log, work=box / "work", runner=runner)
+    session.work.mkdir()
+    if target.exists:
+        phases.start("copy", f"Copying {target.path} to a staging directory beside it")
+        staging.copy_venv(target.path, venv)
+    else:
+        phases.start("create", f"Creating a staging venv with Python {target.python_version}")
+        backend.create_venv(target.base_python, venv, session)
+    phases.start("install", f"Installing with {backend.name}")
+    backend.install(plan, venv / "bin" / "python", session)
+    phases.start("verify", "Verifying the new environment (import torch)")
+    versions, torch = _inspect(venv / "bin" / "python", runner)
+    found = problems(plan, target.installed(), versions, torch)
+    if found:
+        raise VerificationFailed(found, unchanged=_unchanged(target), log=log)
+    staging.remove_tree(session.work)
+    staging.relocate(venv, venv, target.path)
+    return versions, torch
+
+
+def _inspect(python: Path, runner: Runner) -> tuple[dict[str, str], TorchImport]:
+    """The installed versions and ``import torch``, read side by side (the import is slow)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        torch = pool.submit(import_torch, python, runner=runner)
+        facts = probe_python(python, runner=runner)
+        versions = {name: dist.version for name, dist in facts.distributions.items()}
+        return versions, torch.result()
+
+
+def _swap_in(new: Path, target: TargetEnv, runner: Runner) -> None:
+    """Put ``new`` at the target path; undo the swap if its interpreter does not run there."""
+    with staging.deferred_interrupts():
+        if target.path.exists():
+            staging.exchange(new, target.path)
+        else:
+            new.rename(target.path)
+        try:
+            _check_runs(target.path, runner)
+        except BaseException:
+            _undo_swap(new, target)
+            raise
+
+
+def _undo_swap(new: Path, target: TargetEnv) -> None:
+    if new.exists():
+        staging.exchange(new, target.path)
+    else:
+        target.path.rename(new)
+
+
+def _check_runs(venv: Path, runner: Runner) -> None:
+    code = "import sys; print(sys.prefix)"
+    result = runner([venv / "bin" / "python", "-I", "-c", code], timeout=60, env=clean_env())
+    if Path(result.stdout.strip()) != venv:
+        raise OperationFailed(
+            f"After the swap, {venv}/bin/python reports prefix {result.stdout.strip()!r}."
+        )
+
+
+def _unchanged(target: TargetEnv) -> str:
+    if target.exists:
+        return f"Nothing was changed: {target.path} is as it was."
+    return f"Nothing was changed: {target.path} was not created."
+
+
+def _failure(exc: BaseException, plan: InstallPlan, target: TargetEnv, log: Path) -> BaseException:
+    """The error to show for ``exc``, saying that nothing changed and how to retry."""
+    unchanged = _unchanged(target)
+    if isinstance(exc, KeyboardInterrupt):
+        return Interrupted(f"Interrupted. {unchanged}", hint="Run the same command again to retry.")
+    if isinstance(exc, InstallFailed):
+        return exc
+    if isinstance(exc, CommandFailed):
+        cause = failure_cause(exc.output, plan)
+        return InstallFailed(
+            f"{step_name(exc.argv)} failed: {cause.message} {unchanged}",
+            hint=f"{cause.hint} Full log: {log}",
+            log=log,
+            tail=exc.output,
+        )
+    if isinstance(exc, NeuronEnvError):
+        return InstallFailed(f"{exc.message} {unchanged}", hint=exc.hint or "", log=log)
+    if isinstance(exc, OSError):
+        return InstallFailed(
+            f"{exc.strerror or exc}: {exc.filename or ''}. {unchanged}",
+            hint=f"Check free space and permissions beside {target.path}, then retry.",
+            log=log,
+        )
+    return exc

@@ -1,0 +1,256 @@
+"""Wheelhouses: every wheel of a plan in one directory, with a manifest of hashes.
+
+:func:`fill_wheelhouse` downloads with pip in routed phases: each routed index gives only its own
+pinned packages (``--no-deps``, that index alone, the user's extra indexes and find-links
+overridden), then the dependencies come from the default index with the routed wheels given as
+files, so no routed name can be taken from anywhere else. A Neuron name that appears among the
+dependencies is refused. The manifest (``neuron-env-wheelhouse.json``) and a hash-pinned
+``requirements.txt`` describe the result; installing from it (``--no-index --require-hashes``)
+accepts exactly those files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+
+from neuron_env.errors import BadInput, MalformedFile, OperationFailed
+from neuron_env.install.backends.base import Session
+from neuron_env.install.plan import DEFAULT_ROUTE, InstallPlan
+from neuron_env.schema import JSON_LENIENT, SchemaError, parse
+from neuron_env.serialize import envelope
+
+MANIFEST = "neuron-env-wheelhouse.json"
+REQUIREMENTS = "requirements.txt"
+MANIFEST_COMMAND = "wheelhouse"
+ONLY_BINARY = "--only-binary=:all:"
+
+
+@dataclass(frozen=True)
+class WheelFile:
+    """One wheel: its project, version, file name, sha256, and the route it came from."""
+
+    name: str
+    version: str
+    file: str
+    sha256: str
+    route: str
+    index_url: str | None = None
+
+
+@dataclass(frozen=True)
+class Wheelhouse:
+    """What a wheelhouse holds and what it was made for."""
+
+    release: str
+    torch: str
+    python: str
+    platforms: tuple[str, ...]
+    files: tuple[WheelFile, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class ForeignTags:
+    """Download for another machine: its Python version and platform tags."""
+
+    python: str
+    platforms: tuple[str, ...]
+
+    def pip_options(self) -> list[str]:
+        options = ["--python-version", self.python, "--implementation", "cp"]
+        for platform in self.platforms:
+            options += ["--platform", platform]
+        return options
+
+
+def manylinux_platforms(arch: str, min_glibc: str | None) -> tuple[str, ...]:
+    """The manylinux tags a Linux ``arch`` host with glibc >= ``min_glibc`` can install."""
+    newest = int((min_glibc or "2.35").split(".")[1])
+    tags = [f"manylinux_2_{minor}_{arch}" for minor in range(newest, 16, -1)]
+    return (*tags, f"manylinux2014_{arch}", f"linux_{arch}")
+
+
+def fill_wheelhouse(
+    plan: InstallPlan,
+    dest: Path,
+    pip: Sequence[str | os.PathLike[str]],
+    session: Session,
+    tags: ForeignTags | None = None,
+) -> Wheelhouse:
+    """Download every wheel of ``plan`` into the empty directory ``dest``, routed."""
+    extra = tags.pip_options() if tags else []
+    routed: list[WheelFile] = []
+    for route in plan.routed:
+        routed += _download_routed(plan, route.name, dest, pip, session, extra)
+    before = {p.name for p in dest.glob("*.whl")}
+    _download_dependencies(plan, [dest / w.file for w in routed], dest, pip, session, extra)
+    new = sorted(p for p in dest.glob("*.whl") if p.name not in before)
+    deps = [_wheel_file(p, DEFAULT_ROUTE, plan.default_route.url) for p in new]
+    _refuse_foreign(plan, deps, {w.name for w in routed})
+    platforms = tags.platforms if tags else ()
+    house = Wheelhouse(plan.release, plan.torch, plan.python, platforms, tuple(routed + deps))
+    write_manifest(dest, house)
+    return house
+
+
+def _download_routed(
+    plan: InstallPlan,
+    route_name: str,
+    dest: Path,
+    pip: Sequence[str | os.PathLike[str]],
+    session: Session,
+    extra: list[str],
+) -> list[WheelFile]:
+    route = plan.route(route_name)
+    assert route.url is not None
+    scratch = session.work / f"routed-{route.name}"
+    empty = session.work / "no-find-links"
+    scratch.mkdir(parents=True, exist_ok=True)
+    empty.mkdir(exist_ok=True)
+    requirements = [p.requirement for p in plan.packages_from(route.name)]
+    argv = [*pip, "download", "--no-deps", ONLY_BINARY, "--dest", scratch, "--index-url", route.url]
+    session.run([*argv, *extra, *requirements], env=session.env(_only_index(route.url, empty)))
+    files = []
+    for wheel in sorted(scratch.glob("*.whl")):
+        shutil.move(wheel, dest / wheel.name)
+        files.append(_wheel_file(dest / wheel.name, route.name, route.url))
+    return files
+
+
+def _only_index(url: str, empty_dir: Path) -> dict[str, str]:
+    """Override the user's extra indexes and find-links (pip ignores empty values, not these)."""
+    return {"PIP_EXTRA_INDEX_URL": url, "PIP_FIND_LINKS": str(empty_dir), "PIP_NO_INDEX": "0"}
+
+
+def _download_dependencies(
+    plan: InstallPlan,
+    routed_files: list[Path],
+    dest: Path,
+    pip: Sequence[str | os.PathLike[str]],
+    session: Session,
+    extra: list[str],
+) -> None:
+    argv: list[str | os.PathLike[str]] = [*pip, "download", ONLY_BINARY, "--dest", dest]
+    if plan.default_route.url:
+        argv += ["--index-url", plan.default_route.url]
+    session.run([*argv, *extra, *routed_files])
+
+
+def _refuse_foreign(plan: InstallPlan, deps: list[WheelFile], routed: set[str]) -> None:
+    forbidden = set(plan.guards.neuron_names) | {p.name for p in plan.packages}
+    foreign = [w for w in deps if w.name in forbidden and w.name not in routed]
+    if foreign:
+        names = ", ".join(f"{w.name} {w.version}" for w in foreign)
+        raise OperationFailed(
+            f"The dependencies would take {names} from the default index, which does not route "
+            "Neuron packages; it may be an impostor.",
+            hint="Add the package to the release's [packages] and [indexes] in a matrix file "
+            "(--matrix-dir), so that neuron-env pins it and takes it from the Neuron index.",
+        )
+
+
+def _wheel_file(path: Path, route: str, index_url: str | None) -> WheelFile:
+    try:
+        name, version, _, _ = parse_wheel_filename(path.name)
+    except InvalidWheelFilename as exc:
+        raise OperationFailed(f"{path.name} is not a wheel file name: {exc}") from None
+    return WheelFile(str(name), str(version), path.name, sha256_of(path), route, index_url)
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+# --- manifest and requirements ------------------------------------------------------------------
+
+
+def write_manifest(dest: Path, house: Wheelhouse) -> None:
+    doc = envelope(MANIFEST_COMMAND, {"wheelhouse": house})
+    (dest / MANIFEST).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    (dest / REQUIREMENTS).write_text(hashed_requirements(house), encoding="utf-8")
+
+
+def hashed_requirements(house: Wheelhouse, header: Sequence[str] = ()) -> str:
+    """A requirements file pinning every wheel by version and sha256 (for ``--require-hashes``)."""
+    lines = [
+        f"# Neuron {house.release} · PyTorch {house.torch} · Python {house.python}",
+        "# Each line pins one file by its sha256: pip and uv refuse anything else.",
+        *header,
+        "",
+    ]
+    for wheel in sorted(house.files, key=lambda w: w.name):
+        source = f"{wheel.route} ({wheel.index_url})" if wheel.index_url else wheel.route
+        lines += [f"# from {source}", f"{wheel.name}=={wheel.version} \\"]
+        lines.append(f"    --hash=sha256:{wheel.sha256}")
+    return "\n".join(lines) + "\n"
+
+
+def read_wheelhouse(directory: Path) -> Wheelhouse | None:
+    """The manifest of ``directory``, or None for a plain directory of wheels."""
+    if not directory.is_dir():
+        raise BadInput(f"Wheelhouse {directory} does not exist or is not a directory.")
+    path = directory / MANIFEST
+    if not path.exists():
+        return None
+    try:
+        doc: Any = json.loads(path.read_text(encoding="utf-8"))
+        return parse(Wheelhouse, doc["wheelhouse"], ["wheelhouse"], JSON_LENIENT)
+    except (OSError, ValueError, KeyError, TypeError, SchemaError) as exc:
+        raise MalformedFile(
+            f"{path} is not a neuron-env wheelhouse manifest ({exc}).",
+            hint="Fill the wheelhouse again with 'neuron-env download'.",
+        ) from None
+
+
+def check_wheelhouse(directory: Path, house: Wheelhouse, plan: InstallPlan) -> None:
+    """Refuse a wheelhouse made for another target, or one whose files changed."""
+    made_for = (house.release, house.torch, house.python)
+    wanted = (plan.release, plan.torch, plan.python)
+    if made_for != wanted:
+        raise BadInput(
+            f"Wheelhouse {directory} was made for Neuron {house.release}, PyTorch {house.torch}, "
+            f"Python {house.python}; this install needs Neuron {plan.release}, PyTorch "
+            f"{plan.torch}, Python {plan.python}.",
+            hint="Fill a wheelhouse for this target with 'neuron-env download --torch "
+            f"{plan.torch} --release {plan.release} --python-version {plan.python} -d DIR'.",
+        )
+    for wheel in house.files:
+        _check_file(directory / wheel.file, wheel)
+
+
+def _check_file(path: Path, wheel: WheelFile) -> None:
+    if not path.is_file():
+        raise OperationFailed(
+            f"Wheelhouse file {path.name} is missing.",
+            hint="Copy the whole wheelhouse directory again, or fill it again with "
+            "'neuron-env download'.",
+        )
+    if sha256_of(path) != wheel.sha256:
+        raise OperationFailed(
+            f"Wheelhouse file {path.name} does not match its sha256 in the manifest: it is "
+            "corrupt or was changed. Nothing was installed.",
+            hint="Copy the wheelhouse again, or fill it again with 'neuron-env download'.",
+        )
+
+
+def plain_wheel_names(directory: Path) -> set[str]:
+    """Project names of the wheels in a directory without a manifest."""
+    names = set()
+    for path in directory.glob("*.whl"):
+        try:
+            names.add(str(canonicalize_name(parse_wheel_filename(path.name)[0])))
+        except InvalidWheelFilename:
+            continue
+    return names

@@ -1,0 +1,99 @@
+"""Bad input to ``install`` and ``download`` exits 2 with one paragraph and the next step."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.integration.conftest import NeuronEnv, python_here
+from tests.integration.install_helpers import flat
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--torch", "2.14"], "No target environment: give --venv DIR"),
+        (["--venv", "env"], "Which PyTorch? Give --torch X.Y"),
+        (["--torch", "2.14", "--venv", "env", "--offline"], "--offline installs from a wheelhouse"),
+        (["--torch", "2.14", "--execute"], "--execute runs the apt steps of --system"),
+        (["--system", "--venv", "env"], "it does not take --venv"),
+        (["--torch", "2.14", "--venv", "env", "--backend", "conda"], "Unknown backend 'conda'"),
+        (
+            ["--torch", "2.14", "--venv", "env", "--neuron-index", "pip.example"],
+            "is not an index URL",
+        ),
+        (
+            ["--torch", "2.12", "--venv", "env"],
+            "pairs torch-neuronx with PyTorch 2.13 and 2.14 only",
+        ),
+    ],
+)
+def test_bad_input_exits_2(neuron_env: NeuronEnv, args: list[str], message: str) -> None:
+    result = neuron_env("install", *args)
+    assert result.returncode == 2, result.stderr
+    assert message in flat(result.stderr)
+    assert "Traceback" not in result.stderr
+
+
+def test_a_python_outside_any_venv_is_refused(neuron_env: NeuronEnv) -> None:
+    base = str(Path(sys.executable).resolve())  # the interpreter behind the tests' venv
+    result = neuron_env("install", "--torch", "2.14", "--python", base)
+    assert result.returncode == 2
+    assert "is not inside a virtual environment" in flat(result.stderr)
+
+
+def test_an_existing_directory_that_is_not_a_venv_is_left_alone(
+    neuron_env: NeuronEnv, tmp_path: Path
+) -> None:
+    target = tmp_path / "project"
+    target.mkdir()
+    (target / "notes.txt").write_text("mine")
+    result = neuron_env(
+        "install", "--torch", "2.14", "--venv", str(target), "--python", python_here()
+    )
+    assert result.returncode == 2
+    assert "exists and is not a virtual environment; neuron-env will not replace it" in flat(
+        result.stderr
+    )
+    assert (target / "notes.txt").read_text() == "mine"
+
+
+def test_a_python_the_release_does_not_support_is_refused_with_the_supported_ones(
+    neuron_env: NeuronEnv, tmp_path: Path
+) -> None:
+    result = neuron_env(
+        "install", "--torch", "2.14", "--venv", str(tmp_path / "env"), "--python", python_here(),
+        env={"NEURON_ENV_MATRIX_DIR": ""},  # the shipped releases only: Python 3.12-3.14
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "supports Python 3.12–3.14, not 3.11" in flat(result.stderr)
+
+
+def test_an_os_the_release_does_not_list_is_refused(neuron_env: NeuronEnv, tmp_path: Path) -> None:
+    result = neuron_env(
+        "install", "--torch", "2.14", "--venv", str(tmp_path / "env"), "--python", python_here(),
+        "--os", "fedora-41", "--dry-run",
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "does not list OS 'fedora-41'" in flat(result.stderr)
+
+
+def test_download_needs_an_empty_directory(neuron_env: NeuronEnv, tmp_path: Path) -> None:
+    dest = tmp_path / "wheels"
+    dest.mkdir()
+    (dest / "keep.txt").write_text("mine")
+    result = neuron_env("download", "--torch", "2.14", "-d", str(dest))
+    assert result.returncode == 2
+    assert "is not an empty directory" in flat(result.stderr)
+    assert (dest / "keep.txt").read_text() == "mine"
+
+
+def test_help_shows_examples(neuron_env: NeuronEnv) -> None:
+    for command in ("install", "download"):
+        result = neuron_env(command, "--help")
+        assert result.returncode == 0
+        assert f"neuron-env {command} --torch 2.14" in result.stdout

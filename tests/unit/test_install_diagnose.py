@@ -1,0 +1,43 @@
+"""Backend failures become one sentence; the outputs are real pip and uv runs (tests/data)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from neuron_env.install.diagnose import explain
+from tests.unit.install_fixtures import plan_for
+
+OUTPUTS = Path(__file__).resolve().parents[1] / "data" / "install" / "backend-output"
+
+
+@pytest.mark.parametrize(
+    ("output", "code"),
+    [
+        ("uv-unreachable", "unreachable"),
+        ("uv-hash-mismatch", "hash-mismatch"),
+        ("pip-hash-mismatch", "hash-mismatch"),
+        ("uv-corrupt-wheel", "corrupt-wheel"),
+        ("pip-corrupt-wheel", "corrupt-wheel"),
+        ("uv-download-cut", "download-cut"),
+        ("pip-download-cut", "hash-mismatch"),  # pip notices a short file by its hash
+        ("pip-no-match", "no-match"),
+    ],
+)
+def test_known_failures_are_recognised(output: str, code: str) -> None:
+    text = (OUTPUTS / f"{output}.txt").read_text()
+    assert explain(text, plan_for(neuron_index="http://127.0.0.1:8101/simple")).code == code
+
+
+def test_the_index_involved_is_named() -> None:
+    text = (OUTPUTS / "uv-unreachable.txt").read_text()
+    cause = explain(text, plan_for(neuron_index="http://127.0.0.1:8101/simple"))
+    assert cause.message == "the neuron index at http://127.0.0.1:8101/simple could not be reached."
+    assert "--neuron-index" in cause.hint
+
+
+def test_unknown_output_says_to_read_the_log() -> None:
+    cause = explain("segmentation fault", plan_for())
+    assert cause.code == "unknown"
+    assert "last lines below" in cause.message
