@@ -22,7 +22,7 @@ from botocore.parsers import ResponseParserError
 
 from neuron_env.errors import OperationFailed
 
-POLICY_HINT = "'neuron-env launch-template policy' prints the IAM policy these commands need."
+POLICY_COMMAND = "neuron-env launch-template policy"
 _DENIED = {"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "AuthFailure"}
 _THROTTLED = {
     "Throttling",
@@ -34,12 +34,15 @@ _CREDENTIALS = {"ExpiredToken", "ExpiredTokenException", "InvalidClientTokenId",
 
 
 @contextmanager
-def aws_call(action: str) -> Iterator[None]:
-    """Run AWS calls for ``action`` (e.g. ``"ec2:CreateLaunchTemplate"``), translating errors."""
+def aws_call(action: str, policy: str = POLICY_COMMAND) -> Iterator[None]:
+    """Run AWS calls for ``action`` (e.g. ``"ec2:CreateLaunchTemplate"``), translating errors.
+
+    ``policy`` is the command that prints the IAM policy a denied user needs.
+    """
     try:
         yield
     except ClientError as exc:
-        raise translate_client_error(exc, action) from exc
+        raise translate_client_error(exc, action, policy) from exc
     except BotoCoreError as exc:
         raise translate_botocore_error(exc, action) from exc
     except ResponseParserError as exc:  # not a BotoCoreError: e.g. an HTML error page
@@ -59,14 +62,17 @@ def cause_code(exc: OperationFailed) -> str | None:
     return error_code(cause) if isinstance(cause, ClientError) else None
 
 
-def translate_client_error(exc: ClientError, action: str) -> OperationFailed:
+def translate_client_error(
+    exc: ClientError, action: str, policy: str = POLICY_COMMAND
+) -> OperationFailed:
     """An error AWS answered with: denied, throttled, expired credentials or invalid input."""
     code = error_code(exc)
     message = str(exc.response.get("Error", {}).get("Message", "")).strip() or code
     if code in _DENIED:
         return OperationFailed(
             f"AWS denied {action} ({code}): {message}",
-            hint=f"Grant it to the identity you are using. {POLICY_HINT}",
+            hint=f"Grant it to the identity you are using. '{policy}' prints the IAM policy "
+            "these commands need.",
         )
     if code in _THROTTLED:
         return OperationFailed(

@@ -13,15 +13,46 @@ from typing import Any, Literal
 
 from neuron_env.aws.bootstrap import STATUS_TAG
 
-Audience = Literal["cli", "instance"]
+Audience = Literal["cli", "instance", "fleet"]
 AUDIENCES: tuple[Audience, ...] = ("cli", "instance")
 NEURON_PARAMETERS = "arn:aws:ssm:*::parameter/aws/service/neuron/*"
 
 
 def iam_policy(audience: Audience) -> dict[str, Any]:
     """The policy document for ``audience``."""
-    statements = _cli_statements() if audience == "cli" else _instance_statements()
+    statements = {
+        "cli": _cli_statements,
+        "instance": _instance_statements,
+        "fleet": _fleet_statements,
+    }[audience]()
     return {"Version": "2012-10-17", "Statement": statements}
+
+
+def _fleet_statements() -> list[dict[str, Any]]:
+    """``neuron-env fleet collect``: find instances, run one document on them, read the answers."""
+    return [
+        {
+            "Sid": "FindInstances",
+            "Effect": "Allow",
+            "Action": ["ec2:DescribeInstances", "ssm:DescribeInstanceInformation"],
+            "Resource": "*",  # Describe* calls support no resource-level permissions
+        },
+        {
+            "Sid": "RunNeuronEnvFacts",
+            "Effect": "Allow",
+            "Action": "ssm:SendCommand",
+            "Resource": [
+                "arn:aws:ssm:*::document/AWS-RunShellScript",
+                "arn:aws:ec2:*:*:instance/*",
+            ],
+        },
+        {
+            "Sid": "ReadTheAnswers",
+            "Effect": "Allow",
+            "Action": "ssm:GetCommandInvocation",
+            "Resource": "*",
+        },
+    ]
 
 
 def _cli_statements() -> list[dict[str, Any]]:

@@ -70,7 +70,7 @@ def render(
 ) -> None:
     spec = build_launch_spec(load_matrix(ctx), request)
     if resolve_ami:
-        spec = _resolve_image(spec, _session(region, profile))
+        spec = _resolve_image(spec, aws_session(region, profile))
     text = render_format(spec, output_format)
     print_notes(spec.notes)
     _write_text(text, output)
@@ -85,7 +85,7 @@ def create(
 ) -> None:
     name = template_name(options.name)
     spec = build_launch_spec(load_matrix(ctx), request)
-    session = _session(region, profile)
+    session = aws_session(region, profile)
     if options.resolve_ami:
         spec = _resolve_image(spec, session)
     data = launch_template_data(spec, user_data(spec))
@@ -146,7 +146,7 @@ def print_notes(notes: Iterable[Note]) -> None:
         err.print(f"{marks[note.level]} {note.message}", markup=False, highlight=False)
 
 
-def _session(region: str | None, profile: str | None) -> Any:
+def aws_session(region: str | None, profile: str | None) -> Any:
     import boto3
 
     # botocore reads AWS_DEFAULT_REGION and profiles; AWS_REGION is what other SDKs and most

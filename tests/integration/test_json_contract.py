@@ -247,3 +247,23 @@ def test_download_dry_run_envelope(cli: CliRunner, tmp_path: Path) -> None:
     )  # fmt: skip
     assert doc["schema"] == "neuron-env/download/v1"
     assert set(doc) == ENVELOPE | {"plan", "dest", "wheelhouse"}
+
+
+def test_fleet_report_envelope(cli: CliRunner, tmp_path: Path) -> None:
+    snapshots = tmp_path / "snapshots"
+    snapshots.mkdir()
+    made = cli(
+        "facts", "-o", str(snapshots / "i-0123.json"), env={"AWS_EC2_METADATA_DISABLED": "true"}
+    )
+    assert made.returncode == 0
+    result = cli("fleet", "report", str(snapshots), "--format", "json")
+    doc = json.loads(result.stdout)
+    assert doc["schema"] == "neuron-env/fleet-report/v1"
+    assert set(doc) == ENVELOPE | {
+        "exit_code", "release", "counts", "releases", "groups", "missing", "hosts",
+    }  # fmt: skip
+    assert set(doc["hosts"][0]) == {
+        "name", "hostname", "instance_type", "release", "status", "problems",
+    }  # fmt: skip
+    assert set(doc["groups"][0]) == {"check", "status", "hosts", "fix", "other_fixes"}
+    assert set(doc["hosts"][0]["problems"][0]) == {"check", "status", "summary", "fix"}
