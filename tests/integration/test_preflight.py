@@ -292,11 +292,13 @@ def test_action_and_examples_are_well_formed() -> None:
     assert action["runs"]["using"] == "composite"
     assert "${{" not in step["run"]  # inputs arrive as environment variables only
     assert step["run"] == 'bash "$GITHUB_ACTION_PATH/scripts/github-action.sh"'
-    for manifest in (repo / "examples" / "kubernetes").glob("*.yaml"):
+    for manifest in sorted((repo / "examples" / "kubernetes").glob("*.yaml")):
         doc = yaml.safe_load(manifest.read_text())
-        spec = doc["spec"]["template"]["spec"] if doc["kind"] == "Job" else doc["spec"]
-        commands = [c["command"] for c in spec.get("initContainers", []) + spec["containers"]]
-        assert any(cmd[:2] == ["neuron-env", "preflight"] and "/host" in cmd for cmd in commands)
+        spec = doc["spec"]["template"]["spec"] if "template" in doc["spec"] else doc["spec"]
+        commands = [
+            " ".join(c["command"]) for c in spec.get("initContainers", []) + spec["containers"]
+        ]
+        assert any("neuron-env" in cmd and "--sysroot /host" in cmd for cmd in commands), manifest
         assert {"hostPath": {"path": "/"}, "name": "host-root"} in spec["volumes"]
     workflow = yaml.safe_load((repo / "examples" / "github-workflow.yml").read_text())
     assert workflow["jobs"]["train"]["steps"][1]["with"]["torch"] == "2.14"
