@@ -57,6 +57,24 @@ def print_json(command: str, payload: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(envelope(command, payload), indent=2) + "\n")
 
 
+def write_output(path: Path | None, text: str, *, append: bool = False) -> None:
+    """``text`` to ``path`` (its folder created), or to stdout when ``path`` is None.
+
+    An output path that cannot be written is bad input (exit 2), said before anything else fails.
+    """
+    if path is None:
+        sys.stdout.write(text)
+        return
+    from neuron_env.errors import BadInput
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a" if append else "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise BadInput(f"Cannot write {path}: {exc.strerror}.") from None
+
+
 def print_error(exc: NeuronEnvError) -> None:
     """One paragraph saying what went wrong, then the next step, on stderr."""
     width = min(_terminal_width(), 100)

@@ -24,7 +24,7 @@ from neuron_env.aws.policy import AUDIENCES, iam_policy
 from neuron_env.aws.render import launch_template_data, render_format, user_data
 from neuron_env.aws.spec import LaunchRequest, LaunchSpec, build_launch_spec
 from neuron_env.aws.values import template_name
-from neuron_env.cli._common import console, load_matrix, print_json
+from neuron_env.cli._common import console, load_matrix, print_json, write_output
 from neuron_env.errors import BadInput, OperationFailed
 from neuron_env.matrix import Note
 
@@ -73,7 +73,7 @@ def render(
         spec = _resolve_image(spec, aws_session(region, profile))
     text = render_format(spec, output_format)
     print_notes(spec.notes)
-    _write_text(text, output)
+    write_output(output, text)
 
 
 def create(
@@ -173,13 +173,3 @@ def _resolve_image(spec: LaunchSpec, session: Any) -> LaunchSpec:
         ssm = session.client("ssm")
     image_id = resolve_image_parameter(ssm, spec.image.ssm_parameter, session.region_name)
     return spec.with_image_id(image_id)
-
-
-def _write_text(text: str, output: Path | None) -> None:
-    if output is None:
-        sys.stdout.write(text)
-        return
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise OperationFailed(f"Cannot write {output}: {exc.strerror}.") from None

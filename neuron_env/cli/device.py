@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import enum
 import json
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import console, load_matrix, print_json
+from neuron_env.cli._common import console, load_matrix, print_json, write_output
 from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
@@ -203,7 +202,7 @@ def _emit(result: SuiteResult, format: Format, output: Path | None, verbose: boo
     if format is Format.json:
         _write_json(report.command_name(result), report.payload(result), output)
     elif format is Format.junit:
-        _write_text(report.junit(result), output)
+        write_output(output, report.junit(result))
     else:
         with _text_console(output) as out:
             if isinstance(result, SmokeResult):
@@ -218,17 +217,7 @@ def _write_json(command: str, payload: dict[str, object], output: Path | None) -
         return
     from neuron_env.serialize import envelope
 
-    _write_text(json.dumps(envelope(command, payload), indent=2) + "\n", output)
-
-
-def _write_text(text: str, output: Path | None) -> None:
-    if output is None:
-        sys.stdout.write(text)
-        return
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"Cannot write the report to {output}: {exc.strerror}.") from None
+    write_output(output, json.dumps(envelope(command, payload), indent=2) + "\n")
 
 
 @contextmanager

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import console, load_matrix
+from neuron_env.cli._common import console, load_matrix, write_output
 from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def facts(
     if output is None:
         sys.stdout.write(text)
     else:
-        _write(output, text)
+        write_output(output, text)
 
 
 def doctor(
@@ -241,7 +241,7 @@ def _emit(report: DoctorReport, output_format: str, output: Path | None, verbose
     if output_format == "github":
         _emit_github(report, rendered, output)
     elif output is not None:
-        _write(output, rendered)
+        write_output(output, rendered)
     else:
         sys.stdout.write(rendered)
 
@@ -257,13 +257,6 @@ def _emit_github(report: DoctorReport, markdown: str, output: Path | None) -> No
     else:
         with summary_file.open("a", encoding="utf-8") as handle:
             handle.write(markdown)
-
-
-def _write(path: Path, text: str) -> None:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"Cannot write {path}: {exc.strerror}.") from None
 
 
 def _print_checks(checks: Sequence[Check]) -> None:

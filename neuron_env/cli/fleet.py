@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import console, load_matrix, print_json
+from neuron_env.cli._common import console, load_matrix, print_json, write_output
 from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ def report(
         raise BadInput(f"--format '{output_format}' is not one of: {', '.join(FORMATS)}.")
     result = report_fleet(load_matrix(ctx), folder, release=release, torch=torch)
     if output is not None:
-        _write(output, render_fleet(result, output_format, verbose=verbose))
+        write_output(output, render_fleet(result, output_format, verbose=verbose))
     elif output_format == "text":
         print_fleet(console(), result, verbose=verbose)
     else:
@@ -271,10 +271,3 @@ def _print_collect(result: CollectResult, output: Path, as_json: bool) -> None:
     if result.missing:
         out.print(f"{len(result.missing)} without a snapshot (recorded in _not-collected.json).")
     out.print(f"Next: neuron-env fleet report {escape(str(output))}")
-
-
-def _write(path: Path, text: str) -> None:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"Cannot write {path}: {exc.strerror}.") from None

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import console
+from neuron_env.cli._common import console, write_output
 from neuron_env.cli.doctor import ProbeTimeoutOption, PythonOption, SysrootOption, run_doctor
 from neuron_env.errors import BadInput
 
@@ -121,18 +121,9 @@ def _deliver(report: DoctorReport, plan: OutputPlan) -> None:
     else:
         sys.stdout.write(render(report, plan.stdout, command="preflight"))
     for path, output_format in plan.files:
-        _write(path, render(report, output_format, command="preflight"))
+        write_output(path, render(report, output_format, command="preflight"))
     if plan.step_summary is not None:
-        _write(plan.step_summary, render(report, "github", command="preflight"), append=True)
-
-
-def _write(path: Path, text: str, *, append: bool = False) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a" if append else "w", encoding="utf-8") as handle:
-            handle.write(text)
-    except OSError as exc:
-        raise BadInput(f"Cannot write {path}: {exc.strerror}.") from None
+        write_output(plan.step_summary, render(report, "github", command="preflight"), append=True)
 
 
 def _emit_slurm(

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import console, load_matrix, print_json
+from neuron_env.cli._common import console, load_matrix, print_json, write_output
 from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
@@ -223,7 +223,7 @@ def _emit(report: ScanReport, output_format: str, output: Path | None, fail_on: 
     if output is None:
         sys.stdout.write(text)
     else:
-        _write(output, text)
+        write_output(output, text)
 
 
 def _print_text(out: Console, report: ScanReport) -> None:
@@ -238,13 +238,6 @@ def _plain_text(report: ScanReport) -> str:
     buffer = io.StringIO()
     _print_text(Console(file=buffer, color_system=None, width=120), report)
     return buffer.getvalue()
-
-
-def _write(path: Path, text: str) -> None:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"Cannot write {path}: {exc.strerror}.") from None
 
 
 def _print_rules(rules: RuleSet, output_format: str) -> None:
