@@ -14,6 +14,7 @@ Library API::
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from neuron_env.evaluate.advice import advise
 from neuron_env.evaluate.entry import Entry, parse_entry, parse_shapes
@@ -75,6 +76,4 @@ def evaluate(
         compile=request.compile,
         wall_s=time.monotonic() - start,
     )
-    from dataclasses import replace
-
     return replace(evaluation, advice=advise(evaluation, dynamic_shapes))

@@ -54,7 +54,7 @@ def _shape_advice(evaluation: Evaluation, dynamic_shapes: str | None) -> list[st
     if evaluation.recompiles == 0:
         return []
     firsts = [s.first_call_s for s in shapes if s.graphs and s.first_call_s is not None]
-    cost = f"; compiling cost {sum(firsts):.3g} s in all" if firsts else ""
+    cost = f"; their first calls took {sum(firsts):.3g} s in all" if firsts else ""
     line = (
         f"{evaluation.recompiles + 1} of {len(shapes)} input shapes compiled a graph of their own "
         f"(torch.compile(dynamic=False) compiles again for every new shape{cost}). " + BUCKETING

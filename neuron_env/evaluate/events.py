@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from neuron_env.evaluate.models import FailedOp, GraphBreak, ModelInfo, StageResult, TensorInfo
@@ -56,8 +57,6 @@ def stage_result(event: dict[str, Any], wall_s: float | None) -> StageResult:
         traceback=str(event.get("traceback") or ""),
         wall_s=wall_s,
     )
-    from dataclasses import replace
-
     return replace(result, message=str(event.get("message") or "") or describe(result))
 
 
