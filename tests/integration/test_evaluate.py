@@ -334,3 +334,26 @@ def test_the_html_report_is_one_page_with_the_users_strings_escaped(
     assert "<script>alert('pwned')</script> & <b>bold</b>" in page.headings[0]
     assert page.tags["table"] >= 4 and page.tags["svg"] == 1 and page.tags["rect"] >= 2
     assert page.external == []
+
+
+def test_the_entrys_tolerances_replace_the_defaults(cli: CliRunner, neuron_python: Path) -> None:
+    env = {"FAKE_NEURON_WRONG_OPS": "aten::addmm"}  # the output is 5% off: within 0.1
+    result, doc = evaluate(cli, neuron_python, entry("tolerances"), env=env)
+    assert result.returncode == 0, doc["details"]
+    compared = tensors(stages(doc)["eager"])
+    assert (compared["output"]["rtol"], compared["output"]["atol"]) == (0.1, 0.1)
+    assert compared["output"]["max_rel"] == pytest.approx(0.05, rel=1e-3)
+    assert compared["grad head.weight"]["rtol"] == 1e-3  # the rest keep the fp32 default
+
+
+def test_a_bf16_forward_only_entry_compares_each_named_output(
+    cli: CliRunner, neuron_python: Path
+) -> None:
+    result, doc = evaluate(cli, neuron_python, entry("bf16_inference"))
+    assert result.returncode == 0, doc["details"]
+    assert doc["model"]["dtypes"] == ["bf16"] and doc["model"]["backward"] is False
+    compared = tensors(stages(doc)["eager"])
+    assert set(compared) == {"output.logits", "output.label"}  # no gradients
+    assert compared["output.logits"]["rtol"] == 3e-2
+    label = compared["output.label"]
+    assert (label["rtol"], label["atol"], label["mismatched"]) == (0.0, 0.0, 0)  # exact
