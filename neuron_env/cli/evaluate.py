@@ -8,22 +8,22 @@ within a hard timeout.
 from __future__ import annotations
 
 import enum
+import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import console, load_matrix, settings
+from neuron_env.cli._common import console, load_matrix, print_json, settings
 from neuron_env.cli.device import (
     DeviceOption,
     OutputOption,
     PythonOption,
     QuietOption,
     _text_console,
-    _write_json,
-    _write_text,
 )
+from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
     from neuron_env.evaluate import Evaluation
@@ -133,6 +133,7 @@ def evaluate(
     shape_list = parse_shapes(shapes or ())
     check_device(device)
     target = find_target_python(python)
+    _check_writable(output)
     compiling = compile or bool(shape_list)
     request = Request(
         target, parsed, device, compiling, shape_list, timeout, repeats, compile_backend
@@ -161,16 +162,42 @@ def _emit(result: Evaluation, format: Format, output: Path | None, verbose: bool
     if format is Format.json:
         from neuron_env.evaluate.report import payload
 
-        _write_json("evaluate", payload(result), output)
+        if output is None:
+            print_json("evaluate", payload(result))
+        else:
+            from neuron_env.serialize import envelope
+
+            _write(json.dumps(envelope("evaluate", payload(result)), indent=2) + "\n", output)
     elif format is Format.html:
         from neuron_env.evaluate.html_report import render
 
-        _write_text(render(result), output)
-        if output is not None:
-            sys.stderr.write(f"Wrote {output}\n")
+        _write(render(result), output)
     else:
         with _text_console(output) as out:
             evaluate_views.print_evaluation(out, result, verbose)
+
+
+def _check_writable(output: Path | None) -> None:
+    """An output that cannot be written is bad input, said before a long evaluation, not after."""
+    if output is None:
+        return
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        with output.open("a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise BadInput(f"Cannot write the report to {output}: {exc.strerror}.") from None
+
+
+def _write(text: str, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise BadInput(f"Cannot write the report to {output}: {exc.strerror}.") from None
+    sys.stderr.write(f"Wrote {output}\n")
 
 
 def register(app: typer.Typer) -> None:
