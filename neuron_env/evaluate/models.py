@@ -120,7 +120,7 @@ class Evaluation:
     @property
     def status(self) -> str:
         """The run's status: the worst of its stages, or ``error`` when it could not run."""
-        if self.problem is not None:
+        if self.problem is not None or not self.stages:
             return "error"
         for status in ("timeout", "error", "fail", "fallback"):
             if any(s.status == status for s in self.stages):

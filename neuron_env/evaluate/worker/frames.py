@@ -54,6 +54,14 @@ def user_location(exc: BaseException) -> str | None:
     return shorten(f"{last.filename}:{last.lineno}")
 
 
+def describe_exception(exc: BaseException) -> str:
+    """``Type: message (at file:line)``: the root cause, and where in the user's code it came."""
+    from ...selftest.worker.behaviours import innermost_message
+
+    at = user_location(exc)
+    return f"{type(exc).__name__}: {innermost_message(exc)}" + (f" (at {at})" if at else "")
+
+
 def where_defined(function: Any) -> str:
     """``file:line`` where ``function`` is defined (or its class, for other callables)."""
     code = getattr(function, "__code__", None)

@@ -19,6 +19,7 @@ from typing import Any
 from ...selftest.worker import protocol
 from ...selftest.worker.main import require_torch
 from ...selftest.worker.protocol import Fatal, emit
+from .frames import describe_exception
 
 DEFAULT_REPEATS = 5
 ISOLATION_SHARE = 0.5  # of the stage timeout, for finding the ops that made compilation fail
@@ -133,14 +134,6 @@ def _stage(name: str, run: Callable[[], dict[str, Any]]) -> None:
             "traceback": traceback.format_exc(),
         }
     emit("result", name=name, **result)
-
-
-def describe_exception(exc: BaseException) -> str:
-    from ...selftest.worker.behaviours import innermost_message
-    from .frames import user_location
-
-    at = user_location(exc)
-    return f"{type(exc).__name__}: {innermost_message(exc)}" + (f" (at {at})" if at else "")
 
 
 def _describe(reference: Any) -> dict[str, Any]:

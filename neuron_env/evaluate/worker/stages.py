@@ -101,21 +101,24 @@ def _compile_failed(
     exc: Exception, recorder: graphs.GraphRecorder, device: Device, deadline: float
 ) -> dict[str, Any]:
     from ...selftest.worker.behaviours import innermost_message
+    from .frames import describe_exception
 
-    message = innermost_message(exc)
     failed: list[dict[str, str]] = []
     complete = True
-    if recorder.failed is not None:
+    if recorder.failed is None:  # compiled, then raised while running
+        said = {"message": f"the compiled model raised {describe_exception(exc)}"}
+    else:
+        said = {}
         failed, complete = graphs.failing_ops(recorder.failed, recorder.inner, deadline)
     return {
         "status": "error",
-        "error": message,
+        **said,
+        "error": innermost_message(exc),
         "failed_ops": failed,
         "isolation_complete": complete,
         "graphs": recorder.graphs,
         "graph_breaks": graphs.graph_breaks(),
         "fallback_ops": device.fallback_ops(),
-        "backend_failed": recorder.failed is not None,
     }
 
 
