@@ -43,6 +43,7 @@ def evaluate(
     entry: Annotated[
         str,
         typer.Argument(
+            metavar="ENTRY",
             help="module:function or path/to/file.py:function; see the protocol above.",
             show_default=False,
         ),

@@ -120,7 +120,7 @@ def _backward_line(model: ModelInfo) -> str:
     if not model.backward:
         return "none (the entry says backward = False): outputs only"
     if model.loss:
-        return "loss_fn(outputs).backward(): the loss and every parameter's gradient compared"
+        return "loss_fn(outputs[, targets]).backward(): the loss and every parameter's gradient"
     return "fixed random gradients of the outputs (no loss_fn): every parameter's gradient compared"
 
 

@@ -131,7 +131,7 @@ def _model(evaluation: Evaluation) -> str:
     backward = (
         "none (backward = False)"
         if not model.backward
-        else "loss_fn(outputs).backward()"
+        else "loss_fn(outputs[, targets]).backward()"
         if model.loss
         else "fixed random gradients of the outputs (no loss_fn)"
     )

@@ -358,3 +358,10 @@ def test_a_bf16_forward_only_entry_compares_each_named_output(
     assert compared["output.logits"]["rtol"] == 3e-2
     label = compared["output.label"]
     assert (label["rtol"], label["atol"], label["mismatched"]) == (0.0, 0.0, 0)  # exact
+
+
+def test_a_misspelt_function_gets_a_suggestion(cli: CliRunner, neuron_python: Path) -> None:
+    result = cli("evaluate", "--python", str(neuron_python), entry("cnn", "mkae"))
+    assert result.returncode == 1
+    assert f"{ENTRIES}/cnn.py has no attribute 'mkae'." in result.stdout
+    assert "Did you mean 'make'?" in result.stdout

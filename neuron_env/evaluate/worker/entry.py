@@ -116,7 +116,7 @@ def _resolve(entry: dict[str, Any], text: str) -> Callable[..., Any]:
 
 def _label(module: Any) -> str:
     path = getattr(module, "__file__", None)
-    return str(path) if module.__name__ == USER_MODULE else f"module '{module.__name__}'"
+    return shorten(str(path)) if module.__name__ == USER_MODULE else f"module '{module.__name__}'"
 
 
 def _import(name: str) -> Any:
