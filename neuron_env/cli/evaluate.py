@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import console, load_matrix, print_json, settings
+from neuron_env.cli._common import console, load_matrix, settings, write_output
 from neuron_env.cli.device import (
     DeviceOption,
     OutputOption,
@@ -23,7 +23,6 @@ from neuron_env.cli.device import (
     QuietOption,
     _text_console,
 )
-from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
     from neuron_env.evaluate import Evaluation
@@ -134,7 +133,8 @@ def evaluate(
     shape_list = parse_shapes(shapes or ())
     check_device(device)
     target = find_target_python(python)
-    _check_writable(output)
+    if output is not None:  # an unwritable report is bad input, said before a long evaluation
+        write_output(output, "", append=True)
     compiling = compile or bool(shape_list)
     request = Request(
         target, parsed, device, compiling, shape_list, timeout, repeats, compile_backend
@@ -162,43 +162,19 @@ def _emit(result: Evaluation, format: Format, output: Path | None, verbose: bool
 
     if format is Format.json:
         from neuron_env.evaluate.report import payload
+        from neuron_env.serialize import envelope
 
-        if output is None:
-            print_json("evaluate", payload(result))
-        else:
-            from neuron_env.serialize import envelope
-
-            _write(json.dumps(envelope("evaluate", payload(result)), indent=2) + "\n", output)
+        document = envelope("evaluate", payload(result))
+        write_output(output, json.dumps(document, indent=2) + "\n")
     elif format is Format.html:
         from neuron_env.evaluate.html_report import render
 
-        _write(render(result), output)
+        write_output(output, render(result))
     else:
         with _text_console(output) as out:
             evaluate_views.print_evaluation(out, result, verbose)
-
-
-def _check_writable(output: Path | None) -> None:
-    """An output that cannot be written is bad input, said before a long evaluation, not after."""
-    if output is None:
-        return
-    try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        with output.open("a", encoding="utf-8"):
-            pass
-    except OSError as exc:
-        raise BadInput(f"Cannot write the report to {output}: {exc.strerror}.") from None
-
-
-def _write(text: str, output: Path | None) -> None:
-    if output is None:
-        sys.stdout.write(text)
-        return
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"Cannot write the report to {output}: {exc.strerror}.") from None
-    sys.stderr.write(f"Wrote {output}\n")
+    if output is not None:
+        sys.stderr.write(f"Wrote {output}\n")
 
 
 def register(app: typer.Typer) -> None:

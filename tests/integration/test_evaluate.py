@@ -249,7 +249,7 @@ def test_debug_shows_the_users_traceback(cli: CliRunner, neuron_python: Path) ->
         (("model.py:not a name",), "'not a name' in ENTRY 'model.py:not a name' is not a Python"),
         ((entry("cnn"), "--device", "tpu"), "Unknown device 'tpu'."),
         ((entry("cnn"), "--shapes", "2xfoo"), "--shapes '2xfoo' is not a shape."),
-        ((entry("cnn"), "-o", "/proc/report.html"), "Cannot write the report to /proc/report.html"),
+        ((entry("cnn"), "-o", "/proc/report.html"), "Cannot write /proc/report.html"),
     ],
 )
 def test_bad_input_is_exit_2_before_anything_runs(
