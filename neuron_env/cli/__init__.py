@@ -18,6 +18,7 @@ from neuron_env import __version__
 from neuron_env.cli import cloud as cloud_commands
 from neuron_env.cli import device as device_commands
 from neuron_env.cli import doctor as doctor_commands
+from neuron_env.cli import evaluate as evaluate_commands
 from neuron_env.cli import fleet as fleet_commands
 from neuron_env.cli import install as install_commands
 from neuron_env.cli import matrix as matrix_commands
@@ -50,6 +51,7 @@ app.command("install")(install_commands.install)
 app.command("download")(install_commands.download)
 device_commands.register(app)
 app.command("scan")(scan_commands.scan)
+evaluate_commands.register(app)
 app.add_typer(cloud_commands.launch_template_app, name="launch-template")
 app.add_typer(cloud_commands.ami_app, name="ami")
 

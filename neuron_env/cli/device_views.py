@@ -140,8 +140,8 @@ def print_suite(out: Console, result: SuiteResult, verbose: bool = False) -> Non
 def print_smoke(out: Console, result: SmokeResult) -> None:
     out.print(Text(f"Smoke test · {result.device} · {result.python}", style="bold"))
     if result.info is not None:
-        grid = _grid()
-        _device_rows(grid, result.info)
+        grid = key_value_grid()
+        device_rows(grid, result.info)
         for case in result.cases:
             grid.add_row(f"matmul {case.dtype}", _smoke_case(case))
         grid.add_row("CPU fallback", _fallback_text(result))
@@ -160,14 +160,16 @@ def _smoke_case(case: CaseResult) -> Text:
     return line
 
 
-def _grid() -> Table:
+def key_value_grid() -> Table:
+    """Two columns, bold keys: the header block of a device report."""
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold")
     grid.add_column()
     return grid
 
 
-def _device_rows(grid: Table, info: DeviceInfo) -> None:
+def device_rows(grid: Table, info: DeviceInfo) -> None:
+    """The device found and the versions it was measured with."""
     found = Text(f"{info.device}: available, {info.count} device(s)")
     if info.name:
         found.append(f" ({info.name})")
@@ -179,8 +181,8 @@ def _device_rows(grid: Table, info: DeviceInfo) -> None:
 
 
 def _header_grid(result: SuiteResult, info: DeviceInfo) -> Table:
-    grid = _grid()
-    _device_rows(grid, info)
+    grid = key_value_grid()
+    device_rows(grid, info)
     grid.add_row("Compile", Text(f"torch.compile(backend={info.compile_backend!r}, dynamic=False)"))
     if result.peak is not None:
         p = result.peak

@@ -33,10 +33,7 @@ def problem(event: dict[str, Any]) -> Problem:
 def case_result(event: dict[str, Any], wall_s: float | None, peak: Peak | None) -> CaseResult:
     """A ``result`` event as a :class:`CaseResult`; figures the worker sent as text stay text."""
     status: Status = event["status"] if event.get("status") in STATUSES else "error"
-    comparisons = tuple(
-        Comparison(**{k: _figure(v) for k, v in c.items() if k in _COMPARISON_KEYS})
-        for c in event.get("comparisons") or ()
-    )
+    comparisons = tuple(comparison(c) for c in event.get("comparisons") or ())
     fallback = event.get("fallback_ops")
     metrics = dict(event.get("metrics") or {})
     name = str(event["name"])
@@ -48,14 +45,19 @@ def case_result(event: dict[str, Any], wall_s: float | None, peak: Peak | None) 
         behaviour=event.get("behaviour"),
         comparisons=comparisons,
         fallback_ops=tuple(fallback) if fallback is not None else None,
-        first_call_s=_number(event.get("first_call_s")),
-        steady_s=_number(event.get("steady_s")),
+        first_call_s=number(event.get("first_call_s")),
+        steady_s=number(event.get("steady_s")),
         repeats=event.get("repeats"),
         metrics=metrics,
         warnings=tuple(event.get("warnings") or ()),
         wall_s=wall_s,
     )
     return _with_message(result, str(event.get("message") or ""))
+
+
+def comparison(fields: dict[str, Any]) -> Comparison:
+    """One compared tensor as the worker reported it (unknown keys are ignored)."""
+    return Comparison(**{k: _figure(v) for k, v in fields.items() if k in _COMPARISON_KEYS})
 
 
 def _figure(value: Any) -> Any:
@@ -65,7 +67,8 @@ def _figure(value: Any) -> Any:
     return value
 
 
-def _number(value: Any) -> float | None:
+def number(value: Any) -> float | None:
+    """A timing or figure as a float; None when the worker sent none (or not a number)."""
     value = _figure(value)
     return float(value) if isinstance(value, int | float) else None
 
@@ -119,9 +122,9 @@ def describe(result: CaseResult) -> str:
     if failing:  # the first is an output when outputs are wrong: the most telling
         more = f"; {len(failing) - 1} more tensor(s) off" if len(failing) > 1 else ""
         said = f"{result.behaviour}: " if result.behaviour else ""
-        return said + _comparison_line(failing[0], True) + more
+        return said + comparison_line(failing[0], True) + more
     worst = result.worst()
-    return _comparison_line(worst, False) if worst is not None else ""
+    return comparison_line(worst, False) if worst is not None else ""
 
 
 def _figure_suffix(text: str, result: CaseResult) -> str:
@@ -131,7 +134,9 @@ def _figure_suffix(text: str, result: CaseResult) -> str:
     return f"{text} (max rel {worst.max_rel:.1e})"
 
 
-def _comparison_line(c: Comparison, failed: bool) -> str:
+def comparison_line(c: Comparison, failed: bool) -> str:
+    """``tensor: 3/10 off; max rel .., abs .. (rtol .., atol ..)`` for a failed comparison, the
+    figures against the tolerance for one that passed."""
     if c.problem:
         return f"{c.tensor}: {c.problem}"
     if c.rtol == 0 and c.atol == 0:
@@ -157,7 +162,7 @@ def _perf_line(result: CaseResult) -> str:
             line += f"; {m['fraction_of_peak']:.0%} of one device's share of the chip peak"
     failing = [c for c in result.comparisons if not c.ok]
     if failing:
-        line += "; " + _comparison_line(failing[0], True)
+        line += "; " + comparison_line(failing[0], True)
     return line
 
 

@@ -145,7 +145,7 @@ class _BatchReader:
                 return self._timed_out()
             if line is None:
                 return self._ended()
-            event = _parse(line)
+            event = parse_event(line)
             if event is not None and self._handle(event):
                 return []
 
@@ -194,7 +194,7 @@ class _BatchReader:
         code = self.worker.wait(timeout=10)
         tail = self.worker.stderr_tail()
         if self.run.info is None and self.run.problem is None:
-            self.run.problem = _startup_failure(code, tail, self.request.python)
+            self.run.problem = startup_failure(code, tail, self.request.python)
             return []
         if not self.remaining:
             return []
@@ -203,7 +203,8 @@ class _BatchReader:
         return list(self.remaining)
 
 
-def _parse(line: str) -> dict[str, Any] | None:
+def parse_event(line: str) -> dict[str, Any] | None:
+    """A worker's JSON event; None for anything else on its stdout (logged at debug level)."""
     try:
         event = json.loads(line)
     except ValueError:
@@ -212,11 +213,14 @@ def _parse(line: str) -> dict[str, Any] | None:
     return event if isinstance(event, dict) else None
 
 
-def _startup_failure(code: int | None, tail: str, python: Path) -> Problem:
+def startup_failure(
+    code: int | None, tail: str, python: Path, worker: str = "self-test worker"
+) -> Problem:
+    """A worker that exited before its ``hello``: its exit code and last lines of stderr."""
     last = [line for line in tail.strip().splitlines() if line.strip()][-3:]
     said = (": " + " / ".join(s.strip() for s in last)) if last else ""
     return Problem(
         "worker-failed",
-        f"The self-test worker exited with code {code} in {python} before reporting{said}",
+        f"The {worker} exited with code {code} in {python} before reporting{said}",
         "Check that this interpreter runs: '" + str(python) + ' -c "import torch"\'.',
     )

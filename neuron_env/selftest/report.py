@@ -38,7 +38,7 @@ def payload(result: SuiteResult) -> dict[str, Any]:
 
 
 def case_payload(case: CaseResult) -> dict[str, Any]:
-    fields = _finite(to_jsonable(dataclasses.asdict(case)))
+    fields = finite(to_jsonable(dataclasses.asdict(case)))
     return {
         "name": case.name,
         "case": case.case,
@@ -49,14 +49,14 @@ def case_payload(case: CaseResult) -> dict[str, Any]:
     }
 
 
-def _finite(value: Any) -> Any:
-    """Strict JSON has no NaN or infinity: such figures are written as text."""
+def finite(value: Any) -> Any:
+    """Strict JSON has no NaN or infinity: such figures are written as text (also for evaluate)."""
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
     if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
+        return {k: finite(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_finite(v) for v in value]
+        return [finite(v) for v in value]
     return value
 
 

@@ -267,3 +267,54 @@ def test_fleet_report_envelope(cli: CliRunner, tmp_path: Path) -> None:
     }  # fmt: skip
     assert set(doc["groups"][0]) == {"check", "status", "hosts", "fix", "other_fixes"}
     assert set(doc["hosts"][0]["problems"][0]) == {"check", "status", "summary", "fix"}
+
+
+EVALUATE_KEYS = {
+    "ok", "status", "summary", "details", "entry", "device", "python", "info", "model", "problem",
+    "allow_fallback", "compile", "fallback_ops", "recompiles", "advice", "wall_s", "stages",
+}  # fmt: skip
+EVALUATE_MODEL_KEYS = {
+    "name", "model_class", "source", "parameters", "trainable", "dtypes", "inputs", "loss",
+    "backward", "training", "reference_s", "warnings",
+}  # fmt: skip
+EVALUATE_STAGE_KEYS = {
+    "name", "kind", "status", "message", "comparisons", "fallback_ops", "fallback_tracked",
+    "op_counts", "first_call_s", "steady_s", "repeats", "graphs", "graph_breaks", "error",
+    "failed_ops", "isolation_complete", "wall_s",
+}  # fmt: skip
+
+
+def test_evaluate_envelope(cli: CliRunner, neuron_python: Path) -> None:
+    from tests.conftest import DATA
+
+    entry = f"{DATA / 'evaluate' / 'shapes.py'}:make"
+    doc = run_json(
+        cli, "evaluate", entry, "--python", str(neuron_python), "--format", "json",
+        "--shapes", "2x8,4x8",
+    )  # fmt: skip
+    assert doc["schema"] == "neuron-env/evaluate/v1"
+    assert set(doc) == ENVELOPE | EVALUATE_KEYS
+    assert set(doc["info"]) == INFO_KEYS  # type: ignore[arg-type]
+    assert set(doc["model"]) == EVALUATE_MODEL_KEYS  # type: ignore[arg-type]
+    assert set(doc["model"]["inputs"][0]) == {"name", "shape", "dtype"}  # type: ignore[index]
+    stages = doc["stages"]
+    assert [s["kind"] for s in stages] == ["eager", "compile", "shape", "shape"]  # type: ignore[union-attr,index]
+    for stage in stages:  # type: ignore[union-attr]
+        assert set(stage) == EVALUATE_STAGE_KEYS
+        assert set(stage["comparisons"][0]) == COMPARISON_KEYS
+
+
+def test_evaluate_failure_envelopes(cli: CliRunner, neuron_python: Path, bare_python: Path) -> None:
+    from tests.conftest import DATA
+
+    entry = f"{DATA / 'evaluate' / 'transformer_block.py'}:make"
+    env = {"FAKE_NEURON_COMPILE_FAIL_OPS": "gelu"}
+    failed = cli("evaluate", entry, "--python", str(neuron_python), "--compile", "--format", "json",
+                 env=env)  # fmt: skip
+    compiled = json.loads(failed.stdout)["stages"][1]
+    assert set(compiled["failed_ops"][0]) == {"op", "error"}
+    no_torch = json.loads(
+        cli("evaluate", entry, "--python", str(bare_python), "--format", "json").stdout
+    )
+    assert set(no_torch) == ENVELOPE | EVALUATE_KEYS
+    assert set(no_torch["problem"]) == {"kind", "message", "hint"}

@@ -124,3 +124,29 @@ def _run_unpacked(site: Path, cwd: Path, *args: str) -> str:
     )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
+
+
+def test_the_installed_wheel_runs_its_own_evaluate_worker(
+    wheel: Path, tmp_path: Path, torch_python: Path
+) -> None:
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    entry = REPO / "tests" / "data" / "evaluate" / "cnn.py"
+    code = (
+        "import sys; from pathlib import Path\n"
+        "from neuron_env.evaluate import Request, evaluate, harness, parse_entry\n"
+        "request = Request(Path(sys.argv[1]), parse_entry(sys.argv[2]), device='cpu')\n"
+        "result = evaluate(request)\n"
+        "print(harness.WORKER_DIR, result.ok, result.summary)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(torch_python), f"{entry}:make"],
+        env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    worker, ok, summary = proc.stdout.strip().split(" ", 2)
+    assert worker == str(site / "neuron_env" / "evaluate" / "worker")
+    assert ok == "True", summary

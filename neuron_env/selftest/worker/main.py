@@ -17,12 +17,12 @@ DEFAULT_REPEATS = 5
 def main(argv: list[str]) -> int:
     protocol.open_channel()
     if argv[:1] == ["--rank"]:
-        _require_torch()
+        require_torch()
         from .distributed import rank_main
 
         return rank_main(argv[1:])
     try:
-        _require_torch()
+        require_torch()
         request = _read_request()
         from .device import Device
 
@@ -38,7 +38,8 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _require_torch() -> None:
+def require_torch() -> None:
+    """Import torch, or raise :class:`Fatal` saying why it cannot be (also used by evaluate)."""
     try:
         import torch  # noqa: F401
     except ModuleNotFoundError as exc:

@@ -6,6 +6,9 @@ FAKE_NEURON_FALLBACK_OPS=aten::sort  these ops are reported by get_fallback_ops(
 FAKE_NEURON_HANG_OPS=aten::cumsum  these ops never return
 FAKE_NEURON_CRASH_OPS=aten::topk   these ops abort the process (SIGABRT), like a runtime crash
 FAKE_NEURON_HANG_AT_LOAD=1         loading the backend (import torch) never returns
+FAKE_NEURON_COMPILE_FAIL_OPS=gelu  torch.compile(backend="neuron") rejects graphs calling these
+                                   (torch-level names in the captured graph: gelu, sort, Tensor.sum
+                                   as sum), the way the compiler rejects an op it cannot lower
 """
 
 from __future__ import annotations
@@ -51,3 +54,14 @@ def corrupt(name: str, value: torch.Tensor) -> torch.Tensor:
     if name in _names("FAKE_NEURON_WRONG_OPS") and value.is_floating_point():
         return value * 1.05
     return value
+
+
+def reject_graph(gm: torch.fx.GraphModule) -> None:
+    """Raise like a compiler that cannot lower an op, for graphs calling a named op."""
+    names = _names("FAKE_NEURON_COMPILE_FAIL_OPS")
+    for node in gm.graph.nodes:
+        name = getattr(node.target, "__name__", node.target)
+        if node.op in ("call_function", "call_method") and name in names:
+            raise RuntimeError(
+                f"neuronx-cc: failed to lower '{name}' (fake fault FAKE_NEURON_COMPILE_FAIL_OPS)"
+            )
