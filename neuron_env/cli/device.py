@@ -191,7 +191,7 @@ def _list(level: str, format: Format, output: Path | None) -> None:
             "selftest-list", {"level": level, "cases": device_views.case_list(level)}, output
         )
     else:
-        with _text_console(output) as out:
+        with text_console(output) as out:
             device_views.print_case_list(out, level)
 
 
@@ -204,7 +204,7 @@ def _emit(result: SuiteResult, format: Format, output: Path | None, verbose: boo
     elif format is Format.junit:
         write_output(output, report.junit(result))
     else:
-        with _text_console(output) as out:
+        with text_console(output) as out:
             if isinstance(result, SmokeResult):
                 device_views.print_smoke(out, result)
             else:
@@ -221,7 +221,7 @@ def _write_json(command: str, payload: dict[str, object], output: Path | None) -
 
 
 @contextmanager
-def _text_console(output: Path | None) -> Iterator[Console]:
+def text_console(output: Path | None) -> Iterator[Console]:
     if output is None:
         yield console()
         return

@@ -21,7 +21,7 @@ from neuron_env.cli.device import (
     OutputOption,
     PythonOption,
     QuietOption,
-    _text_console,
+    text_console,
 )
 
 if TYPE_CHECKING:
@@ -171,7 +171,7 @@ def _emit(result: Evaluation, format: Format, output: Path | None, verbose: bool
 
         write_output(output, render(result))
     else:
-        with _text_console(output) as out:
+        with text_console(output) as out:
             evaluate_views.print_evaluation(out, result, verbose)
     if output is not None:
         sys.stderr.write(f"Wrote {output}\n")
