@@ -11,7 +11,6 @@ from neuron_env.facts import Distribution, HostFacts
 from neuron_env.matrix.model import Release
 
 WRONG_PACKAGE = "WRONG PACKAGE"
-NEURON_NAMES = ("torch-neuronx", "neuronx-cc", "nki", "libneuronxla", "nrtpy")
 
 
 def check_torch(facts: HostFacts, ctx: Context) -> Verdict:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 
 from neuron_env.errors import BadInput, MalformedFile, OperationFailed
 from neuron_env.install.backends.base import Session
@@ -243,14 +243,3 @@ def _check_file(path: Path, wheel: WheelFile) -> None:
             "corrupt or was changed. Nothing was installed.",
             hint="Copy the wheelhouse again, or fill it again with 'neuron-env download'.",
         )
-
-
-def plain_wheel_names(directory: Path) -> set[str]:
-    """Project names of the wheels in a directory without a manifest."""
-    names = set()
-    for path in directory.glob("*.whl"):
-        try:
-            names.add(str(canonicalize_name(parse_wheel_filename(path.name)[0])))
-        except InvalidWheelFilename:
-            continue
-    return names

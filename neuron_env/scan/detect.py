@@ -15,8 +15,6 @@ from neuron_env.scan.model import Edit, EventKind, Finding, Rule, RuleSet, Span,
 from neuron_env.scan.source import SourceFile
 from neuron_env.scan.uses import ModuleUses, Reference
 
-Located = ast.expr | ast.alias | ast.keyword
-
 
 def detect(uses: ModuleUses, rules: RuleSet, source: SourceFile) -> list[Finding]:
     """Every finding of every rule in one module."""

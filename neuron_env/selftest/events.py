@@ -13,7 +13,6 @@ from neuron_env.selftest.models import (
     Problem,
     Status,
 )
-from neuron_env.selftest.worker.cases import split_variant
 
 _COMPARISON_KEYS = set(Comparison.__dataclass_fields__)
 _INFO_KEYS = set(DeviceInfo.__dataclass_fields__)
@@ -164,8 +163,3 @@ def _perf_line(result: CaseResult) -> str:
     if failing:
         line += "; " + comparison_line(failing[0], True)
     return line
-
-
-def variant_summary(name: str) -> str:
-    case, _, _ = split_variant(name)
-    return case.summary

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import statistics
-import time
 from collections import Counter
 from typing import Any
 
@@ -192,7 +191,3 @@ class _OpCounter(TorchDispatchMode):  # type: ignore[misc]
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         self.counts[func._schema.name] += 1
         return func(*args, **(kwargs or {}))
-
-
-def deadline_after(seconds: float) -> float:
-    return time.monotonic() + seconds
