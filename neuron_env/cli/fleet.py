@@ -13,6 +13,7 @@ from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
     from neuron_env.fleet.collect import CollectOptions, CollectResult
+    from neuron_env.fleet.model import FleetReport
 
 app = typer.Typer(
     help="Validate many Trainium hosts: collect their facts (AWS Systems Manager or any other "
@@ -64,6 +65,13 @@ HostPythonOption = Annotated[
         help="The Python environment to inspect on the hosts (default: the bootstrap's venv).",
     ),
 ]
+ReleaseOption = Annotated[
+    str | None,
+    typer.Option("--release", "-r", metavar="R", help="Judge readiness for this release."),
+]
+TorchOption = Annotated[
+    str | None, typer.Option("--torch", metavar="X.Y", help="Judge against this PyTorch.")
+]
 RefreshOption = Annotated[
     bool, typer.Option("--refresh", help="Ask hosts that already have a snapshot again.")
 ]
@@ -73,13 +81,8 @@ RefreshOption = Annotated[
 def report(
     ctx: typer.Context,
     folder: Annotated[Path, typer.Argument(metavar="DIR", help="A directory of facts snapshots.")],
-    release: Annotated[
-        str | None,
-        typer.Option("--release", "-r", metavar="R", help="Judge readiness for this release."),
-    ] = None,
-    torch: Annotated[
-        str | None, typer.Option("--torch", metavar="X.Y", help="Judge against this PyTorch.")
-    ] = None,
+    release: ReleaseOption = None,
+    torch: TorchOption = None,
     output_format: FleetFormatOption = "text",
     output: Annotated[
         Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write the report here.")
@@ -98,18 +101,10 @@ def report(
       neuron-env fleet report snapshots/ --release 2.34.0 --torch 2.14   # ready for 2.34?
     """
     from neuron_env.fleet.report import report_fleet
-    from neuron_env.report import FORMATS
-    from neuron_env.report.fleet import print_fleet, render_fleet
 
-    if output_format not in FORMATS:
-        raise BadInput(f"--format '{output_format}' is not one of: {', '.join(FORMATS)}.")
+    _check_format(output_format)
     result = report_fleet(load_matrix(ctx), folder, release=release, torch=torch)
-    if output is not None:
-        write_output(output, render_fleet(result, output_format, verbose=verbose))
-    elif output_format == "text":
-        print_fleet(console(), result, verbose=verbose)
-    else:
-        sys.stdout.write(render_fleet(result, output_format, verbose=verbose))
+    _show(result, output_format, output, verbose)
     raise typer.Exit(result.exit_code)
 
 
@@ -167,13 +162,8 @@ def doctor(
     timeout: TimeoutOption = 120,
     python: HostPythonOption = None,
     refresh: RefreshOption = False,
-    release: Annotated[
-        str | None,
-        typer.Option("--release", "-r", metavar="R", help="Judge readiness for this release."),
-    ] = None,
-    torch: Annotated[
-        str | None, typer.Option("--torch", metavar="X.Y", help="Judge against this PyTorch.")
-    ] = None,
+    release: ReleaseOption = None,
+    torch: TorchOption = None,
     output_format: FleetFormatOption = "text",
 ) -> None:
     """Collect (as 'fleet collect') and then report (as 'fleet report') in one step.
@@ -181,11 +171,8 @@ def doctor(
     Example: neuron-env fleet doctor --targets tag:Cluster=train-a -o snapshots/ --release 2.34.0
     """
     from neuron_env.fleet.report import report_fleet
-    from neuron_env.report import FORMATS
-    from neuron_env.report.fleet import print_fleet, render_fleet
 
-    if output_format not in FORMATS:
-        raise BadInput(f"--format '{output_format}' is not one of: {', '.join(FORMATS)}.")
+    _check_format(output_format)
     matrix = load_matrix(ctx)  # bad input (an unknown release) before anything runs remotely
     if release is not None:
         matrix.get(release)
@@ -194,10 +181,7 @@ def doctor(
     )
     _run_collect(options, output, region, profile)
     result = report_fleet(matrix, output, release=release, torch=torch)
-    if output_format == "text":
-        print_fleet(console(), result)
-    else:
-        sys.stdout.write(render_fleet(result, output_format))
+    _show(result, output_format, None, verbose=False)
     raise typer.Exit(result.exit_code)
 
 
@@ -212,6 +196,23 @@ def policy() -> None:
     from neuron_env.aws.policy import iam_policy
 
     sys.stdout.write(json_module.dumps(iam_policy("fleet"), indent=2) + "\n")
+
+
+def _check_format(output_format: str) -> None:
+    from neuron_env.report import FORMATS
+
+    if output_format not in FORMATS:
+        raise BadInput(f"--format '{output_format}' is not one of: {', '.join(FORMATS)}.")
+
+
+def _show(result: FleetReport, output_format: str, output: Path | None, verbose: bool) -> None:
+    """The report in colour on a terminal for text, else rendered to ``output`` or stdout."""
+    from neuron_env.report.fleet import print_fleet, render_fleet
+
+    if output is None and output_format == "text":
+        print_fleet(console(), result, verbose=verbose)
+    else:
+        write_output(output, render_fleet(result, output_format, verbose=verbose))
 
 
 def _collect_options(
