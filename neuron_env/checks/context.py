@@ -35,8 +35,9 @@ def _release(matrix: Matrix, facts: HostFacts, requested: str | None) -> tuple[R
     if best_score == 0:
         return matrix.latest(), "the latest; installed versions match no known release"
     best = max((s for s in scored if s[0] == best_score), key=lambda s: s[1])[2]
-    names = ", ".join(f"{name} {version}" for name, version in evidence.items())
-    return best, f"detected from {names}"
+    shown = [f"{name} {version}" for name, version in list(evidence.items())[:2]]
+    more = f" and {len(evidence) - 2} more package versions" if len(evidence) > 2 else ""
+    return best, f"detected from {', '.join(shown)}{more}"
 
 
 def installed_evidence(facts: HostFacts) -> dict[str, str]:
@@ -44,9 +45,11 @@ def installed_evidence(facts: HostFacts) -> dict[str, str]:
     evidence: dict[str, str] = {}
     if facts.python and (dist := facts.python.dist("torch-neuronx")):
         evidence["torch-neuronx"] = dist.version
-    for name, version in (facts.system.packages if facts.system else {}).items():
+    packages = facts.system.packages if facts.system else {}
+    # The driver first: it says the most about which release a host was set up for.
+    for name in sorted(packages, key=lambda n: (n != "aws-neuronx-dkms", n)):
         if name.startswith("aws-neuronx-"):
-            evidence[name] = version
+            evidence[name] = packages[name]
     return evidence
 
 

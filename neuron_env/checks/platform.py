@@ -123,7 +123,9 @@ def check_instance(facts: HostFacts, ctx: Context) -> Verdict:
     instance_type = ec2.instance_type or sysfs_type
     if instance_type is None:
         return _unknown_instance(facts)
-    source = "" if ec2.instance_type else " (from the Neuron driver's sysfs; IMDS did not answer)"
+    source = (
+        "" if ec2.instance_type else f" (from the Neuron driver's sysfs; {ec2.reason or 'no IMDS'})"
+    )
     return _judge_instance_type(ctx.release, instance_type, source)
 
 
