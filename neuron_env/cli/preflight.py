@@ -117,7 +117,7 @@ def _deliver(report: DoctorReport, plan: OutputPlan) -> None:
     if plan.annotations:
         sys.stdout.write("".join(line + "\n" for line in workflow_commands(report)))
     if plan.stdout == "text":
-        print_report(console(), report)
+        print_report(console(), report, command="preflight")
     else:
         sys.stdout.write(render(report, plan.stdout, command="preflight"))
     for path, output_format in plan.files:

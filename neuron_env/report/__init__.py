@@ -31,14 +31,15 @@ def render(
         from neuron_env.report.github import render_markdown
 
         return render_markdown(report, title=f"neuron-env {command}")
-    return _plain_text(report, verbose)
+    return _plain_text(report, verbose, command)
 
 
-def _plain_text(report: DoctorReport, verbose: bool) -> str:
+def _plain_text(report: DoctorReport, verbose: bool, command: str) -> str:
     from rich.console import Console
 
     from neuron_env.report.text import print_report
 
     buffer = io.StringIO()
-    print_report(Console(file=buffer, color_system=None, width=120), report, verbose=verbose)
+    plain = Console(file=buffer, color_system=None, width=120)
+    print_report(plain, report, verbose=verbose, command=command)
     return buffer.getvalue()

@@ -28,12 +28,14 @@ CATEGORY_TITLES = {
 WORDS = {"ok": "ok", "warn": "warnings", "fail": "failed", "skip": "skipped", "error": "errors"}
 
 
-def print_report(out: Console, report: DoctorReport, *, verbose: bool = False) -> None:
+def print_report(
+    out: Console, report: DoctorReport, *, verbose: bool = False, command: str = "doctor"
+) -> None:
     facts = report.facts
     where = facts.hostname or "this host"
     instance = facts.ec2.instance_type if facts.ec2 and facts.ec2.instance_type else None
     out.print(
-        f"[bold]neuron-env doctor[/] · {escape(where)}" + (f" ({instance})" if instance else "")
+        f"[bold]neuron-env {command}[/] · {escape(where)}" + (f" ({instance})" if instance else "")
     )
     out.print(
         f"[dim]Judged against Neuron {report.release} ({escape(report.release_reason)}); "
