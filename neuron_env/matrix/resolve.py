@@ -218,7 +218,8 @@ def _os_notes(release: Release, os_id: str | None) -> Iterator[Note]:
             "warning",
             f"os.{entry.support}",
             f"{entry.name} support is {entry.support.replace('-', ' ')} in Neuron "
-            f"{release.version}. {entry.instead}",
+            f"{release.version}. {entry.instead}"
+            + (f" ({entry.note})" if entry.support == "unconfirmed" and entry.note else ""),
         )
     elif not entry.wheels:
         yield Note(
@@ -227,7 +228,7 @@ def _os_notes(release: Release, os_id: str | None) -> Iterator[Note]:
             f"Neuron {release.version} publishes no torch-neuronx pip wheels for {entry.name}. "
             f"{entry.instead}",
         )
-    if not entry.confirmed:
+    if not entry.confirmed and entry.support != "unconfirmed":  # else the note above says it
         yield Note("warning", "os.unconfirmed", f"{entry.name}: unconfirmed. {entry.note}")
 
 
