@@ -92,6 +92,13 @@ class PipPackage:
     def __post_init__(self) -> None:
         if (self.version is None) == (self.spec is None):
             raise ValueError("give exactly one of 'version' (an exact pin) or 'spec' (a range)")
+        if self.spec is not None and not is_bounded(self.spec):
+            # An open range admits any impostor a default index offers (nki 99.0).
+            raise ValueError(
+                f"spec '{self.spec}' has no upper bound, so any newer version (an impostor "
+                "from another index included) would pass: give an exact 'version' or a bounded "
+                "'spec' such as '==0.7.*' or '>=0.7.0,<0.9'"
+            )
 
     @property
     def requirement_spec(self) -> str:
@@ -305,6 +312,11 @@ class Release:
         """``trn2`` for ``trn2.48xlarge``; listed types may name another family (``trn2u``)."""
         known = self.instance_types.get(instance_type)
         return known.family if known else instance_type.split(".", 1)[0]
+
+
+def is_bounded(spec: SpecifierSet) -> bool:
+    """True when ``spec`` caps the version: an exact or wildcard pin, ``<``, ``<=`` or ``~=``."""
+    return any(s.operator in ("==", "===", "<", "<=", "~=") for s in spec)
 
 
 def _is_minor_version(text: str) -> bool:
