@@ -37,7 +37,7 @@ def placeholder_reason(name: str, dist: Distribution, releases: Iterable[Release
     for release in releases:
         known = release.placeholders.get(name)
         if known is not None and version is not None and version in known.versions:
-            return f"{name} {dist.version} is a known placeholder version"
+            return known.note or f"{name} {dist.version} is a known placeholder version"
     if WRONG_PACKAGE in dist.summary or WRONG_PACKAGE in dist.description:
         return f"its description says '{WRONG_PACKAGE}'"
     if dist.stub and "amazon" in dist.author.lower() and "proprietary" in dist.license.lower():

@@ -9,6 +9,7 @@ never silently treated as settled. ``sources`` name keys of the file's ``[source
 from __future__ import annotations
 
 import datetime
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -117,12 +118,22 @@ class Index:
 
 @dataclass(frozen=True)
 class Placeholder:
-    """Versions published under a Neuron package name on the default index ("WRONG PACKAGE")."""
+    """Versions published under a Neuron package name on the default index ("WRONG PACKAGE").
+
+    ``importable`` says whether the wheel's folder is a module name: where it is not, ``import``
+    fails with a plain ModuleNotFoundError and the "WRONG PACKAGE" text never shows.
+    """
 
     versions: tuple[Version, ...]
+    sha256: str = ""
+    importable: bool | None = None
     confirmed: bool = True
     note: str = ""
     sources: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.sha256 and not re.fullmatch(r"[0-9a-f]{64}", self.sha256):
+            raise ValueError("sha256 must be the wheel's full hash: 64 lowercase hex digits")
 
 
 @dataclass(frozen=True)
