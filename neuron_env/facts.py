@@ -102,6 +102,13 @@ class Distribution:
     summary: str = ""
     installer: str | None = None
     source: str | None = None
+    # Read for Neuron-named distributions only: what tells a placeholder from the real thing.
+    author: str = ""
+    license: str = ""
+    description: str = ""
+    """The start of the METADATA description body, whitespace collapsed."""
+    stub: bool = False
+    """The only file is one small ``__init__.py`` that raises (the placeholder shape)."""
 
 
 @dataclass(frozen=True)
