@@ -1,0 +1,351 @@
+"""A release file's facts, each confirmed, contradicted or left unknown by the indexes (pure).
+
+The indexes can say which versions exist, which is the newest build of a family, which CPython
+versions have wheels and which glibc the wheels need. They cannot say which build belongs to which
+Neuron release: a range pin (``neuronx-cc ==2.*``) stays unknown, and a newer build of a family is
+a contradiction only when no later release in the matrix already names it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from neuron_env.indexcheck.simple import IndexReadout
+from neuron_env.indexcheck.wheels import Wheel, glibc_text, python_sort_key, wheels_for
+from neuron_env.matrix import Matrix, Release
+from neuron_env.matrix.model import Pairing, PipPackage
+
+Status = Literal["confirmed", "contradicted", "unknown"]
+
+#: glibc of each OS release the matrix files name; an OS not listed here is left unknown.
+OS_GLIBC: dict[str, tuple[int, int]] = {
+    "amzn-2023": (2, 34),
+    "ubuntu-22.04": (2, 35),
+    "ubuntu-24.04": (2, 39),
+    "ubuntu-26.04": (2, 42),  # at least: the glibc of Ubuntu 25.10, the release before it
+}
+_AT_LEAST = {"ubuntu-26.04"}
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One statement of the release file and what the index says about it.
+
+    ``key`` locates the statement in the file (``pairings[0].torch-neuronx``); ``value`` is the
+    index's answer in the file's own type, which ``--write`` puts in its place when contradicted.
+    ``guess`` marks a value that exists on the index but that the index cannot tie to the release.
+    """
+
+    id: str
+    key: str
+    subject: str
+    status: Status
+    file_says: str
+    index_shows: str
+    index: str | None
+    value: Any = None
+    guess: bool = False
+
+
+@dataclass(frozen=True)
+class Listing:
+    """The wheels one index lists for one package, or why nothing can be said about them."""
+
+    package: str
+    index: str | None
+    wheels: tuple[Wheel, ...] = ()
+    problem: str | None = None
+
+    def versions(self, spec: SpecifierSet | None = None) -> list[Version]:
+        """Versions with a wheel (yanked files left out), newest first."""
+        found = {w.version for w in self.wheels if not w.yanked}
+        if spec is not None:
+            found = {v for v in found if spec.contains(v, prereleases=True)}
+        return sorted(found, reverse=True)
+
+    def build(self, version: Version) -> list[Wheel]:
+        return [w for w in self.wheels if w.version == version and not w.yanked]
+
+
+def listing(release: Release, readouts: dict[str, IndexReadout], package: str) -> Listing:
+    index = release.index_for(package)
+    readout = readouts.get(index or "")
+    if index is None or readout is None:
+        return Listing(package, index, problem="no index of the matrix serves it")
+    if not readout.readable:
+        return Listing(package, index, problem=f"the {index} index could not be read")
+    page = readout.page(package)
+    if page is None or not page.found:
+        return Listing(package, index)
+    arch = release.release.arch[0] if release.release.arch else "x86_64"
+    return Listing(package, index, tuple(wheels_for(page, arch)))
+
+
+def verify_release(
+    release: Release, matrix: Matrix, readouts: dict[str, IndexReadout]
+) -> list[Fact]:
+    """Every fact of ``release`` that the read indexes can speak to."""
+    torch = listing(release, readouts, "torch")
+    neuronx = listing(release, readouts, "torch-neuronx")
+    facts: list[Fact] = []
+    builds: list[tuple[Version | None, Version | None]] = []
+    for i, pairing in enumerate(release.pairings):
+        pair_facts, torch_build, neuronx_build = _pairing_facts(
+            i, pairing, release, matrix, torch, neuronx
+        )
+        facts += pair_facts
+        builds.append((torch_build, neuronx_build))
+    for name, package in release.packages.items():
+        facts.append(_package_fact(name, package, listing(release, readouts, name)))
+    newest_torch, newest_neuronx = builds[-1] if builds else (None, None)
+    facts.append(_min_glibc_fact(release, torch, newest_torch))
+    facts += _os_facts(release, neuronx, newest_neuronx)
+    return facts
+
+
+# --- pairings -----------------------------------------------------------------------------------
+
+
+def _pairing_facts(
+    i: int, p: Pairing, release: Release, matrix: Matrix, torch: Listing, neuronx: Listing
+) -> tuple[list[Fact], Version | None, Version | None]:
+    key, minor = f"pairings[{i}]", p.torch_minor
+    same_minor = SpecifierSet(f"=={p.torch.major}.{p.torch.minor}.*")
+    torch_fact = _pin_fact(
+        f"pairing.{minor}.torch", f"{key}.torch", torch, SpecifierSet(p.torch_spec),
+        str(p.torch), lambda: _public(torch.versions(same_minor)),
+    )  # fmt: skip
+    family_fact, family_value = _family_fact(i, p, release, matrix, neuronx)
+    neuronx_fact = _pin_fact(
+        f"pairing.{minor}.torch-neuronx", f"{key}.torch-neuronx", neuronx,
+        SpecifierSet(p.torch_neuronx_spec), f"{p.torch_neuronx} (any build)", lambda: family_value,
+    )  # fmt: skip
+    torch_build = _newest_build(torch, p.torch_spec, torch_fact)
+    chosen = family_value if family_fact.status == "contradicted" else p.torch_neuronx
+    neuronx_build = _newest_build(neuronx, f"=={chosen}.*" if chosen else None, None)
+    python_fact = _python_fact(i, p, torch, torch_build, neuronx, neuronx_build)
+    return [torch_fact, neuronx_fact, family_fact, python_fact], torch_build, neuronx_build
+
+
+def _pin_fact(
+    fact_id: str,
+    key: str,
+    found: Listing,
+    spec: SpecifierSet,
+    shown: str,
+    replacement: Callable[[], Version | None],
+) -> Fact:
+    subject = f"{found.package} {shown} is on the {found.index} index"
+    if found.problem:
+        return Fact(fact_id, key, subject, "unknown", shown, found.problem, found.index)
+    matching = found.versions(spec)
+    if matching:
+        return Fact(fact_id, key, subject, "confirmed", shown, str(matching[0]), found.index)
+    instead = replacement()
+    text = _listed(found) + (f"; its nearest is {instead}" if instead else "")
+    return Fact(fact_id, key, subject, "contradicted", shown, text, found.index, instead)
+
+
+def _family_fact(
+    i: int, p: Pairing, release: Release, matrix: Matrix, neuronx: Listing
+) -> tuple[Fact, Version | None]:
+    pinned = p.torch_neuronx
+    family = ".".join(map(str, pinned.release[:3]))
+    fact_id, key = f"pairing.{p.torch_minor}.newest-build", f"pairings[{i}].torch-neuronx"
+    subject = f"torch-neuronx {pinned} is the newest {family}.* build"
+
+    def fact(status: Status, index: str, value: Version | None = None) -> Fact:
+        return Fact(fact_id, key, subject, status, str(pinned), index, neuronx.index, value)
+
+    if neuronx.problem:
+        return fact("unknown", neuronx.problem), None
+    builds = [
+        v for v in neuronx.versions(SpecifierSet(f"=={family}.*"))
+        if v not in release.legacy_xla.versions and not _is_placeholder(release, "torch-neuronx", v)
+    ]  # fmt: skip
+    if not builds:
+        return fact("contradicted", f"no {family}.* build; {_listed(neuronx)}"), None
+    newest = _truncate(builds[0], len(pinned.release))
+    if newest == pinned:
+        return fact("confirmed", f"{newest} (newest build {builds[0]})"), pinned
+    later = _release_naming(matrix, release, newest)
+    if newest > pinned and later:
+        return fact("confirmed", f"{pinned}; the newer {newest} is Neuron {later}'s"), pinned
+    return fact("contradicted", f"{newest} (build {builds[0]})", newest), newest
+
+
+def _python_fact(
+    i: int,
+    p: Pairing,
+    torch: Listing,
+    torch_build: Version | None,
+    neuronx: Listing,
+    neuronx_build: Version | None,
+) -> Fact:
+    listed = ", ".join(p.python)
+    fact_id, key = f"pairing.{p.torch_minor}.python", f"pairings[{i}].python"
+    subject = f"Python {listed} have wheels of torch {p.torch_minor} and its torch-neuronx"
+    seen: list[tuple[str, frozenset[str] | None]] = []
+    unknown: list[str] = []
+    for found, build in ((torch, torch_build), (neuronx, neuronx_build)):
+        if found.problem or build is None:
+            unknown.append(found.problem or f"no {found.package} build to look at")
+            continue
+        seen.append((f"{found.package} {build}", _union_pythons(found.build(build))))
+    shown = "; ".join(f"{name}: {_python_list(pys)}" for name, pys in seen)
+    have = _intersect([pys for _, pys in seen])
+    value = tuple(sorted(have, key=python_sort_key)) if have is not None else None
+    missing = have is not None and not set(p.python) <= have
+    if unknown and not missing:
+        return Fact(fact_id, key, subject, "unknown", listed, "; ".join(unknown), neuronx.index)
+    if have is None or have == set(p.python):
+        return Fact(fact_id, key, subject, "confirmed", listed, shown, neuronx.index)
+    # Wheels missing for a listed Python, or wheels for a Python the file does not list.
+    return Fact(fact_id, key, subject, "contradicted", listed, shown, neuronx.index, value)
+
+
+# --- packages, glibc, OS rows ------------------------------------------------------------------
+
+
+def _package_fact(name: str, package: PipPackage, found: Listing) -> Fact:
+    shown = package.requirement_spec
+    fact_id, key = f"package.{name}", f'packages."{name}"' if "." in name else f"packages.{name}"
+    subject = f"{name} {shown} is on the {found.index} index"
+    if found.problem:
+        return Fact(fact_id, key, subject, "unknown", shown, found.problem, found.index)
+    spec = SpecifierSet(shown)
+    matching = found.versions(spec)
+    if package.version is not None and matching:
+        return Fact(fact_id, key, subject, "confirmed", shown, str(matching[0]), found.index)
+    if matching:
+        text = (
+            f"newest matching {matching[0]}; the index cannot tell which build belongs to the "
+            "release"
+        )
+        return Fact(fact_id, key, subject, "unknown", shown, text, found.index)
+    everything = found.versions()
+    same_major = [v for v in everything if package.version and v.major == package.version.major]
+    instead = (same_major or everything)[0] if everything else None
+    text = f"none matching {shown}; {_listed(found)}" if everything else _listed(found)
+    return Fact(fact_id, key, subject, "contradicted", shown, text, found.index, instead, True)
+
+
+def _min_glibc_fact(release: Release, torch: Listing, build: Version | None) -> Fact:
+    stated = release.release.min_glibc
+    subject = f"PyTorch wheels need glibc {stated}" if stated else "PyTorch wheels' glibc floor"
+    args = ("release.min-glibc", "release.min-glibc", subject)
+    floor, problem = _floor(torch, build)
+    if floor is None:
+        return Fact(*args, "unknown", stated or "(not stated)", problem, torch.index)
+    text = f"glibc {glibc_text(floor)} (torch {build})"
+    if stated == glibc_text(floor):
+        return Fact(*args, "confirmed", stated, text, torch.index)
+    value = glibc_text(floor)
+    return Fact(*args, "contradicted", stated or "(not stated)", text, torch.index, value)
+
+
+def _os_facts(release: Release, neuronx: Listing, build: Version | None) -> list[Fact]:
+    floor, problem = _floor(neuronx, build)
+    facts = []
+    for os_id, entry in release.os.items():
+        key = f'os."{os_id}".wheels' if "." in os_id else f"os.{os_id}.wheels"
+        said = "pip wheels" if entry.wheels else "no pip wheels"
+        subject = f"{entry.name} has {said} of torch-neuronx"
+        args = (f"os.{os_id}.wheels", key, subject)
+        glibc = OS_GLIBC.get(os_id)
+        if floor is None or glibc is None:
+            why = problem if floor is None else f"neuron-env does not know the glibc of {os_id}"
+            facts.append(Fact(*args, "unknown", said, why, neuronx.index))
+            continue
+        installs = glibc >= floor
+        verb = "install" if installs else "do not install"
+        text = (
+            f"torch-neuronx {build} wheels need glibc {glibc_text(floor)}: they {verb} on "
+            f"{entry.name} (glibc {glibc_text(glibc)}{'+' if os_id in _AT_LEAST else ''})"
+        )
+        status: Status = "confirmed" if installs == entry.wheels else "contradicted"
+        value = None if status == "confirmed" else installs
+        facts.append(Fact(*args, status, said, text, neuronx.index, value))
+    return facts
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+
+def _floor(found: Listing, build: Version | None) -> tuple[tuple[int, int] | None, str]:
+    """The lowest glibc any wheel of ``build`` installs on, or None and why not."""
+    if found.problem or build is None:
+        return None, found.problem or f"no {found.package} build to look at"
+    needs = [w.glibc for w in found.build(build)]
+    if None in needs:
+        return None, f"{found.package} {build} has a wheel for any platform"
+    known = [n for n in needs if n is not None and n != (0, 0)]
+    if not known:
+        return None, f"the {found.package} {build} wheels' platform tags name no glibc"
+    return min(known), ""
+
+
+def _newest_build(found: Listing, spec: str | None, pin: Fact | None) -> Version | None:
+    if found.problem or spec is None:
+        return None
+    matching = found.versions(SpecifierSet(spec))
+    if matching:
+        return matching[0]
+    if pin is not None and isinstance(pin.value, Version):
+        nearest = found.versions(SpecifierSet(f"=={pin.value}"))
+        return nearest[0] if nearest else None
+    return None
+
+
+def _union_pythons(wheels: list[Wheel]) -> frozenset[str] | None:
+    if any(w.pythons is None for w in wheels):
+        return None
+    return frozenset().union(*(w.pythons for w in wheels if w.pythons is not None))
+
+
+def _intersect(sets: list[frozenset[str] | None]) -> set[str] | None:
+    known = [s for s in sets if s is not None]
+    if not known:
+        return None
+    return set.intersection(*(set(s) for s in known))
+
+
+def _python_list(pythons: frozenset[str] | None) -> str:
+    if pythons is None:
+        return "any Python 3"
+    return ", ".join(sorted(pythons, key=python_sort_key)) or "none"
+
+
+def _listed(found: Listing) -> str:
+    versions = found.versions()
+    if not found.wheels and not versions:
+        return f"the {found.index} index lists no {found.package} wheel"
+    shown = ", ".join(map(str, versions[:4])) + (", ..." if len(versions) > 4 else "")
+    return f"the {found.index} index has {shown}"
+
+
+def _public(versions: list[Version]) -> Version | None:
+    return Version(versions[0].public) if versions else None
+
+
+def _truncate(version: Version, parts: int) -> Version:
+    return Version(".".join(map(str, version.release[:parts])))
+
+
+def _is_placeholder(release: Release, package: str, version: Version) -> bool:
+    placeholder = release.placeholders.get(package)
+    return placeholder is not None and version in placeholder.versions
+
+
+def _release_naming(matrix: Matrix, release: Release, torch_neuronx: Version) -> str | None:
+    for other in matrix.releases:
+        if other.version > release.version and any(
+            p.torch_neuronx == torch_neuronx for p in other.pairings
+        ):
+            return str(other.version)
+    return None
