@@ -263,10 +263,10 @@ def _os_facts(release: Release, neuronx: Listing, build: Version | None) -> list
             facts.append(Fact(*args, "unknown", said, why, neuronx.index))
             continue
         installs = glibc >= floor
-        verb = "install" if installs else "do not install"
+        plus = "+" if os_id in _AT_LEAST else ""
         text = (
-            f"torch-neuronx {build} wheels need glibc {glibc_text(floor)}: they {verb} on "
-            f"{entry.name} (glibc {glibc_text(glibc)}{'+' if os_id in _AT_LEAST else ''})"
+            f"torch-neuronx {build} needs glibc {glibc_text(floor)}, {entry.name} has "
+            f"{glibc_text(glibc)}{plus}: the wheels {'install' if installs else 'do not install'}"
         )
         status: Status = "confirmed" if installs == entry.wheels else "contradicted"
         value = None if status == "confirmed" else installs
