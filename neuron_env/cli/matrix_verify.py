@@ -44,7 +44,10 @@ def run(matrix: Matrix, options: VerifyOptions) -> int:
     for flag, url in overrides.items():
         if url is not None:
             _check_index_url(f"--{flag}-index", url)
-    plan = indexes_to_read(release, overrides)
+    default = default_index()
+    if default is not None:
+        _check_index_url(f"pip's index-url ({default[1]})", default[0])
+    plan = indexes_to_read(release, overrides, default)
     result = verify(release, matrix, plan, timeout=options.timeout, progress=print_progress)
     overlay = None
     if options.write is not None and not result.unreadable:
@@ -58,6 +61,19 @@ def run(matrix: Matrix, options: VerifyOptions) -> int:
 
         print_verification(console(), result, overlay)
     return result.exit_code
+
+
+def default_index() -> tuple[str, str] | None:
+    """pip's ``index-url`` and where it was set, when it is an http(s) index.
+
+    The default index is read only when configured: neuron-env does not name it itself.
+    """
+    from neuron_env.indexcheck.pipconf import configured_index_url
+
+    configured = configured_index_url()
+    if configured is None or not configured[0].startswith(("http://", "https://")):
+        return None  # not set, or a file:// index: the placeholders are not checked
+    return configured
 
 
 def payload(result: Verification, overlay: Path | None) -> dict[str, object]:
@@ -133,6 +149,11 @@ def print_verification(out: Console, result: Verification, overlay: Path | None)
         f"\n{counts['confirmed']} confirmed, {counts['contradicted']} contradicted, "
         f"{counts['unknown']} unknown."
     )
+    if not any(ix.name == "default" for ix in result.indexes):
+        out.print(
+            "Placeholders on the default index: not checked (set pip's index-url or "
+            "PIP_INDEX_URL to check them)."
+        )
     for ix in result.unreadable:
         out.print(
             f"[red]✗[/] The {ix.name} index could not be read: "

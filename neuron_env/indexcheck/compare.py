@@ -16,11 +16,20 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from neuron_env.indexcheck.simple import IndexReadout
-from neuron_env.indexcheck.wheels import Wheel, glibc_text, python_sort_key, wheels_for
+from neuron_env.indexcheck.wheels import (
+    Wheel,
+    glibc_text,
+    listed_versions,
+    python_sort_key,
+    wheels_for,
+)
 from neuron_env.matrix import Matrix, Release
 from neuron_env.matrix.model import Pairing, PipPackage
 
 Status = Literal["confirmed", "contradicted", "unknown"]
+
+#: The name under which the default index (pip's ``index-url``) is read, for the placeholders.
+DEFAULT_INDEX = "default"
 
 #: glibc of each OS release the matrix files name; an OS not listed here is left unknown.
 OS_GLIBC: dict[str, tuple[int, int]] = {
@@ -105,6 +114,7 @@ def verify_release(
     newest_torch, newest_neuronx = builds[-1] if builds else (None, None)
     facts.append(_min_glibc_fact(release, torch, newest_torch))
     facts += _os_facts(release, neuronx, newest_neuronx)
+    facts += _placeholder_facts(release, readouts.get(DEFAULT_INDEX))
     return facts
 
 
@@ -272,6 +282,45 @@ def _os_facts(release: Release, neuronx: Listing, build: Version | None) -> list
         value = None if status == "confirmed" else installs
         facts.append(Fact(*args, status, said, text, neuronx.index, value))
     return facts
+
+
+def _placeholder_facts(release: Release, readout: IndexReadout | None) -> list[Fact]:
+    """The placeholder versions each Neuron name has on the default index, when it is read."""
+    if readout is None:
+        return []  # no default index configured: nothing to say (the report says so)
+    facts = []
+    for name, placeholder in release.placeholders.items():
+        key = f'placeholders."{name}"' if "." in name else f"placeholders.{name}"
+        listed = ", ".join(map(str, placeholder.versions))
+        subject = f"{name} on the default index is only the placeholder {listed}"
+        args = (f"placeholder.{name}", key, subject)
+        if not readout.readable:
+            facts.append(
+                Fact(*args, "unknown", listed, "the default index could not be read", DEFAULT_INDEX)
+            )
+            continue
+        page = readout.page(name)
+        versions = listed_versions(page) if page is not None and page.found else []
+        risky = [v for v in versions if _accepted_by_release(release, name, v)]
+        shown = ", ".join(map(str, versions)) or f"no {name}"
+        if risky:
+            shown += f" ({', '.join(map(str, risky))} passes the release's own pin: an impostor?)"
+        if set(versions) == set(placeholder.versions):
+            facts.append(Fact(*args, "confirmed", listed, shown, DEFAULT_INDEX))
+            continue
+        value = tuple(v for v in versions if v not in risky) or None
+        facts.append(Fact(*args, "contradicted", listed, shown, DEFAULT_INDEX, value))
+    return facts
+
+
+def _accepted_by_release(release: Release, name: str, version: Version) -> bool:
+    """Whether the release's own pin for ``name`` accepts ``version`` (a real build, or worse)."""
+    specs = [release.packages[name].requirement_spec] if name in release.packages else []
+    if name == "torch-neuronx":
+        specs += [p.torch_neuronx_spec for p in release.pairings]
+    if name == "torch":
+        specs += [p.torch_spec for p in release.pairings]
+    return any(SpecifierSet(spec).contains(version, prereleases=True) for spec in specs)
 
 
 # --- helpers ------------------------------------------------------------------------------------

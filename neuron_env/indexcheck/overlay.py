@@ -23,7 +23,14 @@ from neuron_env.indexcheck.simple import strip_credentials
 from neuron_env.indexcheck.verify import Verification
 from neuron_env.matrix import Release
 from neuron_env.matrix.load import validate_release
-from neuron_env.matrix.model import Claim, OsRelease, Pairing, PipPackage, ReleaseInfo
+from neuron_env.matrix.model import (
+    Claim,
+    OsRelease,
+    Pairing,
+    PipPackage,
+    Placeholder,
+    ReleaseInfo,
+)
 from neuron_env.matrix.write import release_to_toml
 
 _GUESSED = "not tied to this release by the index"
@@ -64,12 +71,17 @@ def corrected_release(release: Release, result: Verification) -> Release:
         os_id: _os_row(entry, by_key.get(_os_key(os_id), []), sources, stamp)
         for os_id, entry in release.os.items()
     }
+    placeholders = {
+        name: _placeholder(entry, by_key.get(_placeholder_key(name), []), sources, stamp)
+        for name, entry in release.placeholders.items()
+    }
     info = _release_info(release.release, by_key.get("release.min-glibc", []), sources, stamp)
     cited = {
         *info.sources,
         *(key for p in pairings for key in p.sources),
         *(key for package in packages.values() for key in package.sources),
         *(claim.source for entry in os_rows.values() for claim in entry.claims),
+        *(key for entry in placeholders.values() for key in entry.sources),
     }
     all_sources = {**release.sources, **{k: v for k, v in sources.items() if k in cited}}
     return dataclasses.replace(
@@ -78,6 +90,7 @@ def corrected_release(release: Release, result: Verification) -> Release:
         pairings=pairings,
         packages=packages,
         os=os_rows,
+        placeholders=placeholders,
         sources=dict(sorted(all_sources.items())),
     )
 
@@ -162,6 +175,23 @@ def _os_row(entry: OsRelease, facts: list[Fact], sources: dict[str, str], stamp:
     return dataclasses.replace(entry, wheels=wheels, instead=instead, claims=(*claims, claim))
 
 
+def _placeholder(
+    entry: Placeholder, facts: list[Fact], sources: dict[str, str], stamp: str
+) -> Placeholder:
+    """The versions the default index lists; whether they are placeholders stays as it was."""
+    known = [f for f in facts if f.status != "unknown"]
+    if not known:
+        return entry
+    (fact,) = known
+    versions = fact.value if fact.status == "contradicted" and fact.value else entry.versions
+    return dataclasses.replace(
+        entry,
+        versions=versions,
+        note=_with_check(entry.note, f"{stamp}: the default index lists {fact.index_shows}"),
+        sources=_cite(entry.sources, known, sources),
+    )
+
+
 def _release_info(
     info: ReleaseInfo, facts: list[Fact], sources: dict[str, str], stamp: str
 ) -> ReleaseInfo:
@@ -211,6 +241,10 @@ def _record_key(key: str) -> str:
 
 def _package_key(name: str) -> str:
     return f'packages."{name}"' if "." in name else f"packages.{name}"
+
+
+def _placeholder_key(name: str) -> str:
+    return f'placeholders."{name}"' if "." in name else f"placeholders.{name}"
 
 
 def _os_key(os_id: str) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from neuron_env.indexcheck.compare import Fact, verify_release
+from neuron_env.indexcheck.compare import DEFAULT_INDEX, Fact, verify_release
 from neuron_env.indexcheck.simple import (
     DEFAULT_TIMEOUT,
     IndexAccess,
@@ -73,10 +73,15 @@ class Verification:
         return 1 if self.counts["contradicted"] or self.unreadable else 0
 
 
-def indexes_to_read(release: Release, overrides: dict[str, str | None]) -> list[IndexToRead]:
+def indexes_to_read(
+    release: Release,
+    overrides: dict[str, str | None],
+    default_index: tuple[str, str] | None = None,
+) -> list[IndexToRead]:
     """The release's indexes (mirrors from ``overrides`` put in), each with its projects.
 
-    Raises ValueError for an override that is not an http(s) URL.
+    ``default_index`` (URL, where it was configured) adds the default index, read for the
+    placeholders' names. Raises ValueError for a URL that is not http(s).
     """
     replaced: dict[str, tuple[str, str]] = {}
     for flag, package in OVERRIDE_FOR.items():
@@ -91,6 +96,10 @@ def indexes_to_read(release: Release, overrides: dict[str, str | None]) -> list[
             continue
         url, origin = replaced.get(name, (index.url, "matrix"))
         plan.append(IndexToRead(name, index_access(url), origin, projects))
+    if default_index is not None and release.placeholders:
+        url, origin = default_index
+        names = tuple(release.placeholders)
+        plan.append(IndexToRead(DEFAULT_INDEX, index_access(url), origin, names))
     return plan
 
 

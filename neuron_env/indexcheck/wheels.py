@@ -12,8 +12,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from packaging.tags import Tag
-from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
-from packaging.version import Version
+from packaging.utils import (
+    InvalidSdistFilename,
+    InvalidWheelFilename,
+    canonicalize_name,
+    parse_sdist_filename,
+    parse_wheel_filename,
+)
+from packaging.version import InvalidVersion, Version
 
 from neuron_env.indexcheck.simple import ProjectPage
 
@@ -101,3 +107,28 @@ def glibc_text(glibc: tuple[int, int]) -> str:
 
 def python_sort_key(python: str) -> tuple[int, ...]:
     return tuple(int(part) for part in python.split("."))
+
+
+def listed_versions(page: ProjectPage | None) -> list[Version]:
+    """Every version a page lists a file for (wheel or sdist, yanked left out), newest first."""
+    if page is None:
+        return []
+    wanted = canonicalize_name(page.project)
+    found: set[Version] = set()
+    for entry in page.files:
+        parsed = _name_and_version(entry.filename)
+        if parsed is not None and parsed[0] == wanted and not entry.yanked:
+            found.add(parsed[1])
+    return sorted(found, reverse=True)
+
+
+def _name_and_version(filename: str) -> tuple[str, Version] | None:
+    try:
+        name, version, *_ = parse_wheel_filename(filename)
+        return name, version
+    except InvalidWheelFilename:
+        pass
+    try:
+        return parse_sdist_filename(filename)
+    except (InvalidSdistFilename, InvalidVersion):
+        return None

@@ -75,7 +75,10 @@ def test_matrix_verify_envelope(cli: CliRunner) -> None:
     with socket.socket() as sock:  # a port nothing listens on: the envelope of an unread index
         sock.bind(("127.0.0.1", 0))
         down = f"http://127.0.0.1:{sock.getsockname()[1]}/simple"
-    result = cli("matrix", "verify", "--neuron-index", down, "--pytorch-index", down, "--json")
+    quiet = {"PIP_CONFIG_FILE": "/dev/null", "PIP_INDEX_URL": ""}  # no default index
+    result = cli(
+        "matrix", "verify", "--neuron-index", down, "--pytorch-index", down, "--json", env=quiet
+    )
     assert result.returncode == 1
     doc = json.loads(result.stdout)
     assert doc["schema"] == "neuron-env/matrix-verify/v1"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import os
 import re
 import socket
 import subprocess
@@ -25,7 +26,7 @@ import pytest
 import tomllib
 from packaging.utils import canonicalize_name
 
-from tests.conftest import DATA, CliRunner
+from tests.conftest import DATA, CliRunner, Result, cli_runner
 
 pytestmark = pytest.mark.integration
 
@@ -35,6 +36,8 @@ _SERVER_IDS = itertools.count()
 
 
 def wheel_names(entry: dict[str, object]) -> list[str]:
+    if "files" in entry:
+        return list(entry["files"])  # type: ignore[call-overload]
     dist = str(entry["name"]).replace("-", "_")
     pythons = entry["python"]
     assert isinstance(pythons, list)
@@ -99,11 +102,26 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Serv
         running[f"{scenario}-html"] = serve(base / scenario)
         running[f"{scenario}-json"] = serve(base / scenario, "--pep691")
     running["private"] = serve(base / "agree", "--pep691", "--auth", "alice:s3cr3t-t0ken")
+    doc = tomllib.loads((SCENARIOS / "default.toml").read_text())
+    write_tree(base / "default", doc["default"])
+    running["default"] = serve(base / "default")
     running["failing"] = serve(base / "failing", "--status", "500")
     yield running
     for server in running.values():
         server.process.kill()
         server.process.wait()
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> CliRunner:
+    """The console script, with no pip configuration: no default index unless a test sets one."""
+    run = cli_runner(tmp_path)
+
+    def isolated(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> Result:
+        quiet = {"PIP_CONFIG_FILE": os.devnull, "PIP_INDEX_URL": ""}
+        return run(*args, env={**quiet, **(env or {})}, timeout=timeout)
+
+    return isolated
 
 
 def index_args(servers: dict[str, Server], scenario: str, page_format: str = "json") -> list[str]:
@@ -182,7 +200,7 @@ def test_the_readable_report_marks_each_fact_and_counts_them(
     at = lines.index("✗ torch-neuronx 2.14.3.1 is the newest 2.14.3.* build")
     assert lines[at + 1] == "    neuron index: 2.14.3.2 (build 2.14.3.2.2100)"
     assert "✓ torch 2.14.0 is on the pytorch-cpu index" in lines
-    assert re.fullmatch(r"\d+ confirmed, 5 contradicted, \d+ unknown\.", lines[-1])
+    assert any(re.fullmatch(r"\d+ confirmed, 5 contradicted, \d+ unknown\.", ln) for ln in lines)
     # One progress line per index on stderr, the report alone on stdout.
     progress = result.stderr.splitlines()
     assert len(progress) == 2 and all(line.startswith("read the ") for line in progress)
@@ -404,3 +422,25 @@ def test_credentials_from_the_url_or_netrc_are_sent_and_never_shown(
     )
     assert doc["_exit"] == 0, doc["_stderr"]
     assert "s3cr3t" not in json.dumps(doc)
+
+
+def test_the_default_index_from_pip_config_checks_the_placeholders(
+    cli: CliRunner, servers: dict[str, Server], tmp_path: Path
+) -> None:
+    config = tmp_path / "pip.conf"
+    config.write_text(f"[global]\nindex-url = {servers['default'].url}/simple\n")
+    doc = verify_json(cli, *index_args(servers, "agree"), env={"PIP_CONFIG_FILE": str(config)})
+    default = next(ix for ix in doc["indexes"] if ix["name"] == "default")  # type: ignore[union-attr]
+    assert default["origin"] == str(config) and default["readable"]
+    facts = facts_by_id(doc)
+    assert facts["placeholder.torch-neuronx"]["status"] == "confirmed"
+    assert facts["placeholder.neuronx-cc"]["status"] == "confirmed"
+    missing = facts["placeholder.torchtitan-neuron"]
+    assert missing["status"] == "contradicted" and "no torchtitan-neuron" in missing["index_shows"]
+    impostor = facts["placeholder.nki"]
+    assert impostor["status"] == "contradicted" and "99.0" in impostor["index_shows"]
+    assert impostor["value"] == ["0.0.1"]  # never written into the file as a placeholder
+    assert doc["_exit"] == 1
+
+    without = cli("matrix", "verify", "--release", "2.34.0", *index_args(servers, "agree"))
+    assert "Placeholders on the default index: not checked" in without.stdout
