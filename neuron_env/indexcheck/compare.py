@@ -112,6 +112,7 @@ def verify_release(
     for name, package in release.packages.items():
         facts.append(_package_fact(name, package, listing(release, readouts, name)))
     newest_torch, newest_neuronx = builds[-1] if builds else (None, None)
+    facts.append(_legacy_fact(release, neuronx))
     facts.append(_min_glibc_fact(release, torch, newest_torch))
     facts += _os_facts(release, neuronx, newest_neuronx)
     facts += _placeholder_facts(release, readouts.get(DEFAULT_INDEX))
@@ -243,6 +244,28 @@ def _package_fact(name: str, package: PipPackage, found: Listing) -> Fact:
     instead = (same_major or everything)[0] if everything else None
     text = f"none matching {shown}; {_listed(found)}" if everything else _listed(found)
     return Fact(fact_id, key, subject, "contradicted", shown, text, found.index, instead, True)
+
+
+def _legacy_fact(release: Release, neuronx: Listing) -> Fact:
+    """The newest build of the legacy PyTorch/XLA torch-neuronx line (same name, other product)."""
+    legacy = release.legacy_xla
+    subject = f"{legacy.last} is the newest legacy PyTorch/XLA torch-neuronx build"
+    args = (
+        "legacy-xla.last",
+        "legacy-xla.last",
+        subject,
+    )
+    if neuronx.problem:
+        return Fact(*args, "unknown", str(legacy.last), neuronx.problem, neuronx.index)
+    builds = [
+        v for v in neuronx.versions(legacy.versions)
+        if not _is_placeholder(release, "torch-neuronx", v)
+    ]  # fmt: skip
+    if builds and builds[0] == legacy.last:
+        return Fact(*args, "confirmed", str(legacy.last), str(builds[0]), neuronx.index)
+    shown = str(builds[0]) if builds else f"no build in {legacy.versions}"
+    value = builds[0] if builds else None
+    return Fact(*args, "contradicted", str(legacy.last), shown, neuronx.index, value)
 
 
 def _min_glibc_fact(release: Release, torch: Listing, build: Version | None) -> Fact:

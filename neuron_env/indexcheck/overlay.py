@@ -25,6 +25,7 @@ from neuron_env.matrix import Release
 from neuron_env.matrix.load import validate_release
 from neuron_env.matrix.model import (
     Claim,
+    LegacyXla,
     OsRelease,
     Pairing,
     PipPackage,
@@ -75,6 +76,7 @@ def corrected_release(release: Release, result: Verification) -> Release:
         name: _placeholder(entry, by_key.get(_placeholder_key(name), []), sources, stamp)
         for name, entry in release.placeholders.items()
     }
+    legacy = _legacy(release.legacy_xla, by_key.get("legacy-xla.last", []), sources, stamp)
     info = _release_info(release.release, by_key.get("release.min-glibc", []), sources, stamp)
     cited = {
         *info.sources,
@@ -82,6 +84,7 @@ def corrected_release(release: Release, result: Verification) -> Release:
         *(key for package in packages.values() for key in package.sources),
         *(claim.source for entry in os_rows.values() for claim in entry.claims),
         *(key for entry in placeholders.values() for key in entry.sources),
+        *legacy.sources,
     }
     all_sources = {**release.sources, **{k: v for k, v in sources.items() if k in cited}}
     return dataclasses.replace(
@@ -91,6 +94,7 @@ def corrected_release(release: Release, result: Verification) -> Release:
         packages=packages,
         os=os_rows,
         placeholders=placeholders,
+        legacy_xla=legacy,
         sources=dict(sorted(all_sources.items())),
     )
 
@@ -188,6 +192,20 @@ def _placeholder(
         entry,
         versions=versions,
         note=_with_check(entry.note, f"{stamp}: the default index lists {fact.index_shows}"),
+        sources=_cite(entry.sources, known, sources),
+    )
+
+
+def _legacy(entry: LegacyXla, facts: list[Fact], sources: dict[str, str], stamp: str) -> LegacyXla:
+    known = [f for f in facts if f.status != "unknown"]
+    if not known:
+        return entry
+    (fact,) = known
+    last = fact.value if fact.status == "contradicted" and fact.value is not None else entry.last
+    return dataclasses.replace(
+        entry,
+        last=last,
+        note=_with_check(entry.note, f"{stamp}: the newest legacy build is {fact.index_shows}"),
         sources=_cite(entry.sources, known, sources),
     )
 

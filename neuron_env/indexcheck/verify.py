@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -119,6 +120,14 @@ def verify(
         readout = read_index(
             item.name, item.access, list(item.projects), timeout=timeout, context=context
         )
+        if (
+            item.name != DEFAULT_INDEX
+            and readout.pages
+            and not any(page.found for page in readout.pages.values())
+        ):
+            # None of the packages routed to it: most likely not the index's simple URL at all.
+            why = f"HTTP 404 for {', '.join(readout.pages)}: is this the index's simple URL?"
+            readout = dataclasses.replace(readout, failed_url=readout.url, reason=why)
         if progress is not None:
             progress(_result(item, readout))
         return readout

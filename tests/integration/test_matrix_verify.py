@@ -160,9 +160,11 @@ def test_an_index_that_agrees_confirms_the_shipped_file_and_exits_0(
         "os.ubuntu-22.04.wheels",
         "os.ubuntu-24.04.wheels",
         "os.ubuntu-26.04.wheels",
+        "legacy-xla.last",
     ):
         assert facts[fact_id]["status"] == "confirmed", facts[fact_id]
     assert "2.14.3.1.2041" in str(facts["pairing.2.14.newest-build"]["index_shows"])
+    assert facts["legacy-xla.last"]["index_shows"] == "2.9.0.2.15.32035"
     # A range pin exists on the index, but the index cannot say which build is the release's.
     assert facts["package.neuronx-cc"]["status"] == "unknown"
     assert "2.29.1422.0" in str(facts["package.neuronx-cc"]["index_shows"])
@@ -188,6 +190,7 @@ def test_an_index_that_contradicts_the_file_says_what_it_shows_instead_and_exits
     assert compiler["status"] == "contradicted" and compiler["value"] == "3.0.118.0"
     assert facts["os.ubuntu-24.04.wheels"]["status"] == "contradicted"  # glibc 2.35 wheels
     assert facts["pairing.2.14.torch"]["status"] == "confirmed"
+    assert facts["legacy-xla.last"]["status"] == "confirmed"
 
 
 def test_the_readable_report_marks_each_fact_and_counts_them(
@@ -246,6 +249,13 @@ def test_an_index_answering_500_is_named_with_the_status_and_exits_1(
     facts = facts_by_id(doc)
     assert facts["pairing.2.14.newest-build"]["status"] == "unknown"
     assert facts["pairing.2.14.torch"]["status"] == "confirmed"  # the other index was read
+
+
+def test_a_url_that_is_not_the_index_says_so(cli: CliRunner, servers: dict[str, Server]) -> None:
+    root = servers["agree-json"].url  # the server, but not an index's simple root
+    doc = verify_json(cli, "--neuron-index", root, *index_args(servers, "agree")[2:])
+    assert doc["_exit"] == 1 and doc["status"] == "unreadable"
+    assert "is this the index's simple URL?" in str(doc["_stderr"])
 
 
 def test_an_index_that_never_answers_times_out_per_request(
