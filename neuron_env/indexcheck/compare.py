@@ -9,90 +9,25 @@ a contradiction only when no later release in the matrix already names it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Literal
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from neuron_env.indexcheck.simple import IndexReadout
-from neuron_env.indexcheck.wheels import (
-    Wheel,
-    glibc_text,
-    listed_versions,
-    python_sort_key,
-    wheels_for,
+from neuron_env.indexcheck.facts import (
+    DEFAULT_INDEX,
+    Fact,
+    Listing,
+    Status,
+    is_placeholder,
+    listed,
+    listing,
 )
+from neuron_env.indexcheck.glibc import min_glibc_fact, os_facts
+from neuron_env.indexcheck.placeholders import placeholder_facts
+from neuron_env.indexcheck.simple import IndexReadout
+from neuron_env.indexcheck.wheels import Wheel, python_sort_key
 from neuron_env.matrix import Matrix, Release
 from neuron_env.matrix.model import Pairing, PipPackage
-
-Status = Literal["confirmed", "contradicted", "unknown"]
-
-#: The name under which the default index (pip's ``index-url``) is read, for the placeholders.
-DEFAULT_INDEX = "default"
-
-#: glibc of each OS release the matrix files name; an OS not listed here is left unknown.
-OS_GLIBC: dict[str, tuple[int, int]] = {
-    "amzn-2023": (2, 34),
-    "ubuntu-22.04": (2, 35),
-    "ubuntu-24.04": (2, 39),
-    "ubuntu-26.04": (2, 42),  # at least: the glibc of Ubuntu 25.10, the release before it
-}
-_AT_LEAST = {"ubuntu-26.04"}
-
-
-@dataclass(frozen=True)
-class Fact:
-    """One statement of the release file and what the index says about it.
-
-    ``key`` locates the statement in the file (``pairings[0].torch-neuronx``); ``value`` is the
-    index's answer in the file's own type, which ``--write`` puts in its place when contradicted.
-    ``guess`` marks a value that exists on the index but that the index cannot tie to the release.
-    """
-
-    id: str
-    key: str
-    subject: str
-    status: Status
-    file_says: str
-    index_shows: str
-    index: str | None
-    value: Any = None
-    guess: bool = False
-
-
-@dataclass(frozen=True)
-class Listing:
-    """The wheels one index lists for one package, or why nothing can be said about them."""
-
-    package: str
-    index: str | None
-    wheels: tuple[Wheel, ...] = ()
-    problem: str | None = None
-
-    def versions(self, spec: SpecifierSet | None = None) -> list[Version]:
-        """Versions with a wheel (yanked files left out), newest first."""
-        found = {w.version for w in self.wheels if not w.yanked}
-        if spec is not None:
-            found = {v for v in found if spec.contains(v, prereleases=True)}
-        return sorted(found, reverse=True)
-
-    def build(self, version: Version) -> list[Wheel]:
-        return [w for w in self.wheels if w.version == version and not w.yanked]
-
-
-def listing(release: Release, readouts: dict[str, IndexReadout], package: str) -> Listing:
-    index = release.index_for(package)
-    readout = readouts.get(index or "")
-    if index is None or readout is None:
-        return Listing(package, index, problem="no index of the matrix serves it")
-    if not readout.readable:
-        return Listing(package, index, problem=f"the {index} index could not be read")
-    page = readout.page(package)
-    if page is None or not page.found:
-        return Listing(package, index)
-    arch = release.release.arch[0] if release.release.arch else "x86_64"
-    return Listing(package, index, tuple(wheels_for(page, arch)))
 
 
 def verify_release(
@@ -113,9 +48,9 @@ def verify_release(
         facts.append(_package_fact(name, package, listing(release, readouts, name)))
     newest_torch, newest_neuronx = builds[-1] if builds else (None, None)
     facts.append(_legacy_fact(release, neuronx))
-    facts.append(_min_glibc_fact(release, torch, newest_torch))
-    facts += _os_facts(release, neuronx, newest_neuronx)
-    facts += _placeholder_facts(release, readouts.get(DEFAULT_INDEX))
+    facts.append(min_glibc_fact(release, torch, newest_torch))
+    facts += os_facts(release, neuronx, newest_neuronx)
+    facts += placeholder_facts(release, readouts.get(DEFAULT_INDEX))
     return facts
 
 
@@ -158,7 +93,7 @@ def _pin_fact(
     if matching:
         return Fact(fact_id, key, subject, "confirmed", shown, str(matching[0]), found.index)
     instead = replacement()
-    text = _listed(found) + (f"; its nearest is {instead}" if instead else "")
+    text = listed(found) + (f"; its nearest is {instead}" if instead else "")
     return Fact(fact_id, key, subject, "contradicted", shown, text, found.index, instead)
 
 
@@ -177,10 +112,10 @@ def _family_fact(
         return fact("unknown", neuronx.problem), None
     builds = [
         v for v in neuronx.versions(SpecifierSet(f"=={family}.*"))
-        if v not in release.legacy_xla.versions and not _is_placeholder(release, "torch-neuronx", v)
+        if v not in release.legacy_xla.versions and not is_placeholder(release, "torch-neuronx", v)
     ]  # fmt: skip
     if not builds:
-        return fact("contradicted", f"no {family}.* build; {_listed(neuronx)}"), None
+        return fact("contradicted", f"no {family}.* build; {listed(neuronx)}"), None
     newest = _truncate(builds[0], len(pinned.release))
     if newest == pinned:
         return fact("confirmed", f"{newest} (newest build {builds[0]})"), pinned
@@ -220,7 +155,7 @@ def _python_fact(
     return Fact(fact_id, key, subject, "contradicted", listed, shown, neuronx.index, value)
 
 
-# --- packages, glibc, OS rows ------------------------------------------------------------------
+# --- packages and the legacy line ------------------------------------------------------------
 
 
 def _package_fact(name: str, package: PipPackage, found: Listing) -> Fact:
@@ -242,7 +177,7 @@ def _package_fact(name: str, package: PipPackage, found: Listing) -> Fact:
     everything = found.versions()
     same_major = [v for v in everything if package.version and v.major == package.version.major]
     instead = (same_major or everything)[0] if everything else None
-    text = f"none matching {shown}; {_listed(found)}" if everything else _listed(found)
+    text = f"none matching {shown}; {listed(found)}" if everything else listed(found)
     return Fact(fact_id, key, subject, "contradicted", shown, text, found.index, instead, True)
 
 
@@ -259,7 +194,7 @@ def _legacy_fact(release: Release, neuronx: Listing) -> Fact:
         return Fact(*args, "unknown", str(legacy.last), neuronx.problem, neuronx.index)
     builds = [
         v for v in neuronx.versions(legacy.versions)
-        if not _is_placeholder(release, "torch-neuronx", v)
+        if not is_placeholder(release, "torch-neuronx", v)
     ]  # fmt: skip
     if builds and builds[0] == legacy.last:
         return Fact(*args, "confirmed", str(legacy.last), str(builds[0]), neuronx.index)
@@ -268,98 +203,7 @@ def _legacy_fact(release: Release, neuronx: Listing) -> Fact:
     return Fact(*args, "contradicted", str(legacy.last), shown, neuronx.index, value)
 
 
-def _min_glibc_fact(release: Release, torch: Listing, build: Version | None) -> Fact:
-    stated = release.release.min_glibc
-    subject = f"PyTorch wheels need glibc {stated}" if stated else "PyTorch wheels' glibc floor"
-    args = ("release.min-glibc", "release.min-glibc", subject)
-    floor, problem = _floor(torch, build)
-    if floor is None:
-        return Fact(*args, "unknown", stated or "(not stated)", problem, torch.index)
-    text = f"glibc {glibc_text(floor)} (torch {build})"
-    if stated == glibc_text(floor):
-        return Fact(*args, "confirmed", stated, text, torch.index)
-    value = glibc_text(floor)
-    return Fact(*args, "contradicted", stated or "(not stated)", text, torch.index, value)
-
-
-def _os_facts(release: Release, neuronx: Listing, build: Version | None) -> list[Fact]:
-    floor, problem = _floor(neuronx, build)
-    facts = []
-    for os_id, entry in release.os.items():
-        key = f'os."{os_id}".wheels' if "." in os_id else f"os.{os_id}.wheels"
-        said = "pip wheels" if entry.wheels else "no pip wheels"
-        subject = f"{entry.name} has {said} of torch-neuronx"
-        args = (f"os.{os_id}.wheels", key, subject)
-        glibc = OS_GLIBC.get(os_id)
-        if floor is None or glibc is None:
-            why = problem if floor is None else f"neuron-env does not know the glibc of {os_id}"
-            facts.append(Fact(*args, "unknown", said, why, neuronx.index))
-            continue
-        installs = glibc >= floor
-        plus = "+" if os_id in _AT_LEAST else ""
-        text = (
-            f"torch-neuronx {build} needs glibc {glibc_text(floor)}, {entry.name} has "
-            f"{glibc_text(glibc)}{plus}: the wheels {'install' if installs else 'do not install'}"
-        )
-        status: Status = "confirmed" if installs == entry.wheels else "contradicted"
-        value = None if status == "confirmed" else installs
-        facts.append(Fact(*args, status, said, text, neuronx.index, value))
-    return facts
-
-
-def _placeholder_facts(release: Release, readout: IndexReadout | None) -> list[Fact]:
-    """The placeholder versions each Neuron name has on the default index, when it is read."""
-    if readout is None:
-        return []  # no default index configured: nothing to say (the report says so)
-    facts = []
-    for name, placeholder in release.placeholders.items():
-        key = f'placeholders."{name}"' if "." in name else f"placeholders.{name}"
-        listed = ", ".join(map(str, placeholder.versions))
-        subject = f"{name} on the default index is only the placeholder {listed}"
-        args = (f"placeholder.{name}", key, subject)
-        if not readout.readable:
-            facts.append(
-                Fact(*args, "unknown", listed, "the default index could not be read", DEFAULT_INDEX)
-            )
-            continue
-        page = readout.page(name)
-        versions = listed_versions(page) if page is not None and page.found else []
-        risky = [v for v in versions if _accepted_by_release(release, name, v)]
-        shown = ", ".join(map(str, versions)) or f"no {name}"
-        if risky:
-            shown += f" ({', '.join(map(str, risky))} passes the release's own pin: an impostor?)"
-        if set(versions) == set(placeholder.versions):
-            facts.append(Fact(*args, "confirmed", listed, shown, DEFAULT_INDEX))
-            continue
-        value = tuple(v for v in versions if v not in risky) or None
-        facts.append(Fact(*args, "contradicted", listed, shown, DEFAULT_INDEX, value))
-    return facts
-
-
-def _accepted_by_release(release: Release, name: str, version: Version) -> bool:
-    """Whether the release's own pin for ``name`` accepts ``version`` (a real build, or worse)."""
-    specs = [release.packages[name].requirement_spec] if name in release.packages else []
-    if name == "torch-neuronx":
-        specs += [p.torch_neuronx_spec for p in release.pairings]
-    if name == "torch":
-        specs += [p.torch_spec for p in release.pairings]
-    return any(SpecifierSet(spec).contains(version, prereleases=True) for spec in specs)
-
-
 # --- helpers ------------------------------------------------------------------------------------
-
-
-def _floor(found: Listing, build: Version | None) -> tuple[tuple[int, int] | None, str]:
-    """The lowest glibc any wheel of ``build`` installs on, or None and why not."""
-    if found.problem or build is None:
-        return None, found.problem or f"no {found.package} build to look at"
-    needs = [w.glibc for w in found.build(build)]
-    if None in needs:
-        return None, f"{found.package} {build} has a wheel for any platform"
-    known = [n for n in needs if n is not None and n != (0, 0)]
-    if not known:
-        return None, f"the {found.package} {build} wheels' platform tags name no glibc"
-    return min(known), ""
 
 
 def _newest_build(found: Listing, spec: str | None, pin: Fact | None) -> Version | None:
@@ -393,25 +237,12 @@ def _python_list(pythons: frozenset[str] | None) -> str:
     return ", ".join(sorted(pythons, key=python_sort_key)) or "none"
 
 
-def _listed(found: Listing) -> str:
-    versions = found.versions()
-    if not found.wheels and not versions:
-        return f"the {found.index} index lists no {found.package} wheel"
-    shown = ", ".join(map(str, versions[:4])) + (", ..." if len(versions) > 4 else "")
-    return f"the {found.index} index has {shown}"
-
-
 def _public(versions: list[Version]) -> Version | None:
     return Version(versions[0].public) if versions else None
 
 
 def _truncate(version: Version, parts: int) -> Version:
     return Version(".".join(map(str, version.release[:parts])))
-
-
-def _is_placeholder(release: Release, package: str, version: Version) -> bool:
-    placeholder = release.placeholders.get(package)
-    return placeholder is not None and version in placeholder.versions
 
 
 def _release_naming(matrix: Matrix, release: Release, torch_neuronx: Version) -> str | None:

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from neuron_env.indexcheck.compare import Fact
+from neuron_env.indexcheck.facts import Fact
 from neuron_env.indexcheck.simple import strip_credentials
 from neuron_env.indexcheck.verify import Verification
 from neuron_env.matrix import Release

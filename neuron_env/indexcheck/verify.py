@@ -8,7 +8,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from neuron_env.indexcheck.compare import DEFAULT_INDEX, Fact, verify_release
+from neuron_env.indexcheck.compare import verify_release
+from neuron_env.indexcheck.facts import DEFAULT_INDEX, Fact
 from neuron_env.indexcheck.simple import (
     DEFAULT_TIMEOUT,
     IndexAccess,
