@@ -133,9 +133,9 @@ def _python_fact(
     neuronx: Listing,
     neuronx_build: Version | None,
 ) -> Fact:
-    listed = ", ".join(p.python)
+    claimed = ", ".join(p.python)
     fact_id, key = f"pairing.{p.torch_minor}.python", f"pairings[{i}].python"
-    subject = f"Python {listed} have wheels of torch {p.torch_minor} and its torch-neuronx"
+    subject = f"Python {claimed} have wheels of torch {p.torch_minor} and its torch-neuronx"
     seen: list[tuple[str, frozenset[str] | None]] = []
     unknown: list[str] = []
     for found, build in ((torch, torch_build), (neuronx, neuronx_build)):
@@ -148,11 +148,11 @@ def _python_fact(
     value = tuple(sorted(have, key=python_sort_key)) if have is not None else None
     missing = have is not None and not set(p.python) <= have
     if unknown and not missing:
-        return Fact(fact_id, key, subject, "unknown", listed, "; ".join(unknown), neuronx.index)
+        return Fact(fact_id, key, subject, "unknown", claimed, "; ".join(unknown), neuronx.index)
     if have is None or have == set(p.python):
-        return Fact(fact_id, key, subject, "confirmed", listed, shown, neuronx.index)
-    # Wheels missing for a listed Python, or wheels for a Python the file does not list.
-    return Fact(fact_id, key, subject, "contradicted", listed, shown, neuronx.index, value)
+        return Fact(fact_id, key, subject, "confirmed", claimed, shown, neuronx.index)
+    # Wheels missing for a claimed Python, or wheels for a Python the file does not list.
+    return Fact(fact_id, key, subject, "contradicted", claimed, shown, neuronx.index, value)
 
 
 # --- packages and the legacy line ------------------------------------------------------------

@@ -48,11 +48,12 @@ class Listing:
     problem: str | None = None
 
     def versions(self, spec: SpecifierSet | None = None) -> list[Version]:
-        """Versions with a wheel (yanked files left out), newest first."""
+        """Versions with a wheel (yanked files left out), newest first.
+
+        Pre-releases only when nothing else matches, as pip chooses.
+        """
         found = {w.version for w in self.wheels if not w.yanked}
-        if spec is not None:
-            found = {v for v in found if spec.contains(v, prereleases=True)}
-        return sorted(found, reverse=True)
+        return sorted((spec or SpecifierSet()).filter(found), reverse=True)
 
     def build(self, version: Version) -> list[Wheel]:
         return [w for w in self.wheels if w.version == version and not w.yanked]
