@@ -189,7 +189,7 @@ def verify(
     ] = None,
     timeout: Annotated[
         float,
-        typer.Option("--timeout", metavar="SECONDS", min=0.1, help="Per request (default 15)."),
+        typer.Option("--timeout", metavar="SECONDS", min=0.1, help="Wait per request."),
     ] = 15.0,
 ) -> None:
     """Check a release file against the package indexes themselves.
