@@ -3,13 +3,18 @@
 A file that cannot be scanned (unreadable, not decodable, not valid Python for this interpreter)
 becomes a ``scan-error`` finding at the place of the problem, not a crash: one bad file never hides
 the findings of the others, and it still fails the run (it is an error that nothing was checked).
-A path that does not exist is bad input (exit 2) before anything is scanned.
+A PATH argument that does not exist, is a loop of symbolic links, or is neither a regular file nor
+a directory (a FIFO, a ``<(cat file)`` pipe, ``/dev/zero``) is bad input (exit 2) before anything
+is scanned. In a directory, such a file is a ``scan-error`` finding; nothing is read without a
+bound (:data:`~.source.MAX_FILE_BYTES`) or in a way that can block.
 """
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
+import stat
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -18,7 +23,7 @@ from pathlib import Path
 from neuron_env.errors import BadInput
 from neuron_env.scan.detect import detect, finding
 from neuron_env.scan.model import Finding, RuleSet, ScanReport, Span
-from neuron_env.scan.source import SourceFile
+from neuron_env.scan.source import NotASourceFile, SourceFile, file_kind
 from neuron_env.scan.uses import collect_uses
 
 SCAN_ERROR = "scan-error"
@@ -35,13 +40,14 @@ class ScanOptions:
 
 def scan(paths: Sequence[Path], rules: RuleSet, options: ScanOptions) -> ScanReport:
     """Scan ``paths`` (files, or directories walked for ``*.py``) with ``rules``."""
-    files = list(python_files(paths, options))
-    findings = [f for path, display in files for f in scan_file(path, display, rules)]
+    files = list(scanned_files(paths, options))
+    findings = [f for each in files for f in scan_file(each.path, each.display, rules)]
     return ScanReport(
         rules=rules,
         root=str(options.root),
-        files=tuple(display for _, display in files),
+        files=tuple(each.display for each in files),
         findings=tuple(sorted(findings, key=lambda f: f.sort_key)),
+        outside=frozenset(each.display for each in files if each.outside),
     )
 
 
@@ -53,6 +59,8 @@ def scan_file(path: Path, display: str, rules: RuleSet) -> list[Finding]:
         if not rules.may_match(source.text):
             return []  # parsed (a syntax error is still reported), but nothing to look for
         return detect(collect_uses(tree), rules, source)
+    except NotASourceFile as exc:
+        return [_scan_error(rules, path, display, str(exc))]
     except OSError as exc:
         return [_scan_error(rules, path, display, f"cannot read the file: {exc.strerror}")]
     except UnicodeDecodeError as exc:
@@ -80,19 +88,57 @@ def _scan_error(
 # --- which files ----------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class ScannedFile:
+    path: Path
+    display: str
+    outside: bool = False  # reached through a symbolic link that leaves the scanned tree
+
+
 def python_files(paths: Iterable[Path], options: ScanOptions) -> Iterator[tuple[Path, str]]:
     """(path, display name) of each file to scan, sorted within directories, each file once."""
+    for each in scanned_files(paths, options):
+        yield each.path, each.display
+
+
+def scanned_files(paths: Iterable[Path], options: ScanOptions) -> Iterator[ScannedFile]:
+    """Each file to scan, sorted within directories, each file once."""
     seen: set[Path] = set()
     for path in paths:
-        if not path.exists():
-            raise BadInput(f"{path}: no such file or directory.", hint="Check the PATH arguments.")
-        candidates = [path] if path.is_file() else _walk(path, options)
-        for candidate in candidates:
+        is_dir = _check_argument(path)
+        tree = Path(os.path.realpath(path))
+        for candidate in _walk(path, options) if is_dir else [path]:
             display = display_name(candidate, options.root)
-            key = candidate.resolve()
+            key = Path(os.path.realpath(candidate))
             if key not in seen and not _excluded(display, options.exclude):
                 seen.add(key)
-                yield candidate, display
+                yield ScannedFile(candidate, display, is_dir and not key.is_relative_to(tree))
+
+
+def _check_argument(path: Path) -> bool:
+    """True for a directory, False for a regular file; BadInput for anything else."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise BadInput(
+                f"{path}: a loop of symbolic links (it never reaches a file).",
+                hint="Fix or remove the link, or scan the file it should point to.",
+            ) from None
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            raise BadInput(
+                f"{path}: no such file or directory.", hint="Check the PATH arguments."
+            ) from None
+        raise BadInput(f"{path}: cannot be read ({exc.strerror}).") from None
+    if stat.S_ISDIR(mode):
+        return True
+    if stat.S_ISREG(mode):
+        return False
+    raise BadInput(
+        f"{path}: {file_kind(mode)}, not a source file or directory; scan reads files it can "
+        "read to the end, so it does not read pipes, devices or process substitutions.",
+        hint="Save the code to a file first, then run: neuron-env scan FILE",
+    )
 
 
 def _walk(directory: Path, options: ScanOptions) -> Iterator[Path]:

@@ -87,6 +87,7 @@ class RuleSet:
 
     release: str
     rules: tuple[Rule, ...]
+    oldest_python: tuple[int, int] = (3, 10)  # the oldest Python the release supports
 
     def get(self, rule_id: str) -> Rule:
         return next(r for r in self.rules if r.id == rule_id)
@@ -152,6 +153,7 @@ class ScanReport:
     root: str
     files: tuple[str, ...]
     findings: tuple[Finding, ...]
+    outside: frozenset[str] = frozenset()  # files reached through links leaving the tree
 
     def counts(self) -> dict[Severity, int]:
         return {s: sum(1 for f in self.findings if f.severity == s) for s in SEVERITIES}

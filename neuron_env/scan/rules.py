@@ -113,7 +113,16 @@ def rules_for(release: Release, rule_file: RuleFile | None = None) -> RuleSet:
         raise MatrixError(
             str(release.origin), "limitations", f"rule id(s) {duplicates} already used"
         )
-    return RuleSet(str(release.version), tuple(rules))
+    return RuleSet(str(release.version), tuple(rules), _oldest_python(release))
+
+
+def _oldest_python(release: Release) -> tuple[int, int]:
+    versions = [
+        (int(major), int(minor))
+        for pairing in release.pairings
+        for major, minor in (python.split(".")[:2] for python in pairing.python)
+    ]
+    return min(versions, default=(3, 10))
 
 
 def _own_rule(spec: RuleSpec, release: Release) -> Rule:
