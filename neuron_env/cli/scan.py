@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import sys
 from pathlib import Path
@@ -251,11 +250,9 @@ def _print_text(out: Console, report: ScanReport) -> None:
 
 
 def _plain_text(report: ScanReport) -> str:
-    from rich.console import Console
+    from neuron_env.scan.render_text import render_report
 
-    buffer = io.StringIO()
-    _print_text(Console(file=buffer, color_system=None, width=120), report)
-    return buffer.getvalue()
+    return render_report(report)
 
 
 def _print_rules(rules: RuleSet, output_format: str) -> None:

@@ -23,13 +23,25 @@ from pathlib import Path
 from neuron_env.errors import BadInput
 from neuron_env.scan.detect import detect, finding
 from neuron_env.scan.model import Finding, RuleSet, ScanReport, Span
-from neuron_env.scan.source import NotASourceFile, SourceFile, file_kind
+from neuron_env.scan.notebook import read_cells, scan_notebook
+from neuron_env.scan.shell import is_shell_shebang, shell_findings
+from neuron_env.scan.source import (
+    NotASourceFile,
+    SourceFile,
+    file_kind,
+    first_line,
+    read_bounded,
+)
 from neuron_env.scan.uses import collect_uses
 
 SCAN_ERROR = "scan-error"
 # Never source of the user's program: caches, dependencies, virtual environments (also any
 # directory holding a pyvenv.cfg) and hidden directories such as .git and .tox.
 SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
+PYTHON_SUFFIXES = frozenset({".py", ".pyw", ".pyi"})
+NOTEBOOK_SUFFIXES = frozenset({".ipynb"})
+SHELL_SUFFIXES = frozenset({".sh", ".bash"})
+WALKED_SUFFIXES = frozenset({".py", ".ipynb", ".sh", ".bash"})
 
 
 @dataclass(frozen=True)
@@ -54,11 +66,14 @@ def scan(paths: Sequence[Path], rules: RuleSet, options: ScanOptions) -> ScanRep
 def scan_file(path: Path, display: str, rules: RuleSet) -> list[Finding]:
     """The findings of one file, or one ``scan-error`` finding saying why it could not be read."""
     try:
-        source = SourceFile.read(path, display)
-        tree = source.parse()
-        if not rules.may_match(source.text):
-            return []  # parsed (a syntax error is still reported), but nothing to look for
-        return detect(collect_uses(tree), rules, source)
+        raw = read_bounded(path)
+        kind = kind_of(path, raw.split(b"\n", 1)[0])
+        if kind == "notebook":
+            return _scan_notebook(path, display, raw, rules)
+        source = SourceFile.decode(path, display, raw)
+        if kind == "shell":
+            return shell_findings(source, rules) if rules.may_match(source.text) else []
+        return _scan_python(source, rules)
     except NotASourceFile as exc:
         return [_scan_error(rules, path, display, str(exc))]
     except OSError as exc:
@@ -67,11 +82,47 @@ def scan_file(path: Path, display: str, rules: RuleSet) -> list[Finding]:
         problem = f"not valid {exc.encoding} text at byte {exc.start}"
         return [_scan_error(rules, path, display, problem)]
     except SyntaxError as exc:
-        where = Span(exc.lineno or 1, exc.offset or 1, exc.lineno or 1, exc.offset or 1)
-        problem = f"not valid Python {_python()}: {exc.msg}"
-        return [_scan_error(rules, path, display, problem, where)]
+        return [_syntax_error(rules, path, display, exc)]
     except (ValueError, RecursionError) as exc:  # NUL bytes; absurdly deep nesting
         return [_scan_error(rules, path, display, f"cannot be parsed: {exc}")]
+
+
+def kind_of(path: Path, first: bytes) -> str:
+    """``python``, ``notebook`` or ``shell``, by the name, else by the shebang."""
+    suffix = path.suffix.lower()
+    if suffix in NOTEBOOK_SUFFIXES:
+        return "notebook"
+    if suffix in SHELL_SUFFIXES:
+        return "shell"
+    if suffix not in PYTHON_SUFFIXES and is_shell_shebang(first):
+        return "shell"
+    return "python"
+
+
+def _scan_python(source: SourceFile, rules: RuleSet) -> list[Finding]:
+    tree = source.parse()
+    if not rules.may_match(source.text):
+        return []  # parsed (a syntax error is still reported), but nothing to look for
+    return detect(collect_uses(tree), rules, source)
+
+
+def _scan_notebook(path: Path, display: str, raw: bytes, rules: RuleSet) -> list[Finding]:
+    def python(source: SourceFile) -> list[Finding]:
+        return _scan_python(source, rules)
+
+    def shell(source: SourceFile) -> list[Finding]:
+        return shell_findings(source, rules)
+
+    def syntax_error(exc: SyntaxError) -> Finding:
+        return _syntax_error(rules, path, display, exc)
+
+    return scan_notebook(path, display, read_cells(raw), python, shell, syntax_error)
+
+
+def _syntax_error(rules: RuleSet, path: Path, display: str, exc: SyntaxError) -> Finding:
+    where = Span(exc.lineno or 1, exc.offset or 1, exc.lineno or 1, exc.offset or 1)
+    problem = f"not valid Python {_python()}: {exc.msg}"
+    return _scan_error(rules, path, display, problem, where)
 
 
 def _python() -> str:
@@ -146,8 +197,11 @@ def _walk(directory: Path, options: ScanOptions) -> Iterator[Path]:
         here = Path(current)
         dirs[:] = sorted(d for d in dirs if _wanted_dir(here / d, options))
         for name in sorted(files):
-            if name.endswith(".py"):
-                yield here / name
+            path = here / name
+            if path.suffix in WALKED_SUFFIXES or (
+                not path.suffix and is_shell_shebang(first_line(path))
+            ):
+                yield path
 
 
 def _wanted_dir(path: Path, options: ScanOptions) -> bool:

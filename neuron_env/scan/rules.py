@@ -145,7 +145,15 @@ def _limitation_rule(limit: Limitation, release: Release, data: RuleFile) -> Rul
     policy = data.limitations.get(limit.id) or data.limitation_kinds.get(limit.kind)
     if policy is None:
         return None
-    detect = dataclasses.replace(policy.detect, apis=limit.apis)
+    related = policy.detect
+    detect = dataclasses.replace(
+        related,
+        apis=(*limit.apis, *(a for api in limit.apis for a in related.related_apis.get(api, ()))),
+        methods=(
+            *related.methods,
+            *(m for api in limit.apis for m in related.related_methods.get(api, ())),
+        ),
+    )
     if detect.is_empty():
         return None  # nothing in source code shows this limitation
     return Rule(

@@ -117,6 +117,23 @@ def read_bounded(path: Path) -> bytes:
         os.close(fd)
 
 
+def first_line(path: Path) -> bytes:
+    """The start of a regular file's first line (for its shebang); empty for anything else."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return b""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b""
+        return os.read(fd, 256).split(b"\n", 1)[0]
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+
+
 def too_large(size: int) -> str:
     return f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB ({size:,} bytes): not a source file"
 
