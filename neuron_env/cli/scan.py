@@ -160,7 +160,7 @@ def _fix(
 
     out = console(stderr=not to_stdout)
     python = min(OLDEST_PYTHON, rules.oldest_python)
-    planned = plan_fixes(report.fixable(), outside=report.outside, python=python)
+    planned = plan_fixes(report.findings, outside=report.outside, python=python)
     for refused in (p for p in planned if p.problem):
         what = f"Not fixed: {refused.display}: {refused.problem}."
         out.print(escape(what), soft_wrap=True)

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from neuron_env.scan.model import Edit, EventKind, Finding, Rule, RuleSet, Span, Variant
+from neuron_env.scan.rewrite import reference_fix
 from neuron_env.scan.source import SourceFile
 from neuron_env.scan.uses import ON_CPU, ModuleUses, Reference
 
@@ -79,23 +80,8 @@ def _api_uses(uses: ModuleUses, rules: RuleSet, source: SourceFile) -> Iterator[
     for ref in uses.references:
         rule = best_rule(ref.name, rules, "reference")
         if rule is not None and ref.role not in rule.detect.ignore:
-            fix = _device_call_fix(rule, ref, source)
+            fix = reference_fix(rule.fixes.get(ref.name, rule.fix), ref, source)
             yield finding(rule, source, source.span(ref.node), ref.name, fix=fix)
-
-
-def _is_plain_call(ref: Reference) -> bool:
-    return ref.call is not None and not ref.call.args and not ref.call.keywords
-
-
-def _device_call_fix(rule: Rule, ref: Reference, source: SourceFile) -> Edit | None:
-    """``xm.xla_device()`` → ``torch.device("neuron")``, when torch is imported in the module."""
-    if rule.fix != "neuron-device-call" or ref.call is None or not _is_plain_call(ref):
-        return None
-    torch_name = ref.scope.name_for("torch")
-    if torch_name is None:
-        return None
-    span = source.span(ref.call)
-    return Edit(span, source.segment(span), f'{torch_name}.device("neuron")')
 
 
 # --- method calls, device strings, string constants -------------------------------------------

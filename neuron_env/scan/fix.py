@@ -23,9 +23,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from neuron_env.errors import OperationFailed
+from neuron_env.scan.cleanup import statement_changes
 from neuron_env.scan.grammar import PythonVersion, fstring_quotes, grammar_problem
 from neuron_env.scan.model import Edit, Finding
-from neuron_env.scan.source import SourceFile, read_bounded
+from neuron_env.scan.source import NotASourceFile, SourceFile, read_bounded
 
 OLDEST_PYTHON: PythonVersion = (3, 10)  # the XLA-era torch-neuronx line ran on 3.10
 
@@ -115,9 +116,12 @@ def plan_fixes(
     """
     by_file: dict[Path, list[Finding]] = {}
     for item in findings:
-        if item.fix is not None:
-            by_file.setdefault(item.file, []).append(item)
-    return [_patch(file, items, outside, python) for file, items in by_file.items()]
+        by_file.setdefault(item.file, []).append(item)
+    return [
+        _patch(file, items, outside, python)
+        for file, items in by_file.items()
+        if any(item.fix is not None and item.cell is None for item in items)
+    ]
 
 
 def _patch(
@@ -144,24 +148,39 @@ def _patch(
 
 
 def _apply(source: SourceFile, findings: list[Finding]) -> tuple[str, list[Finding]]:
-    quotes = fstring_quotes(source)
+    try:
+        tree = source.parse()
+    except (SyntaxError, ValueError, NotASourceFile):  # it changed since the scan
+        raise _changed(findings[0].path) from None
+    changes = statement_changes(source, tree, findings)
+    quotes = fstring_quotes(source, tree)
     text, applied, last_start = source.text, [], len(source.text) + 1
-    ordered = sorted(findings, key=lambda f: _start(source, f), reverse=True)
-    for item in ordered:  # from the end, so earlier offsets stay valid
-        edit = _edit(item)
-        start, end = _start(source, item), source.offset(edit.span.end_line, edit.span.end_column)
+    spans = [(_offsets(source, change.edit), change) for change in changes]
+    for (start, end), change in sorted(spans, key=lambda item: item[0], reverse=True):
         if end > last_start:
             continue  # overlaps an edit already made; a later scan will offer it again
+        edit = change.edit
         if text[start:end] != edit.old:
-            raise OperationFailed(
-                f"{item.path} changed while it was being scanned; nothing was written to it.",
-                hint="Run 'neuron-env scan --fix' again.",
-            )
+            raise _changed(findings[0].path)
         new = _requote(edit, quotes.get(start))
         text = text[:start] + new + text[end:]
-        applied.append(item if new == edit.new else replace(item, fix=replace(edit, new=new)))
         last_start = start
+        if change.finding is not None:
+            fixed = change.finding
+            applied.append(fixed if new == edit.new else replace(fixed, fix=replace(edit, new=new)))
     return text, applied
+
+
+def _changed(display: str) -> OperationFailed:
+    return OperationFailed(
+        f"{display} changed while it was being scanned; nothing was written to it.",
+        hint="Run 'neuron-env scan --fix' again.",
+    )
+
+
+def _offsets(source: SourceFile, edit: Edit) -> tuple[int, int]:
+    span = edit.span
+    return source.offset(span.line, span.column), source.offset(span.end_line, span.end_column)
 
 
 def _requote(edit: Edit, enclosing: str | None) -> str:
@@ -170,13 +189,3 @@ def _requote(edit: Edit, enclosing: str | None) -> str:
         return edit.new
     other = "'" if enclosing == '"' else '"'
     return edit.new.replace(enclosing, other)
-
-
-def _edit(item: Finding) -> Edit:
-    assert item.fix is not None
-    return item.fix
-
-
-def _start(source: SourceFile, item: Finding) -> int:
-    span = _edit(item).span
-    return source.offset(span.line, span.column)

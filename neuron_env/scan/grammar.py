@@ -15,7 +15,7 @@ import sys
 import tokenize
 import warnings
 
-from neuron_env.scan.source import NotASourceFile, SourceFile
+from neuron_env.scan.source import SourceFile
 
 PythonVersion = tuple[int, int]
 _PREFIX = "rRbBuUfF"
@@ -72,12 +72,8 @@ def _clashes(outer: str, inner: str) -> bool:
     return outer[0] == inner[0] and (len(outer) == 1 or len(inner) == 3)
 
 
-def fstring_quotes(source: SourceFile) -> dict[int, str]:
+def fstring_quotes(source: SourceFile, tree: ast.Module) -> dict[int, str]:
     """Offset in the text of each expression inside an f-string → that f-string's quote."""
-    try:
-        tree = source.parse()
-    except (SyntaxError, ValueError, NotASourceFile):  # reported by the scan already
-        return {}
     quotes: dict[int, str] = {}
     for node in ast.walk(tree):
         if not isinstance(node, ast.JoinedStr):

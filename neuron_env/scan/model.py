@@ -20,7 +20,11 @@ FixKind = Literal[
     "neuron-device-string",  # "xla:1" → "neuron:1"
     "neuron-string",  # "xla" / "openxla" → "neuron"
     "env-init",  # "xla://" / "pjrt://" → "env://"
-    "statement",  # the statement-level rewrites of .statements
+    "remove-statement",  # xm.mark_step() → nothing (or pass)
+    "get-rank",  # xm.get_ordinal() → torch.distributed's rank
+    "get-world-size",  # xr.world_size() → torch.distributed's world size
+    "rank-0-print",  # xm.master_print(x) → print(x) on rank 0
+    "rank-0-save",  # xm.save(obj, path) → torch.save(obj, path) on rank 0
 ]
 
 
@@ -98,6 +102,7 @@ class Rule:
     fix: FixKind | None = None
     suggestions: dict[str, str] = field(default_factory=dict)
     variants: dict[str, Variant] = field(default_factory=dict)
+    fixes: dict[str, FixKind] = field(default_factory=dict)  # per API name, over `fix`
 
     @property
     def description(self) -> str:
@@ -150,6 +155,8 @@ class Edit:
     span: Span
     old: str
     new: str
+    remove: bool = False  # remove the statement at span (the planner may leave `pass`)
+    needs_torch: bool = False  # `new` names torch, which the module does not import yet
 
 
 @dataclass(frozen=True)

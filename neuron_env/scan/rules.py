@@ -41,6 +41,7 @@ class RuleSpec:
     fix: FixKind | None = None
     suggestions: dict[str, str] = field(default_factory=dict)
     variants: dict[str, Variant] = field(default_factory=dict)
+    fixes: dict[str, FixKind] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,7 @@ def _own_rule(spec: RuleSpec, release: Release) -> Rule:
         fix=spec.fix,
         suggestions=spec.suggestions,
         variants=spec.variants,
+        fixes=spec.fixes,
     )
 
 

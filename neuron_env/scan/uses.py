@@ -56,6 +56,7 @@ class Reference:
     call: ast.Call | None = None  # the call, when the reference is what is called
     decorator: bool = False
     role: str = ""  # COMPARED, KEY or ON_CPU when the value is not computed with on the device
+    statement: ast.Expr | None = None  # the statement, when the call is one on its own
 
 
 @dataclass(frozen=True)
@@ -156,6 +157,7 @@ class _Walker(ast.NodeVisitor):
         self.calls: dict[int, ast.Call] = {}  # id(call.func) → call
         self.decorators: set[int] = set()
         self.roles: dict[int, str] = {}  # id(node) → COMPARED, KEY or ON_CPU
+        self.statements: dict[int, ast.Expr] = {}  # id(call) → its expression statement
 
     # --- scopes and bindings -------------------------------------------------------------------
 
@@ -346,6 +348,8 @@ class _Walker(ast.NodeVisitor):
         value = node.value
         if isinstance(value, ast.Constant) and isinstance(value.value, str):
             return  # a docstring (or a bare string statement): prose, not code
+        if isinstance(value, ast.Call):
+            self.statements[id(value)] = node
         self.generic_visit(node)
 
     # --- expressions ---------------------------------------------------------------------------
@@ -378,7 +382,9 @@ class _Walker(ast.NodeVisitor):
         call = self.calls.get(id(node))
         decorator = id(node) in self.decorators
         role = self.roles.get(id(node), "")
-        self.uses.references.append(Reference(resolved, node, self.scope, call, decorator, role))
+        statement = self.statements.get(id(call)) if call is not None else None
+        reference = Reference(resolved, node, self.scope, call, decorator, role, statement)
+        self.uses.references.append(reference)
 
     def visit_Call(self, node: ast.Call) -> None:
         self.calls[id(node.func)] = node
