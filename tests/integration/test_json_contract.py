@@ -196,7 +196,7 @@ def test_scan_envelope(cli: CliRunner) -> None:
     }  # fmt: skip
     assert set(doc["findings"][0]) == {
         "rule", "severity", "path", "line", "column", "end_line", "end_column", "message",
-        "suggestion", "confirmed", "help_uri", "fix",
+        "suggestion", "confirmed", "help_uri", "fix", "cell",
     }  # fmt: skip
     assert {"old", "new"} == set(next(f["fix"] for f in doc["findings"] if f["fix"]))
 
