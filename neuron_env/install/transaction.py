@@ -217,11 +217,11 @@ def _build(
         backend.create_venv(target.base_python, venv, session)
     pause_at("stage")
     phases.start("install", f"Installing with {backend.name}")
-    backend.install(plan, venv / "bin" / "python", session)
+    from_neuron = backend.install(plan, venv / "bin" / "python", session)
     phases.start("verify", "Verifying the new environment (import torch)")
     pause_at("verify")
     versions, torch = _inspect(venv / "bin" / "python", runner)
-    found = problems(plan, target.installed(), versions, torch)
+    found = problems(plan, target.installed(), versions, torch, routed=from_neuron)
     if found:
         raise VerificationFailed(found, unchanged=_unchanged(target), log=log)
     staging.remove_tree(session.work)
