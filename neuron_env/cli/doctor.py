@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import console, load_matrix, write_output
+from neuron_env.cli._common import console, load_matrix, seconds_at_least, write_output
 from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ ProbeTimeoutOption = Annotated[
     float,
     typer.Option(
         "--probe-timeout",
-        min=0.5,
+        callback=seconds_at_least(0.5),
         metavar="SECONDS",
         help="Give each probe at most this many seconds.",
     ),
