@@ -11,11 +11,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from neuron_env import __version__
 from neuron_env.aws import values
 from neuron_env.aws.bootstrap import DEFAULT_VENV, STATUS_TAG, BootstrapArgs
 from neuron_env.aws.efa import NetworkInterface, efa_layout
 from neuron_env.aws.image import ImageChoice, custom_image, dlami_image, image_notes
+from neuron_env.aws.tool_source import tool_source
 from neuron_env.errors import BadInput, UnsupportedCombination
 from neuron_env.matrix import Matrix, Note, Release, Request, resolve_target
 from neuron_env.matrix.model import InstanceType, Pairing
@@ -45,7 +45,9 @@ class LaunchRequest:
     volume_size: int = MIN_ROOT_GIB
     containers: bool = False
     level: int = 1
-    neuron_env_spec: str = f"neuron-env=={__version__}"
+    neuron_env_source: str | None = None
+    neuron_env_sha256: str | None = None
+    neuron_env_spec: str | None = None
 
 
 @dataclass(frozen=True)
@@ -136,7 +138,7 @@ def build_launch_spec(matrix: Matrix, request: LaunchRequest) -> LaunchSpec:
         iam_instance_profile=_profile(request.iam_instance_profile),
         capacity=capacity,
         placement_group=_placement(request, capacity),
-        notes=tuple(_notes(release, target.notes, image, request, os_id)),
+        notes=tuple(_notes(release, target.notes, image, request, os_id, bootstrap)),
     )
 
 
@@ -181,10 +183,16 @@ def _bootstrap_args(
 ) -> BootstrapArgs:
     if not image.has_python_env and image.source == "dlami":
         require_wheels(release, pairing, image.os)
+    tool = tool_source(
+        request.neuron_env_source,
+        request.neuron_env_sha256,
+        request.neuron_env_spec,
+        allow_ami=image.source == "ami",
+    )
     return BootstrapArgs(
         release=str(release.version),
         torch=pairing.torch_minor,
-        neuron_env_spec=values.pip_spec(request.neuron_env_spec),
+        tool=tool,
         venv=image.venv or DEFAULT_VENV,
         level=request.level,
     )
@@ -255,9 +263,11 @@ def _notes(
     image: ImageChoice,
     request: LaunchRequest,
     os_id: str,
+    bootstrap: BootstrapArgs,
 ) -> Iterator[Note]:
     yield from (n for n in target_notes if n.code != "python.unspecified")
     yield from image_notes(image, release)
+    yield from bootstrap.tool.notes()
     if request.os is None:
         yield Note("info", "os.default", f"OS: {os_id} (the default; choose with --os).")
     if release.origin.resolve().parent != shipped_matrix_dir().resolve():
@@ -265,7 +275,7 @@ def _notes(
             "warning",
             "release.not-shipped",
             f"Neuron {release.version} comes from {release.origin}, not from neuron-env itself: "
-            f"the host's neuron-env ({request.neuron_env_spec}) must know this release too "
+            f"the host's neuron-env ({bootstrap.tool.spec}) must know this release too "
             "(a version that ships it, or its file in $NEURON_ENV_MATRIX_DIR on the image).",
         )
     yield Note(

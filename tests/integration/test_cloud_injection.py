@@ -26,7 +26,7 @@ pytestmark = pytest.mark.integration
 HOSTILE_KEY = "ops'\"; $(touch /tmp/pwned) `id` ${HOME} %{if} \\"
 HOSTILE_GROUP = "pg $(reboot) 'x' ${y}"
 BASE = ["launch-template", "render", "--release", "2.33.1", "--torch", "2.14",
-        "--instance-type", "trn2.48xlarge"]  # fmt: skip
+        "--instance-type", "trn2.48xlarge", "--neuron-env-source", "pypi"]  # fmt: skip
 HOSTILE = [*BASE, "--key-name", HOSTILE_KEY, "--placement-group", HOSTILE_GROUP]
 
 
@@ -63,7 +63,8 @@ def test_the_user_data_passes_each_value_as_one_argument(cli: CliRunner, tmp_pat
     script = render(cli, "user-data", *BASE, "--neuron-env-spec", spec, matrix=matrix)
     subprocess.run(["shellcheck", "-"], input=script, text=True, check=True)
     assert bootstrap_argv(script, tmp_path) == [
-        "--release", "2.33.1", "--torch", "2.14", "--neuron-env-spec", spec, "--venv", venv,
+        "--release", "2.33.1", "--torch", "2.14", "--neuron-env-source", "pypi",
+        "--neuron-env-spec", spec, "--venv", venv,
         "--system", "auto", "--efa", "auto", "--python-env", "auto", "--level", "1",
     ]  # fmt: skip
     assert not Path("/tmp/pwned").exists()
@@ -99,6 +100,10 @@ def hostile_matrix(tmp_path: Path, venv: str) -> Path:
         ("--iam-instance-profile", 'role"; id; "'),
         ("--subnet", "subnet-0123456789abcdef0 --evil"),
         ("--ami", "ami-0123456789abcdef0\n"),
+        ("--neuron-env-source", "https://x/neuron_env-0.1.0-py3-none-any.whl'; id; '"),
+        ("--neuron-env-source", "s3://bucket/neuron_env-0.1.0-py3-none-any.whl\nid"),
+        ("--neuron-env-source", "https://x/$(id)/neuron_env-0.1.0-py3-none-any.whl"),
+        ("--neuron-env-sha256", "$(id)"),
     ],
 )
 def test_values_that_cannot_be_right_are_refused(cli: CliRunner, option: str, value: str) -> None:
@@ -107,6 +112,16 @@ def test_values_that_cannot_be_right_are_refused(cli: CliRunner, option: str, va
     assert result.stdout == ""
     assert result.stderr.startswith(f"error: {option} ")
     assert "Traceback" not in result.stderr
+
+
+def test_a_source_url_arrives_as_one_argument_with_its_sha256(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    url = "https://example.com/a&b/neuron_env-0.1.0-py3-none-any.whl?X-Amz-Signature=1&b=%20#x"
+    digest = "0123456789abcdef" * 4
+    args = [*BASE[:-2], "--neuron-env-source", url, "--neuron-env-sha256", digest]
+    argv = bootstrap_argv(render(cli, "user-data", *args), tmp_path)
+    assert argv[4:8] == ["--neuron-env-source", url, "--neuron-env-sha256", digest]
 
 
 def test_a_control_character_in_matrix_data_is_refused_not_rendered(

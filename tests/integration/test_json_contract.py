@@ -186,7 +186,7 @@ def test_launch_template_create_envelope(cli: CliRunner) -> None:
     from tests.support.aws import moto_server
 
     args = ["launch-template", "create", "--name", "contract", "--instance-type", "trn2.3xlarge",
-            "--torch", "2.14", "--json"]  # fmt: skip
+            "--torch", "2.14", "--neuron-env-source", "pypi", "--json"]  # fmt: skip
     with moto_server() as aws:
         result = cli(*args, env=aws.env())
     assert result.returncode == 0, result.stderr
