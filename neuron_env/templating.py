@@ -29,8 +29,13 @@ from neuron_env.resources import data_dir
 
 TEMPLATE_DIRS = ("templates", "ami")
 
-# Control characters have no place in any value we render (names, ids, versions, paths).
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# Control characters have no place in any value we render (names, ids, versions, paths). Besides
+# C0, DEL and C1 (U+0085 NEL is one), YAML also ends a line, and so a comment, at U+2028 and
+# U+2029, so a note holding one could add a key to a CloudFormation template; the bidirectional
+# and zero-width format characters make a value read differently from what it is.
+_CONTROL = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+)
 
 
 class Quoted(str):
@@ -93,8 +98,9 @@ def _plain(value: object) -> str:
     text = str(value)
     if _CONTROL.search(text):
         raise UnsafeValue(
-            f"Cannot render {text!r}: it contains a control character (a newline, tab, ...), "
-            "which has no place in a name, id, version or path."
+            f"Cannot render {text!a}: it contains a control character or line separator "
+            "(a newline, tab, U+2028, ...), which has no place in a name, id, version, path or "
+            "note."
         )
     return text
 
@@ -126,8 +132,8 @@ def hcl_string(value: object) -> Quoted:
 
 def hcl_heredoc_body(value: str) -> Quoted:
     """Multi-line text for an HCL heredoc, its template sequences escaped."""
-    if "\r" in value or "\x00" in value:
-        raise UnsafeValue("heredoc text contains a carriage return or NUL")
+    if "\r" in value or "\x00" in value or "\u2028" in value or "\u2029" in value:
+        raise UnsafeValue("heredoc text contains a carriage return, NUL or line separator")
     return Quoted(_no_hcl_templates(value))
 
 

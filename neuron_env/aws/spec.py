@@ -22,6 +22,9 @@ from neuron_env.matrix.model import InstanceType, Pairing
 from neuron_env.resources import shipped_matrix_dir
 from neuron_env.wording import join_words
 
+# The largest EC2 instances have 32 network cards; past 64 the matrix file is wrong, and the
+# interface list (one per EFA card) must stay bounded.
+MAX_NETWORK_CARDS = 64
 MIN_ROOT_GIB = 512  # Neuron docs: the primary EBS volume must be at least 512 GB on Trn1/2/3.
 CapacityKind = Literal["capacity-block", "capacity-reservation"]
 
@@ -156,6 +159,14 @@ def instance_facts(release: Release, instance_type: str) -> InstanceType:
     """The matrix's row for ``instance_type``: its network cards and EFA interfaces."""
     known = release.instance_types.get(instance_type)
     if known is not None:
+        if known.network_cards > MAX_NETWORK_CARDS:
+            raise BadInput(
+                f"{release.origin}: instance type {instance_type} has network-cards = "
+                f"{known.network_cards}; EC2 instances have at most {MAX_NETWORK_CARDS} network "
+                "cards, and a launch template holds one interface per EFA card.",
+                hint="Correct the matrix file ('aws ec2 describe-instance-types' reports "
+                "MaximumNetworkCards).",
+            )
         return known
     raise UnsupportedCombination(
         f"{instance_type} is not in the instance table of Neuron {release.version}, so its "

@@ -145,3 +145,59 @@ def test_a_hostile_template_name_is_refused_before_any_aws_call(cli: CliRunner) 
 def test_user_data_round_trips_through_base64_unchanged(cli: CliRunner) -> None:
     data = json.loads(render(cli, "json", *HOSTILE))
     assert base64.b64decode(data["UserData"]).decode() == render(cli, "user-data", *HOSTILE)
+
+
+# --- Unicode line breaks: YAML ends a comment at U+2028, U+2029 and U+0085 ------------------------
+
+INCLUDE = "Transform: AWS::Include"
+CFN_KEYS = {"AWSTemplateFormatVersion", "Description", "Parameters", "Resources", "Outputs"}
+
+
+def noted_matrix(tmp_path: Path, note: str, folder_name: str = "matrix") -> Path:
+    """2.33.1 with the ubuntu-26.04 DLAMI's note (a warning in the template's comments) replaced."""
+    folder = tmp_path / folder_name
+    folder.mkdir()
+    text = (shipped_matrix_dir() / "2.33.1.toml").read_text()
+    old = (
+        'note = "The SSM parameter follows the documented naming pattern; '
+        'list /aws/service/neuron to confirm it."'
+    )
+    assert old in text
+    text = text.replace(old, f"note = {json.dumps(note)}")
+    (folder / "2.33.1.toml").write_text(text)
+    return folder
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\u0085"])
+def test_a_unicode_line_break_in_a_matrix_note_adds_no_top_level_key(
+    cli: CliRunner, tmp_path: Path, separator: str
+) -> None:
+    matrix = noted_matrix(tmp_path, f"harmless{separator}{INCLUDE}{separator}#")
+    result = cli("--matrix-dir", str(matrix), *BASE, "--format", "cloudformation")
+    assert result.returncode == 2, result.stdout
+    assert "line separator" in result.stderr
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr
+
+
+def test_the_same_matrix_without_the_line_break_renders_the_five_keys(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    """The assertion above is not vacuous: the note itself reaches the template's comments."""
+    matrix = noted_matrix(tmp_path, f"harmless {INCLUDE} #")
+    result = cli("--matrix-dir", str(matrix), *BASE, "--format", "cloudformation")
+    assert result.returncode == 0, result.stderr
+    assert "# WARNING: The SSM parameter" in result.stdout and INCLUDE in result.stdout
+    assert set(yaml.safe_load(result.stdout)) == CFN_KEYS
+
+
+def test_a_unicode_line_break_in_a_matrix_dir_path_adds_no_top_level_key(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    """The path reaches the comments through the 'not shipped with neuron-env' warning."""
+    matrix = hostile_matrix(tmp_path, "/opt/aws_neuronx_venv_torch_neuronx_2_14_0")
+    renamed = matrix.rename(tmp_path / f"m\u2028{INCLUDE}\u2028#")
+    result = cli("--matrix-dir", str(renamed), *BASE, "--format", "cloudformation")
+    assert result.returncode == 2, result.stdout
+    assert "line separator" in result.stderr
+    assert result.stdout == ""

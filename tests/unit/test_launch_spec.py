@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from neuron_env import __version__
@@ -206,3 +208,18 @@ def test_an_s3_wheelhouse_is_a_source(matrix: Matrix) -> None:
     )
     assert spec.bootstrap.tool.wheelhouse
     assert "neuron-env.unverified" not in {n.code for n in spec.notes}
+
+
+@pytest.mark.parametrize("cards", [65, 100_000_000])
+def test_a_matrix_with_absurdly_many_network_cards_is_refused_not_rendered(
+    tmp_path: Path, cards: int
+) -> None:
+    text = (DATA / "matrices" / "cloud-trn3" / "2.99.0.toml").read_text()
+    assert "network-cards = 4\nmax-efa = 4\n" in text
+    text = text.replace(
+        "network-cards = 4\nmax-efa = 4\n", f"network-cards = {cards}\nmax-efa = {cards}\n"
+    )
+    (tmp_path / "2.99.0.toml").write_text(text)
+    with pytest.raises(BadInput, match="network-cards"):
+        matrix = load_matrix([tmp_path])  # a bound in the loader is as good as one here
+        build_launch_spec(matrix, request(instance_type="trn3.example", torch="2.15", release=None))

@@ -36,6 +36,31 @@ def test_control_characters_are_refused_for_every_filter(value: str) -> None:
             render(f"{{{{ v | {name} }}}}", v=value)
 
 
+@pytest.mark.parametrize(
+    "value",
+    [
+        "a\u2028Transform: x",
+        "a\u2029b",
+        "a\u0085b",
+        "c1\x9b",
+        "bidi\u202eevil",
+        "zw\u200bsp",
+        "\ufeffbom",
+    ],
+)
+def test_unicode_line_breaks_and_format_characters_are_refused_for_every_filter(
+    value: str,
+) -> None:
+    for name in ("sh", "yaml", "hcl", "comment"):
+        with pytest.raises(UnsafeValue, match="line separator"):
+            render(f"{{{{ v | {name} }}}}", v=value)
+
+
+def test_non_ascii_text_that_is_not_a_control_character_still_renders() -> None:
+    assert render("{{ v | comment }}", v="Ubuntu 26.04 – résumé") == "Ubuntu 26.04 – résumé"
+    assert render("{{ v | yaml }}", v="é") == '"\\u00e9"'
+
+
 def test_a_value_without_a_quoting_filter_is_refused() -> None:
     with pytest.raises(UnsafeValue, match="not passed through a quoting filter"):
         render("echo {{ v }}", v="$(reboot)")
