@@ -79,13 +79,14 @@ class ToolSource:
             args += ["--neuron-env-spec", self.location]
         return args
 
-    def notes(self) -> list[Note]:
+    def notes(self, who: str = "The host") -> list[Note]:
+        """A warning when nothing will be checked; ``who`` installs it (the host, the build)."""
         if self.kind == "pypi" and self.sha256 is None:
             return [
                 Note(
                     "warning",
                     "neuron-env.unverified",
-                    f"The host installs {self.location} as root from its configured index "
+                    f"{who} installs {self.location} as root from its configured index "
                     "without checking it (--neuron-env-source pypi, no --neuron-env-sha256).",
                 )
             ]

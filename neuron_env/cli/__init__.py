@@ -20,6 +20,7 @@ from neuron_env.cli import device as device_commands
 from neuron_env.cli import doctor as doctor_commands
 from neuron_env.cli import evaluate as evaluate_commands
 from neuron_env.cli import fleet as fleet_commands
+from neuron_env.cli import image as image_commands
 from neuron_env.cli import install as install_commands
 from neuron_env.cli import matrix as matrix_commands
 from neuron_env.cli import preflight as preflight_commands
@@ -54,6 +55,7 @@ app.command("scan")(scan_commands.scan)
 evaluate_commands.register(app)
 app.add_typer(cloud_commands.launch_template_app, name="launch-template")
 app.add_typer(cloud_commands.ami_app, name="ami")
+app.add_typer(image_commands.image_app, name="image")
 
 
 def _show_version(value: bool) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 import subprocess
 
@@ -83,3 +84,33 @@ def test_yaml_scalars_are_double_quoted_json_strings() -> None:
 
 def test_heredoc_bodies_escape_interpolation() -> None:
     assert render("{{ v | hcl_heredoc }}", v="x=${y}\n%{z}\n") == "x=$${y}\n%%{z}\n"
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+def test_docker_strings_escape_quotes_backslashes_and_variables(value: str) -> None:
+    quoted = render("{{ v | docker_string }}", v=value)
+    assert quoted.startswith('"') and quoted.endswith('"')
+    body = quoted[1:-1]
+    # Undo the Dockerfile escapes: what remains must be the value, with no bare " or $.
+    assert re_unescape(body) == value
+    assert not re.search(r'(?<!\\)["$]', body)
+
+
+def re_unescape(body: str) -> str:
+    return re.sub(r"\\(.)", r"\1", body)
+
+
+@pytest.mark.parametrize(
+    "value", ["ubuntu:26.04 AS x", "ubuntu:$(id)", 'a"b', "UPPER:1", "ubuntu:${TAG}", "a\u2028b"]
+)
+def test_an_image_reference_is_refused_unless_it_is_one(value: str) -> None:
+    with pytest.raises(UnsafeValue):
+        render("FROM {{ v | docker_image }}", v=value)
+    assert render("{{ v | docker_image }}", v="registry:5000/a/b_c:1.0@sha256:" + "0" * 64)
+
+
+def test_json_words_and_pipelines_quote_every_word() -> None:
+    assert render("{{ v | json_words }}", v=["a b", '"', "é"]) == '["a b", "\\"", "\\u00e9"]'
+    assert render("{{ v | sh_pipeline }}", v=[["echo", "a b"], ["tee", "$(x)"]]) == (
+        "echo 'a b' | tee '$(x)'"
+    )
