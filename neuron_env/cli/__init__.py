@@ -115,6 +115,13 @@ COMMANDS: dict[str, LazyCommand] = {
         "Packer recipes for Neuron-ready AMIs, rendered from the support matrix.",
         group=True,
     ),
+    "image": LazyCommand(
+        "neuron_env.cli.image",
+        "image_app",
+        "Container images for Trainium: a Dockerfile with the release's Neuron user space, EFA "
+        "and the Python environment built by neuron-env install, rendered from the support matrix.",
+        group=True,
+    ),
 }
 
 

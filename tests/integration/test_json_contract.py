@@ -212,7 +212,7 @@ def test_launch_template_create_envelope(cli: CliRunner) -> None:
     from tests.support.aws import moto_server
 
     args = ["launch-template", "create", "--name", "contract", "--instance-type", "trn2.3xlarge",
-            "--torch", "2.14", "--json"]  # fmt: skip
+            "--torch", "2.14", "--neuron-env-source", "pypi", "--json"]  # fmt: skip
     with moto_server() as aws:
         result = cli(*args, env=aws.env())
     assert result.returncode == 0, result.stderr
@@ -223,6 +223,17 @@ def test_launch_template_create_envelope(cli: CliRunner) -> None:
     }  # fmt: skip
     assert doc["schema"] == "neuron-env/launch-template-create/v1"
     assert set(doc["notes"][0]) == {"level", "code", "message"}
+
+
+def test_image_render_envelope(cli: CliRunner) -> None:
+    result = cli("image", "render", "--torch", "2.14", "--neuron-env-source", "pypi",
+                 "--format", "json")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert set(doc) == ENVELOPE | {"text", "pins", "notes"}
+    assert doc["schema"] == "neuron-env/image-render/v1"
+    assert {"release", "torch", "torch_neuronx", "os", "base", "python", "system", "neuron_env",
+            "packages"} == set(doc["pins"])  # fmt: skip
 
 
 def test_install_dry_run_envelope(cli: CliRunner, tmp_path: Path) -> None:
