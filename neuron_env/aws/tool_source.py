@@ -102,8 +102,8 @@ def tool_source(
         values.pip_spec(spec)
     if source is None:
         raise BadInput(
-            "Say where the host gets neuron-env: it installs it as root, so the source must be "
-            "one you chose.",
+            "Say where neuron-env itself comes from: it is installed as root, so the source "
+            "must be one you chose.",
             hint=f"Pass {CHOICES}.",
         )
     digest = _digest(sha256)

@@ -11,8 +11,17 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli.cloud import OsOption, Sha256Option, SourceOption, SpecOption, TorchOption
+from neuron_env.cli.cloud import OsOption, Sha256Option, SpecOption, TorchOption
 
+SourceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--neuron-env-source",
+        metavar="URL|pypi",
+        help="Where the build gets neuron-env (required): a wheel or wheelhouse URL with "
+        "--neuron-env-sha256, or pypi (the build's configured index).",
+    ),
+]
 image_app = typer.Typer(
     help="Container images for Trainium: a Dockerfile with the release's Neuron user space, EFA "
     "and the Python environment built by neuron-env install, rendered from the support matrix.",

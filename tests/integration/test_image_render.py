@@ -341,7 +341,7 @@ def test_an_os_without_pip_wheels_is_refused_with_what_to_do(run: CliRunner, os_
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ((), "Say where the host gets neuron-env"),
+        ((), "Say where neuron-env itself comes from"),
         (("--neuron-env-source", WHEEL_URL), "needs --neuron-env-sha256"),
         (("--neuron-env-source", "ami"), "--neuron-env-source ami names the copy"),
         (("--neuron-env-source", "s3://bucket/neuron_env-0.1.0-py3-none-any.whl",
