@@ -480,3 +480,17 @@ def test_the_kubernetes_example_runs_the_image_s_preflight_before_training(
     assert init["image"] == trainer["image"]
     devices = "aws.amazon.com/neuron"
     assert init["resources"]["limits"][devices] == trainer["resources"]["limits"][devices] > 0
+
+
+def test_a_package_with_a_marker_arrives_as_one_word(run: CliRunner, tmp_path: Path) -> None:
+    package = "accelerate[testing]==1.11.0; python_version >= \"3.12\" and sys_platform == 'linux'"
+    text = render_ok(run, "--release", "2.33.1", *URL_SOURCE, package)
+    (install,) = [c for c in run_commands(parse_dockerfile(text)) if "--constraint" in c]
+    assert (
+        install[-1]
+        == 'accelerate[testing]==1.11.0; python_version >= "3.12" and sys_platform == "linux"'
+    )
+    path = tmp_path / "Dockerfile"
+    path.write_text(text)
+    lint = subprocess.run([str(HADOLINT), str(path)], capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout
