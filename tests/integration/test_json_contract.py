@@ -69,6 +69,32 @@ def test_matrix_validate_envelope(cli: CliRunner) -> None:
     assert set(doc["files"][0]) == {"file", "valid", "release"}  # type: ignore[index]
 
 
+def test_matrix_verify_envelope(cli: CliRunner) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on: the envelope of an unread index
+        sock.bind(("127.0.0.1", 0))
+        down = f"http://127.0.0.1:{sock.getsockname()[1]}/simple"
+    quiet = {"PIP_CONFIG_FILE": "/dev/null", "PIP_INDEX_URL": ""}  # no default index
+    result = cli(
+        "matrix", "verify", "--neuron-index", down, "--pytorch-index", down, "--json", env=quiet
+    )
+    assert result.returncode == 1
+    doc = json.loads(result.stdout)
+    assert doc["schema"] == "neuron-env/matrix-verify/v1"
+    assert set(doc) == ENVELOPE | {
+        "release", "checked_on", "status", "exit_code", "counts", "indexes", "facts", "overlay",
+    }  # fmt: skip
+    assert set(doc["counts"]) == {"confirmed", "contradicted", "unknown"}
+    assert set(doc["indexes"][0]) == {
+        "name", "url", "origin", "readable", "projects", "formats", "failed_url", "reason",
+        "seconds",
+    }  # fmt: skip
+    assert set(doc["facts"][0]) == {
+        "id", "key", "subject", "status", "file_says", "index_shows", "index", "value", "guess",
+    }  # fmt: skip
+
+
 def test_doctor_envelope(cli: CliRunner) -> None:
     result = cli("doctor", "--format", "json", env={"AWS_EC2_METADATA_DISABLED": "true"})
     doc = json.loads(result.stdout)
@@ -170,7 +196,7 @@ def test_scan_envelope(cli: CliRunner) -> None:
     }  # fmt: skip
     assert set(doc["findings"][0]) == {
         "rule", "severity", "path", "line", "column", "end_line", "end_column", "message",
-        "suggestion", "confirmed", "help_uri", "fix",
+        "suggestion", "confirmed", "help_uri", "fix", "cell",
     }  # fmt: skip
     assert {"old", "new"} == set(next(f["fix"] for f in doc["findings"] if f["fix"]))
 
