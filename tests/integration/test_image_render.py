@@ -373,7 +373,7 @@ def test_a_hostile_matrix_dir_path_stays_inside_a_comment(run: CliRunner, tmp_pa
     (separator / "2.33.1.toml").write_text(shipped)
     refused = run("--matrix-dir", str(separator), *args)
     assert (refused.returncode, refused.stdout) == (2, "")
-    assert "line separator" in refused.stderr
+    assert "control character" in refused.stderr  # the matrix loader or the renderer
 
 
 # --- JSON ----------------------------------------------------------------------------------------
