@@ -207,7 +207,12 @@ def test_an_s3_wheelhouse_is_a_source(matrix: Matrix) -> None:
         matrix, request(neuron_env_source="s3://my-bucket/tools/neuron-env-wheelhouse.tar.gz")
     )
     assert spec.bootstrap.tool.wheelhouse
-    assert "neuron-env.unverified" not in {n.code for n in spec.notes}
+    notes = {n.code: n.message for n in spec.notes}
+    assert "neuron-env.unverified" not in notes
+    assert (
+        "s3:GetObject on arn:aws:s3:::my-bucket/tools/neuron-env-wheelhouse.tar.gz"
+        in (notes["neuron-env.s3"])
+    )
 
 
 @pytest.mark.parametrize("cards", [65, 100_000_000])
