@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from neuron_env.cli.cloud import OsOption, Sha256Option, SpecOption, TorchOption
+from neuron_env.cli.install import IndexUrlOption, NeuronIndexOption, PytorchIndexOption
 
 SourceOption = Annotated[
     str | None,
@@ -65,6 +66,9 @@ def render(
     neuron_env_source: SourceOption = None,
     neuron_env_sha256: Sha256Option = None,
     neuron_env_spec: SpecOption = None,
+    index_url: IndexUrlOption = None,
+    neuron_index: NeuronIndexOption = None,
+    pytorch_index: PytorchIndexOption = None,
     output_format: Annotated[
         str,
         typer.Option(
@@ -102,5 +106,7 @@ def render(
         torch=torch, release=release, os=os, base=base, packages=packages or [],
         requirements=requirements or [], neuron_env_source=neuron_env_source,
         neuron_env_sha256=neuron_env_sha256, neuron_env_spec=neuron_env_spec,
+        mirrors={"index_url": index_url, "neuron_index": neuron_index,
+                 "pytorch_index": pytorch_index},
     )  # fmt: skip
     image_flow.render(ctx, request, output_format, output)
