@@ -233,7 +233,7 @@ def test_image_render_envelope(cli: CliRunner) -> None:
     assert set(doc) == ENVELOPE | {"text", "pins", "notes"}
     assert doc["schema"] == "neuron-env/image-render/v1"
     assert {"release", "torch", "torch_neuronx", "os", "base", "python", "system", "neuron_env",
-            "packages"} == set(doc["pins"])  # fmt: skip
+            "packages", "mirrors"} == set(doc["pins"])  # fmt: skip
 
 
 def test_install_dry_run_envelope(cli: CliRunner, tmp_path: Path) -> None:
