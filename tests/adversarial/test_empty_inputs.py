@@ -106,3 +106,16 @@ def test_targets_matching_no_instance_are_bad_input(
     assert raised.value.exit_code == 2
     assert "No running instance matches tag:Cluster=train-b" in raised.value.message
     assert not (tmp_path / "snapshots" / "_not-collected.json").exists()
+
+
+def test_a_selection_whose_every_check_was_skipped_is_not_ready(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    path = tmp_path / "smoke-failed.json"
+    doc = json.loads(json.dumps(MINIMAL))
+    doc["facts"]["device"] = {"device": "neuron", "level": 2,
+                              "smoke": {"ok": False, "summary": "matmul is wrong"}}  # fmt: skip
+    path.write_text(json.dumps(doc))
+    result = cli("doctor", "--facts", str(path), "--level", "2", "--check", "device.selftest")
+    assert result.returncode == 1  # the self-test was skipped because the smoke test failed
+    assert "Not ready: nothing was judged, 1 skipped." in result.stdout
