@@ -288,3 +288,18 @@ def test_fleet_collect_records_a_hostile_answer_and_keeps_going(
     assert [m.name for m in result.missing] == list(ids)
     assert all(says in m.reason for m in result.missing)
     assert not list(tmp_path.glob("i-*.json"))  # nothing unusable is stored as a snapshot
+
+
+def test_fleet_collect_shows_a_hosts_stderr_inertly_and_a_pastable_next_step(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from neuron_env.cli.fleet import _print_collect
+    from neuron_env.fleet.collect import CollectResult
+    from neuron_env.fleet.model import Missing
+
+    reason = "command failed (exit 1): \x1b]0;owned\x07\x1b[2J ::error::from-the-host"
+    folder = tmp_path / "my snapshots"
+    _print_collect(CollectResult([], [], [Missing("i-1", reason)]), folder, as_json=False)
+    out = capsys.readouterr().out
+    assert_inert(out)
+    assert f"Next: neuron-env fleet report '{folder}'" in out
