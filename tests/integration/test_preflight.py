@@ -239,8 +239,11 @@ def test_rendered_scripts_pass_shellcheck(cli: CliRunner, healthy: Host, tmp_pat
 
 
 def test_emit_quotes_hostile_values(cli: CliRunner, healthy: Host, tmp_path: Path) -> None:
-    hostile = "2.14'; touch /tmp/pwned; echo '"
-    result = cli("preflight", "--emit", "slurm-healthcheck", "--torch", hostile)
+    # A hostile --torch is no longer written at all (it names no pairing: exit 2); a path still is.
+    refused = cli("preflight", "--emit", "slurm-healthcheck", "--torch", "2.14'; touch /tmp/pwned")
+    assert refused.returncode == 2 and refused.stdout == ""
+    hostile = "/opt/venv'; touch /tmp/pwned; echo '/bin/python"
+    result = cli("preflight", "--emit", "slurm-healthcheck", "--python", hostile)
     assert result.returncode == 0
     script = tmp_path / "hc.sh"
     script.write_text(result.stdout)
@@ -251,7 +254,7 @@ def test_emit_quotes_hostile_values(cli: CliRunner, healthy: Host, tmp_path: Pat
          'printf "%s\\n" "${PREFLIGHT_ARGS[@]}"'],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
-    assert probe.stdout.splitlines() == ["--level", "0", "--torch", hostile]
+    assert probe.stdout.splitlines() == ["--level", "0", "--python", hostile]
 
 
 # --- the GitHub Action's steps, run locally -------------------------------------------------------
