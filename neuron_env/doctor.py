@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from neuron_env.checks.context import build_context
 from neuron_env.checks.model import DoctorReport, summarize
 from neuron_env.checks.registry import run_checks, select_checks
-from neuron_env.errors import BadInput
+from neuron_env.errors import EXIT_FAILED, BadInput
 from neuron_env.facts import HostFacts
 from neuron_env.matrix import Matrix
 
@@ -34,9 +35,12 @@ def judge(matrix: Matrix, facts: HostFacts, options: DoctorOptions) -> DoctorRep
         )
     ctx = build_context(matrix, facts, release=options.release, torch=options.torch)
     findings = tuple(run_checks(facts, ctx, checks))
+    summary = summarize(findings, strict=options.strict, allow=options.allow)
+    if all(f.status == "skip" for f in findings):  # every selected check skipped: nothing judged
+        summary = dataclasses.replace(summary, status="fail", exit_code=EXIT_FAILED)
     return DoctorReport(
         findings=findings,
-        summary=summarize(findings, strict=options.strict, allow=options.allow),
+        summary=summary,
         release=str(ctx.release.version),
         release_reason=ctx.release_reason,
         torch=str(ctx.pairing.torch) if ctx.pairing else None,

@@ -239,7 +239,7 @@ def _key_path(where: Any) -> str:
         key, where = where
         path.append(key)
     text = format_path(path[::-1]) if path else ""
-    return text if len(text) <= 200 else "…" + text[-200:]
+    return text if len(text) <= 60 else text[:60] + "…"
 
 
 def refuse_control_characters(text: str, what: str) -> None:

@@ -109,8 +109,9 @@ def _summary_line(report: DoctorReport) -> str:
     verdict = {"ok": "Ready", "warn": "Ready, with warnings", "fail": "Not ready"}[summary.status]
     strict = " (--strict: warnings fail)" if summary.strict and summary.status == "warn" else ""
     took = f" in {report.facts.duration_s:.2f} s" if report.facts.duration_s else ""
+    judged = "" if any(f.status != "skip" for f in report.findings) else "nothing was judged, "
     return (
-        f"[bold {colour}]{verdict}[/]{strict}{_allowed_note(allowed)}: "
+        f"[bold {colour}]{verdict}[/]{strict}{_allowed_note(allowed)}: {judged}"
         f"{', '.join(parts) or 'nothing else checked'}{took}."
     )
 
