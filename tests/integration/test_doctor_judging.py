@@ -121,3 +121,48 @@ def test_device_fixes_name_only_flags_the_commands_have(cli: CliRunner, tmp_path
     smoke = next(f for f in doc["findings"] if f["check"] == "device.smoke")  # type: ignore[attr-defined]
     assert "'lsmod | grep neuron'" in smoke["fix"]
     assert "--device" not in smoke["fix"]  # doctor has no --device
+
+
+def _variant(where: Path, change: dict[str, object]) -> Path:
+    """The torch 2.13 container snapshot with some sections replaced."""
+    doc = json.loads((SNAPSHOTS / "torch-2.13-container.json").read_text())
+    doc["facts"].update(change)
+    path = where / "variant.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_a_target_outside_a_venv_gets_a_new_venv_made_with_it(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    python = {"executable": "/usr/bin/python3.12", "version": "3.12.3", "prefix": "/usr"}
+    doc = doctor_json(cli, _variant(tmp_path, {"python": python}))
+    fixes = {f["check"]: f["fix"] for f in doc["findings"]}  # type: ignore[attr-defined]
+    # install refuses --python outside a venv; with a new --venv it creates one with it
+    expected = "neuron-env install --torch 2.14 --release 2.34.0 --venv .venv-neuron"
+    assert fixes["python.torch"] == f"{expected} --python /usr/bin/python3.12"
+
+
+def test_no_cache_directories_in_the_facts_is_not_a_pass(cli: CliRunner, tmp_path: Path) -> None:
+    doc = doctor_json(cli, _variant(tmp_path, {}), "--check", "env.cache")
+    assert doc["findings"][0]["status"] == "skip"  # type: ignore[index]
+
+
+def test_in_a_container_the_tools_are_reinstalled_on_the_host(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    nodes = [{"path": f"/dev/neuron{i}", "readable": True, "writable": True} for i in range(16)]
+    driver = {"module_loaded": True, "devices": nodes, "neuron_ls_error": "exit status 1"}
+    doc = doctor_json(cli, _variant(tmp_path, {"driver": driver}), "--check", "driver.devices")
+    finding = doc["findings"][0]  # type: ignore[index]
+    assert finding["status"] == "warn"
+    assert finding["fix"] == "on the host: sudo apt-get install --reinstall -y aws-neuronx-tools"
+
+
+def test_skipping_every_check_is_bad_input_not_ready(cli: CliRunner) -> None:
+    from neuron_env.checks.registry import CHECKS
+
+    skips = [arg for check in CHECKS for arg in ("--skip", check.id)]
+    result = cli("doctor", "--facts", str(SNAPSHOTS / "torch-2.13-container.json"), *skips)
+    assert result.returncode == 2
+    assert "leave no check to run" in result.stderr
