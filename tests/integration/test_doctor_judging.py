@@ -61,6 +61,18 @@ def test_a_placeholder_never_names_the_release(cli: CliRunner, tmp_path: Path) -
     assert report["release"] == "2.34.0"  # the newest release pairing torch 2.14
 
 
+@pytest.mark.parametrize("version", ["2.9.0.2.15.32035", "99.0"], ids=["legacy-xla", "unknown"])
+def test_a_legacy_or_unknown_build_never_names_the_release(
+    cli: CliRunner, tmp_path: Path, version: str
+) -> None:
+    doc = json.loads((SNAPSHOTS / "torch-2.13-container.json").read_text())
+    doc["facts"]["python"]["distributions"]["torch-neuronx"] = {"version": version}
+    doc["facts"]["system"]["packages"] = {"aws-neuronx-dkms": "2.31.8.0"}
+    (tmp_path / "build.json").write_text(json.dumps(doc))
+    report = doctor_json(cli, tmp_path / "build.json")
+    assert report["release_reason"] == "detected from aws-neuronx-dkms 2.31.8.0"
+
+
 def _hostile_snapshot(where: Path) -> Path:
     """Every value a fix embeds (group, kernel, paths, package names) holds shell syntax."""
     doc = json.loads((SNAPSHOTS / "hostile-values.json").read_text())
