@@ -20,6 +20,7 @@ from packaging.version import Version
 from neuron_env.schema import NOT_IN_TOML
 
 SCHEMA_VERSION = 1
+MAX_NETWORK_CARDS = 64
 
 ReleaseStatus = Literal["private-beta", "public-beta", "ga", "maintenance", "end-of-support"]
 SupportStatus = Literal["supported", "end-of-support", "disputed", "unconfirmed", "unsupported"]
@@ -231,6 +232,18 @@ class InstanceType:
     confirmed: bool = True
     note: str = ""
     sources: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # Bounds of real hardware (a trn2.48xlarge has 16 cards): launch templates list one
+        # interface per card, so an unbounded count is an unbounded template.
+        for key, value, low, high in (
+            ("network-cards", self.network_cards, 1, MAX_NETWORK_CARDS),
+            ("enis-per-card", self.enis_per_card, 1, MAX_NETWORK_CARDS),
+            ("chips", self.chips, 1, MAX_NETWORK_CARDS),
+            ("max-efa", self.max_efa, 0, MAX_NETWORK_CARDS * MAX_NETWORK_CARDS),
+        ):
+            if not low <= value <= high:
+                raise ValueError(f"{key} = {value} is outside {low}–{high}")
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,7 @@ def _finding_json(item: Finding) -> dict[str, Any]:
         "confirmed": item.rule.confirmed,
         "help_uri": item.rule.help_uri,
         "fix": {"old": fix.old, "new": fix.new} if fix else None,
+        "cell": item.cell,
     }
 
 

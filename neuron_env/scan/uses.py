@@ -10,6 +10,7 @@ the module ends up with. Nothing here knows about rules: detectors match these u
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -17,8 +18,21 @@ from neuron_env.scan.scopes import LOCAL, FunctionNode, Scope, local_names
 
 # Calls whose first argument is a device (or a device type).
 DEVICE_FIRST_ARG_CALLS = frozenset(
-    {"torch.device", "torch.autocast", "torch.amp.autocast", "torch.set_default_device"}
+    {
+        "torch.device",
+        "torch.autocast",
+        "torch.amp.autocast",
+        "torch.set_default_device",
+        "torch.distributed.device_mesh.DeviceMesh",
+        "torch.distributed.device_mesh.init_device_mesh",
+        "torch.distributed.init_device_mesh",
+        "torch.distributed.tensor.DeviceMesh",
+        "torch.distributed._tensor.DeviceMesh",
+    }
 )
+# Where a value is only looked at, not computed with: `x.dtype == torch.float64`, a dict key
+# `{torch.float64: ...}`, or an argument of a call that creates its result on the CPU.
+COMPARED, KEY, ON_CPU = "compare", "key", "cpu"
 DEVICE_KEYWORDS = frozenset({"device", "device_type"})
 _DEVICE = re.compile(r"([a-z_]+)(?::\d+)?")
 _DEVICE_PREFIX = re.compile(r"([a-z_]+):")
@@ -41,6 +55,8 @@ class Reference:
     scope: Scope
     call: ast.Call | None = None  # the call, when the reference is what is called
     decorator: bool = False
+    role: str = ""  # COMPARED, KEY or ON_CPU when the value is not computed with on the device
+    statement: ast.Expr | None = None  # the statement, when the call is one on its own
 
 
 @dataclass(frozen=True)
@@ -49,6 +65,7 @@ class MethodCall:
 
     method: str
     node: ast.Call
+    on_cpu: bool = False  # called on `.cpu()` or on a tensor created with device="cpu"
 
 
 @dataclass(frozen=True)
@@ -58,6 +75,7 @@ class DeviceString:
     device: str
     node: ast.expr
     literal: bool
+    compared: bool = False  # `t.device.type == "xla"`: a test of the device, not a choice
 
 
 @dataclass(frozen=True)
@@ -102,6 +120,34 @@ def _is_device_target(node: ast.expr) -> bool:
     return lowered in DEVICE_KEYWORDS or lowered.endswith("_device")
 
 
+def _is_device_test(node: ast.expr) -> bool:
+    """``t.device.type``, ``device``, ``device_map``, ``args.device``: what names a device."""
+    name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
+    if name == "type" and isinstance(node, ast.Attribute):
+        return True
+    return "device" in name.lower()
+
+
+def _is_cpu(node: ast.expr) -> bool:
+    """``"cpu"`` or ``torch.device("cpu")`` (any name ending in ``device``)."""
+    if isinstance(node, ast.Constant):
+        return node.value == "cpu"
+    if isinstance(node, ast.Call) and node.args and not node.keywords:
+        name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+        return name == "device" and _is_cpu(node.args[0])
+    return False
+
+
+def _creates_on_cpu(node: ast.expr) -> bool:
+    """A call with ``device="cpu"``, or ``x.cpu()`` / ``x.to("cpu")``."""
+    if not isinstance(node, ast.Call):
+        return False
+    if any(k.arg == "device" and _is_cpu(k.value) for k in node.keywords):
+        return True
+    method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+    return method == "cpu" or (method == "to" and bool(node.args) and _is_cpu(node.args[0]))
+
+
 class _Walker(ast.NodeVisitor):
     def __init__(self) -> None:
         self.uses = ModuleUses()
@@ -110,6 +156,8 @@ class _Walker(ast.NodeVisitor):
         self.deferred: list[tuple[FunctionNode, Scope]] = []
         self.calls: dict[int, ast.Call] = {}  # id(call.func) → call
         self.decorators: set[int] = set()
+        self.roles: dict[int, str] = {}  # id(node) → COMPARED, KEY or ON_CPU
+        self.statements: dict[int, ast.Expr] = {}  # id(call) → its expression statement
 
     # --- scopes and bindings -------------------------------------------------------------------
 
@@ -270,12 +318,38 @@ class _Walker(ast.NodeVisitor):
         for key, value in zip(node.keys, node.values, strict=True):
             if isinstance(key, ast.Constant) and key.value in DEVICE_KEYWORDS:
                 self._device_value(value)
+            if key is not None:
+                self.roles.setdefault(id(key), KEY)
         self.generic_visit(node)
+
+    def visit_Compare(self, node: ast.Compare) -> None:
+        operands = [node.left, *node.comparators]
+        for operand in operands:
+            self.roles.setdefault(id(operand), COMPARED)
+            if isinstance(operand, ast.Tuple | ast.List | ast.Set):
+                for element in operand.elts:
+                    self.roles.setdefault(id(element), COMPARED)
+        for left, right in itertools.pairwise(operands):
+            self._compared_device(left, right)
+            self._compared_device(right, left)
+        self.generic_visit(node)
+
+    def _compared_device(self, value: ast.expr, other: ast.expr) -> None:
+        if (
+            isinstance(value, ast.Constant)
+            and isinstance(value.value, str)
+            and _is_device_test(other)
+        ):
+            match = _DEVICE.fullmatch(value.value)
+            if match:
+                self.uses.device_strings.append(DeviceString(match.group(1), value, True, True))
 
     def visit_Expr(self, node: ast.Expr) -> None:
         value = node.value
         if isinstance(value, ast.Constant) and isinstance(value.value, str):
             return  # a docstring (or a bare string statement): prose, not code
+        if isinstance(value, ast.Call):
+            self.statements[id(value)] = node
         self.generic_visit(node)
 
     # --- expressions ---------------------------------------------------------------------------
@@ -307,7 +381,10 @@ class _Walker(ast.NodeVisitor):
             return
         call = self.calls.get(id(node))
         decorator = id(node) in self.decorators
-        self.uses.references.append(Reference(resolved, node, self.scope, call, decorator))
+        role = self.roles.get(id(node), "")
+        statement = self.statements.get(id(call)) if call is not None else None
+        reference = Reference(resolved, node, self.scope, call, decorator, role, statement)
+        self.uses.references.append(reference)
 
     def visit_Call(self, node: ast.Call) -> None:
         self.calls[id(node.func)] = node
@@ -316,8 +393,12 @@ class _Walker(ast.NodeVisitor):
         resolved = self.resolve(node.func)
         if resolved in DEVICE_FIRST_ARG_CALLS and node.args:
             self._device_value(node.args[0])
+        if _creates_on_cpu(node):
+            for value in [*node.args, *(k.value for k in node.keywords)]:
+                self.roles.setdefault(id(value), ON_CPU)
         if isinstance(node.func, ast.Attribute) and resolved is None:
-            self.uses.method_calls.append(MethodCall(node.func.attr, node))
+            on_cpu = _creates_on_cpu(node.func.value)
+            self.uses.method_calls.append(MethodCall(node.func.attr, node, on_cpu))
             if node.func.attr == "to" and node.args:
                 self._device_value(node.args[0])
         for keyword in node.keywords:

@@ -264,3 +264,45 @@ def test_fix_asks_on_a_terminal_and_writes_only_on_yes(
     fixed = FIXABLE.with_name("xla_device_cases.fixed.py").read_bytes()
     assert (target.read_bytes() == fixed) is written
     assert ("Nothing was written." in stdout) is not written
+
+
+# --- notebooks and shell scripts -----------------------------------------------------------
+
+
+def test_a_notebook_is_scanned_by_its_code_cells_with_cell_relative_places(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    copy_corpus(tmp_path, "xla_notebook.ipynb")
+    text = cli("scan", "project/xla_notebook.ipynb")
+    assert "project/xla_notebook.ipynb:cell 3:1:10: error xla-device" in text.stdout
+    doc = json.loads(cli("scan", "project/xla_notebook.ipynb", "--format", "json").stdout)
+    places = [(f["cell"], f["line"], f["rule"]) for f in doc["findings"]]
+    assert places == [
+        (2, 3, "xla-import"),
+        (3, 1, "xla-device"),
+        (5, 4, "xla-mark-step"),
+        (6, 1, "xla-parallel-compile"),
+        (7, 2, "xla-env"),
+    ]  # nothing from the markdown cell, the JSON strings or the `%pip` line
+    assert not any(f["fix"] for f in doc["findings"])  # notebooks are never rewritten
+
+
+def test_a_directory_walk_reads_notebooks_and_shell_scripts(cli: CliRunner, tmp_path: Path) -> None:
+    copy_corpus(tmp_path, "xla_notebook.ipynb", "xla_launch.sh", "launch_by_shebang")
+    (tmp_path / "project" / "NOTES").write_text("neuron_parallel_compile python train.py\n")
+    doc = json.loads(cli("scan", "project", "--format", "json").stdout)
+    assert doc["files"] == [
+        "project/launch_by_shebang",
+        "project/xla_launch.sh",
+        "project/xla_notebook.ipynb",
+    ]
+    rules = {(f["path"], f["rule"]) for f in doc["findings"]}
+    assert ("project/launch_by_shebang", "xla-parallel-compile") in rules
+    assert ("project/xla_launch.sh", "xla-env") in rules
+
+
+def test_a_broken_notebook_is_a_scan_error(cli: CliRunner, tmp_path: Path) -> None:
+    (tmp_path / "bad.ipynb").write_text('{"cells": [')
+    (finding,) = json.loads(cli("scan", "bad.ipynb", "--format", "json").stdout)["findings"]
+    assert finding["rule"] == "scan-error"
+    assert finding["message"].startswith("not a notebook: not valid JSON")
