@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -71,6 +72,26 @@ def test_a_legacy_or_unknown_build_never_names_the_release(
     (tmp_path / "build.json").write_text(json.dumps(doc))
     report = doctor_json(cli, tmp_path / "build.json")
     assert report["release_reason"] == "detected from aws-neuronx-dkms 2.31.8.0"
+
+
+def test_every_install_fix_names_a_combination_the_release_pairs(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    """torch 2.13 beside torch-neuronx 2.14, asked about 2.34.0 (which pairs 2.14 only)."""
+    doc = json.loads((SNAPSHOTS / "torch-2.13-container.json").read_text())
+    doc["facts"]["python"]["distributions"]["torch-neuronx"] = {"version": "2.14.3.1.5"}
+    (tmp_path / "mixed.json").write_text(json.dumps(doc))
+    report = doctor_json(cli, tmp_path / "mixed.json", "--release", "2.34.0")
+    installs = [
+        shlex.split(f["fix"].split("neuron-env install ", 1)[1])
+        for f in report["findings"]  # type: ignore[attr-defined]
+        if "neuron-env install " in f["fix"]
+    ]
+    assert len(installs) >= 2
+    for args in installs:
+        torch, release = args[args.index("--torch") + 1], args[args.index("--release") + 1]
+        resolved = cli("matrix", "resolve", "--torch", torch, "--release", release)
+        assert resolved.returncode == 0, (args, resolved.stderr)
 
 
 def _hostile_snapshot(where: Path) -> Path:
