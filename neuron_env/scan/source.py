@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import functools
 import io
+import itertools
 import os
 import re
 import stat
@@ -78,9 +79,15 @@ class SourceFile:
             self.column(end_line, end_column),
         )
 
+    @functools.cached_property
+    def line_starts(self) -> tuple[int, ...]:
+        """The character offset of each line's start (and of the end of the text)."""
+        return (0, *itertools.accumulate(len(line) for line in self.lines))
+
     def offset(self, line: int, column: int) -> int:
         """The character offset in :attr:`text` of a 1-based line and column."""
-        return sum(len(text) for text in self.lines[: line - 1]) + column - 1
+        starts = self.line_starts
+        return starts[min(line - 1, len(starts) - 1)] + column - 1
 
     def segment(self, span: Span) -> str:
         return self.text[

@@ -306,3 +306,44 @@ def test_a_broken_notebook_is_a_scan_error(cli: CliRunner, tmp_path: Path) -> No
     (finding,) = json.loads(cli("scan", "bad.ipynb", "--format", "json").stdout)["findings"]
     assert finding["rule"] == "scan-error"
     assert finding["message"].startswith("not a notebook: not valid JSON")
+
+
+# --- SARIF at scale -------------------------------------------------------------------------
+
+
+def test_sarif_with_6000_findings_stays_under_5000_results_and_says_what_was_folded(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    lines = ["import torch"] + [f"x{i} = torch.ones(1).to('xla')" for i in range(6000)]
+    (tmp_path / "many.py").write_text("\n".join(lines) + "\nimport torch_xla\n")
+    result = cli("scan", "many.py", "--format", "sarif", "--output", "many.sarif")
+    assert "SARIF: 1,003 findings were folded" in result.stderr  # 4,997 + 1 + 1 summary kept
+    log = json.loads((tmp_path / "many.sarif").read_text(encoding="utf-8"))
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
+    (run,) = log["runs"]
+    assert len(run["results"]) < 5000
+    assert run["properties"]["folded"] == {"xla-device-string": run["properties"]["foldedResults"]}
+    assert any(r["ruleId"] == "xla-import" for r in run["results"])  # the rare rule keeps its own
+    summary = next(r for r in run["results"] if "folded" in r["properties"])
+    count = summary["properties"]["folded"]
+    assert summary["message"]["text"].startswith(f"{count:,} more 'xla-device-string' findings")
+    kept = sum(1 for r in run["results"] if r["ruleId"] == "xla-device-string") - 1
+    assert kept + count == 6000
+
+
+def test_sarif_fingerprints_survive_code_moving_above_the_finding(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    body = (
+        "import torch\nimport torch_xla\nd = torch.ones(1).to('xla')\ne = torch.ones(1).to('xla')\n"
+    )
+
+    def fingerprints() -> list[str]:
+        log = json.loads(cli("scan", "train.py", "--format", "sarif").stdout)
+        return [r["partialFingerprints"]["neuronEnvFinding/v1"] for r in log["runs"][0]["results"]]
+
+    (tmp_path / "train.py").write_text(body)
+    before = fingerprints()
+    (tmp_path / "train.py").write_text("# a new header line\n\n" + body)
+    assert fingerprints() == before
+    assert len(set(before)) == len(before)  # the two identical findings are told apart
