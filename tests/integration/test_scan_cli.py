@@ -57,6 +57,14 @@ def test_the_xla_training_script_report_matches_the_golden_file(
     check_golden(f"xla_training_script.{suffix}", result.stdout, tmp_path)
 
 
+def test_the_whole_corpus_report_matches_the_golden_file(cli: CliRunner, tmp_path: Path) -> None:
+    """Every rule's wording, on Python, shell and notebooks, in one reviewed report."""
+    shutil.copytree(CORPUS, tmp_path / "corpus")
+    result = cli("scan", "corpus", "--release", "2.34.0", "--fail-on", "note")
+    assert result.returncode == 1, result.stderr
+    check_golden("corpus.txt", result.stdout, tmp_path)
+
+
 def test_sarif_for_the_whole_corpus_is_valid_sarif_2_1_0(cli: CliRunner, tmp_path: Path) -> None:
     shutil.copytree(CORPUS, tmp_path / "corpus")
     result = cli("scan", "corpus", "--format", "sarif", "--output", "report.sarif")
