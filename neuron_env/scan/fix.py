@@ -173,6 +173,7 @@ def _apply(source: SourceFile, findings: list[Finding]) -> tuple[str, list[Findi
         if change.finding is not None:
             fixed = change.finding
             applied.append(fixed if new == edit.new else replace(fixed, fix=replace(edit, new=new)))
+            applied.extend(change.more)
     return text, applied
 
 
