@@ -22,6 +22,7 @@ from pathlib import Path
 from neuron_env.scan.model import Span
 
 MAX_FILE_BYTES = 10 * 1024 * 1024  # no source file is this large; a device or a dump might be
+MAX_NOTEBOOK_BYTES = 50 * 1024 * 1024  # notebooks carry their outputs (images) besides the code
 # Python ends lines at \r\n, \r or \n (not at the other characters str.splitlines() knows).
 _LINE_BREAK = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
 
@@ -99,8 +100,8 @@ class NotASourceFile(Exception):
     """A path that scan refuses to read or parse, with the reason as its message."""
 
 
-def read_bounded(path: Path) -> bytes:
-    """The bytes of a regular file of at most :data:`MAX_FILE_BYTES`, without ever blocking.
+def read_bounded(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes, without ever blocking.
 
     Opened non-blocking and checked on the open descriptor (not by name first), so a FIFO, a
     ``/dev/fd`` pipe or a device swapped in is refused instead of read forever.
@@ -111,14 +112,14 @@ def read_bounded(path: Path) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise NotASourceFile(f"not a regular file ({file_kind(info.st_mode)})")
-        if info.st_size > MAX_FILE_BYTES:
-            raise NotASourceFile(too_large(info.st_size))
+        if info.st_size > limit:
+            raise NotASourceFile(too_large(info.st_size, limit))
         chunks, size = [], 0
         while chunk := os.read(fd, 1 << 20):
             chunks.append(chunk)
             size += len(chunk)
-            if size > MAX_FILE_BYTES:  # it grew while being read
-                raise NotASourceFile(too_large(size))
+            if size > limit:  # it grew while being read
+                raise NotASourceFile(too_large(size, limit))
         return b"".join(chunks)
     finally:
         os.close(fd)
@@ -141,8 +142,8 @@ def first_line(path: Path) -> bytes:
         os.close(fd)
 
 
-def too_large(size: int) -> str:
-    return f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB ({size:,} bytes): not a source file"
+def too_large(size: int, limit: int) -> str:
+    return f"larger than {limit // (1024 * 1024)} MiB ({size:,} bytes): not a source file"
 
 
 def file_kind(mode: int) -> str:
