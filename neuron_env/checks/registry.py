@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from neuron_env.checks import device, driver, environment, platform, python, system
+from neuron_env.checks import conflicts, device, driver, environment, platform, python, system
 from neuron_env.checks.model import Check, Context, Finding, Verdict
 from neuron_env.errors import BadInput
 from neuron_env.facts import HostFacts
@@ -44,8 +44,8 @@ CHECKS: tuple[Check, ...] = (
           "No 'WRONG PACKAGE' placeholders from the default index under Neuron names",
           ("python",), python.check_placeholders),
     Check("python.conflicts", "python", "Conflicting packages",
-          "No torch-xla beside the native backend, no upstream torchao, no competing backends",
-          ("python",), python.check_conflicts),
+          "No legacy PyTorch/XLA stack, no torchao beside torchao-neuron, no competing backends",
+          ("python",), conflicts.check_conflicts),
     Check("env.variables", "env", "Environment variables",
           "Neuron variables valid (LNC 1 or 2, core lists) and no legacy XLA variables",
           ("env",), environment.check_variables),

@@ -70,10 +70,13 @@ def _torch(ctx: Context) -> str:
 def _headers_problem(facts: HostFacts) -> Verdict | None:
     assert facts.system is not None
     if facts.system.kernel_headers is False and not (facts.os and facts.os.container):
-        kernel = facts.os.kernel if facts.os else "$(uname -r)"
+        kernel = facts.os.kernel if facts.os and facts.os.kernel else None
+        package = (
+            shlex.quote(f"linux-headers-{kernel}") if kernel else '"linux-headers-$(uname -r)"'
+        )
         return warn(
-            f"linux-headers-{kernel} is not installed: the driver (DKMS) cannot be rebuilt "
-            "after a kernel update",
-            fix=f"sudo apt-get install -y linux-headers-{kernel}",
+            f"linux-headers-{kernel or '(this kernel)'} is not installed: the driver (DKMS) "
+            "cannot be rebuilt after a kernel update",
+            fix=f"sudo apt-get install -y {package}",
         )
     return None

@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import console, load_matrix, print_json, write_output
+from neuron_env.cli._common import (
+    console,
+    load_matrix,
+    print_json,
+    seconds_at_least,
+    write_output,
+)
 from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
@@ -50,7 +56,11 @@ DeviceOption = Annotated[
 ]
 TimeoutOption = Annotated[
     float,
-    typer.Option("--timeout", min=1, help="Seconds each case (and the worker's start) may take."),
+    typer.Option(
+        "--timeout",
+        callback=seconds_at_least(1),
+        help="Seconds each case (and the worker's start) may take.",
+    ),
 ]
 FormatOption = Annotated[Format, typer.Option("--format", help="Report format.")]
 OutputOption = Annotated[

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import console, load_matrix, write_output
+from neuron_env.cli._common import console, load_matrix, seconds_at_least, write_output
 from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ ProbeTimeoutOption = Annotated[
     float,
     typer.Option(
         "--probe-timeout",
-        min=0.5,
+        callback=seconds_at_least(0.5),
         metavar="SECONDS",
         help="Give each probe at most this many seconds.",
     ),
@@ -198,13 +198,23 @@ def _facts_for(
             "--facts judges a saved snapshot; it cannot be combined with --python or --sysroot."
         )
     snapshot = read_snapshot(facts_file)
-    recorded = snapshot.device.level if snapshot.device else 0
+    recorded = _levels_held(snapshot)
     if level > recorded:
         raise BadInput(
             f"{facts_file} holds level-{recorded} facts; --level {level} needs the device results.",
             hint=f"Collect them on the host with 'neuron-env facts --level {level} -o FILE'.",
         )
     return snapshot
+
+
+def _levels_held(snapshot: HostFacts) -> int:
+    """The device level whose results the snapshot holds (not merely the one it claims)."""
+    device = snapshot.device
+    if device is None or device.smoke is None:
+        return 0
+    if device.selftest is None and device.smoke.ok:  # a failed smoke test stops the suite
+        return min(device.level, 1)
+    return device.level
 
 
 def _collect(python: Path | None, sysroot: Path, probe_timeout: float, level: int) -> HostFacts:

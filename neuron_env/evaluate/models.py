@@ -150,6 +150,8 @@ class Evaluation:
         if self.problem is not None:
             return f"{name} on {self.device}: could not run: {self.problem.message}"
         failing = self.failing()
+        if not self.stages:
+            return f"{name} on {self.device} FAILED: no stage reported a result"
         if not failing:
             return f"{name} on {self.device} passed: " + _stage_list(self.stages)
         return f"{name} on {self.device} FAILED: " + _stage_list(failing)

@@ -17,6 +17,7 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
 
 from neuron_env.errors import BadInput
 from neuron_env.matrix import Note, Release, Target
@@ -137,6 +138,39 @@ class InstallPlan:
     @property
     def requirements(self) -> tuple[str, ...]:
         return tuple(p.requirement for p in self.packages)
+
+    @property
+    def neuron_route(self) -> IndexRoute | None:
+        """The route torch-neuronx comes from: every Neuron name must come from it alone."""
+        pinned = next((p for p in self.packages if p.name == "torch-neuronx"), None)
+        route = next((r for r in self.routed if pinned and r.name == pinned.route), None)
+        return route if route is not None and route.url else None
+
+    def required_route(self, name: str) -> IndexRoute | None:
+        """The only route ``name`` may come from: its pin's, the Neuron one for any Neuron name."""
+        name = canonicalize_name(name)
+        pinned = next((p for p in self.packages if p.name == name), None)
+        if pinned is not None and pinned.route not in (DEFAULT_ROUTE, WHEELHOUSE_ROUTE):
+            return self.route(pinned.route)
+        if is_neuron_name(name, self.guards):
+            return self.neuron_route
+        return None
+
+
+def is_neuron_name(name: str, guards: Guards) -> bool:
+    """Whether ``name`` is (or looks like) a Neuron package, pinned by the plan or not.
+
+    The release's Neuron names (its indexes and placeholders) and the families AWS publishes under
+    (``*neuronx*``, ``aws-neuron*``, ``nki*``, ``*-neuron``): no such name may come from an index
+    that neuron-env does not route to the Neuron index.
+    """
+    name = canonicalize_name(name)
+    return (
+        name in guards.neuron_names
+        or "neuronx" in name
+        or name.startswith(("aws-neuron", "nki"))
+        or name.endswith("-neuron")
+    )
 
 
 def make_plan(release: Release, target: Target, choices: Choices) -> InstallPlan:

@@ -146,7 +146,9 @@ class SuiteResult:
 
     @property
     def ok(self) -> bool:
-        return self.problem is None and not self.failing()
+        """Passed: no problem, no failing case, and cases at all (the harness makes sure every
+        requested variant has a result or the run a problem)."""
+        return self.problem is None and bool(self.cases) and not self.failing()
 
     def failing(self) -> list[CaseResult]:
         bad = set(ALWAYS_FAILING) | (set() if self.allow_fallback else {"fallback"})

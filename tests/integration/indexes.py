@@ -41,6 +41,7 @@ class WheelSpec:
     kind: str = "real"
     reports: str | None = None
     padding: int = 0
+    marker: str | None = None
 
     @property
     def module(self) -> str:
@@ -60,7 +61,7 @@ def _module_source(spec: WheelSpec) -> str:
     if spec.kind == "placeholder":
         return f"raise ImportError({WRONG_PACKAGE!r})\n"
     source = f"__version__ = {spec.reports or spec.version!r}\n"
-    if spec.kind == "attacker":
+    if spec.kind in ("attacker", "pth-attacker"):
         source += "IMPOSTOR = True\n"
     if spec.scripts:
         source += "\n\ndef main():\n    print(__name__, __version__)\n"
@@ -72,6 +73,9 @@ def build_wheel(dest: Path, spec: WheelSpec) -> Path:
     files: dict[str, bytes] = {f"{spec.module}/__init__.py": _module_source(spec).encode()}
     if spec.padding:
         files[f"{spec.module}/_padding.bin"] = os.urandom(spec.padding)
+    if spec.kind == "pth-attacker":  # runs at every interpreter start once installed
+        hook = f"import pathlib; pathlib.Path({spec.marker!r}).write_text('ran')\n"
+        files[f"{spec.module}-hook.pth"] = hook.encode()
     info = f"{spec.module}-{spec.version}.dist-info"
     metadata = f"Metadata-Version: 2.1\nName: {spec.name}\nVersion: {spec.version}\n"
     metadata += "".join(f"Requires-Dist: {r}\n" for r in spec.requires)
@@ -167,6 +171,11 @@ class Indexes:
     access_logs: dict[str, Path]
     servers: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
 
+    @property
+    def impostor_marker(self) -> Path:
+        """The file a ``pth-attacker`` wheel's ``.pth`` writes when an interpreter starts."""
+        return self.root / "impostor-ran"
+
     def args(self) -> list[str]:
         return [
             "--neuron-index", self.urls["neuron"],
@@ -201,6 +210,8 @@ def start_indexes(tmp: Path, fault: str | None = None) -> Indexes:
     faults = load_fault(fault)
     _apply_spec_faults(specs, faults)
     indexes = Indexes(tmp, {}, {})
+    for index in specs.values():
+        index[:] = [replace(s, marker=str(indexes.impostor_marker)) for s in index]
     for name in INDEX_NAMES:
         root = tmp / name
         index_faults = [f for f in faults if f["index"] == name]

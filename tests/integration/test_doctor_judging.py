@@ -1,0 +1,123 @@
+"""What the doctor judges against, and fixes that work when pasted: saved snapshots as the data."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DATA, CliRunner
+
+pytestmark = pytest.mark.integration
+
+SNAPSHOTS = DATA / "snapshots"
+EVIL = "id>pwned # $USER"
+# Commands a fix may run; each stub records its argv (NUL-separated, one line per call).
+STUBS = ("sudo", "neuron-env", "id", "apt-get", "modprobe", "rmmod", "python3.12")
+
+
+def doctor_json(cli: CliRunner, snapshot: Path, *args: str) -> dict[str, object]:
+    result = cli("doctor", "--facts", str(snapshot), "--format", "json", *args)
+    assert result.returncode in (0, 1), result.stderr
+    doc: dict[str, object] = json.loads(result.stdout)
+    return doc
+
+
+def test_torch_2_13_is_judged_against_the_newest_release_that_pairs_it(cli: CliRunner) -> None:
+    result = cli("doctor", "--facts", str(SNAPSHOTS / "torch-2.13-container.json"))
+    line = " ".join(result.stdout.split())
+    assert "Judged against Neuron 2.33.1 (the newest release that pairs the installed torch" in line
+    assert "2.34.0 pairs PyTorch 2.14 only" in line
+    doc = doctor_json(cli, SNAPSHOTS / "torch-2.13-container.json")
+    findings = {f["check"]: f for f in doc["findings"]}  # type: ignore[attr-defined]
+    assert findings["python.torch"]["status"] == "ok"
+    assert "--torch 2.13 --release 2.33.1" in findings["python.torch-neuronx"]["fix"]
+
+
+def test_torch_option_picks_the_newest_release_pairing_it(cli: CliRunner) -> None:
+    doc = doctor_json(cli, SNAPSHOTS / "torch-2.13-container.json", "--torch", "2.13")
+    assert doc["release"] == "2.33.1"
+    assert "PyTorch 2.13 (--torch)" in str(doc["release_reason"])
+
+
+def test_a_release_that_does_not_pair_the_torch_names_one_that_does(cli: CliRunner) -> None:
+    snapshot = str(SNAPSHOTS / "torch-2.13-container.json")
+    result = cli("doctor", "--facts", snapshot, "--release", "2.34.0", "--torch", "2.13")
+    assert result.returncode == 2
+    assert "use --release 2.33.1" in result.stderr
+
+
+def test_a_placeholder_never_names_the_release(cli: CliRunner, tmp_path: Path) -> None:
+    doc = json.loads((SNAPSHOTS / "torch-2.13-container.json").read_text())
+    dists = doc["facts"]["python"]["distributions"]
+    dists["torch"] = {"version": "2.14.0+cpu"}
+    dists["torch-neuronx"] = {"version": "1.0", "description": "WRONG PACKAGE. Please install"}
+    (tmp_path / "placeholder.json").write_text(json.dumps(doc))
+    report = doctor_json(cli, tmp_path / "placeholder.json")
+    assert "torch-neuronx 1.0" not in str(report["release_reason"])
+    assert report["release"] == "2.34.0"  # the newest release pairing torch 2.14
+
+
+def _hostile_snapshot(where: Path) -> Path:
+    """Every value a fix embeds (group, kernel, paths, package names) holds shell syntax."""
+    doc = json.loads((SNAPSHOTS / "hostile-values.json").read_text())
+    prefix = where / f"venv; {EVIL}"
+    (prefix / "bin").mkdir(parents=True)
+    python = doc["facts"]["python"]
+    python["prefix"], python["executable"] = str(prefix), str(prefix / "bin" / "python")
+    _stub(prefix / "bin" / "python", where / "calls.log")
+    path = where / "hostile.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def _stub(path: Path, log: Path) -> None:
+    path.write_text(f"#!/bin/sh\nprintf '%s\\0' \"$0\" \"$@\" >> '{log}'\necho >> '{log}'\n")
+    path.chmod(0o755)
+
+
+def test_fixes_built_from_hostile_facts_are_inert(cli: CliRunner, tmp_path: Path) -> None:
+    snapshot = _hostile_snapshot(tmp_path)
+    doc = doctor_json(cli, snapshot, "--level", "1")
+    fixes = [f["fix"] for f in doc["findings"] if f["fix"]]  # type: ignore[attr-defined]
+    assert len(fixes) >= 6, fixes
+    stubs = tmp_path / "stubs"
+    stubs.mkdir()
+    for name in STUBS:
+        _stub(stubs / name, tmp_path / "calls.log")
+    for fix in fixes:
+        subprocess.run(
+            ["/bin/sh", "-c", fix],
+            cwd=tmp_path,
+            env={"PATH": str(stubs), "USER": "alice", "HOME": str(tmp_path)},
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    calls = [c.split("\0")[:-1] for c in (tmp_path / "calls.log").read_text().splitlines() if c]
+    assert not list(tmp_path.rglob("pwned")), "a fix ran a redirection from the facts"
+    assert not [c for c in calls if os.path.basename(c[0]) == "id"], calls
+    assert [str(stubs / "sudo"), "usermod", "-aG", f"neuron; {EVIL}", "alice"] in calls
+    assert any(f"linux-headers-6.17.0; {EVIL}" in c for c in calls)
+    uninstalls = [c for c in calls if c[1:4] == ["-m", "pip", "uninstall"]]
+    assert uninstalls and all(f"nki; {EVIL}" in c or "torch-xla" in c for c in uninstalls)
+
+
+def test_device_fixes_name_only_flags_the_commands_have(cli: CliRunner, tmp_path: Path) -> None:
+    doc = doctor_json(cli, SNAPSHOTS / "hostile-values.json", "--level", "1")
+    smoke = next(f for f in doc["findings"] if f["check"] == "device.smoke")  # type: ignore[attr-defined]
+    assert smoke["fix"].startswith("neuron-env smoke --device ")
+    assert " -v" not in smoke["fix"]  # smoke has no --verbose
+    snapshot = json.loads((SNAPSHOTS / "hostile-values.json").read_text())
+    snapshot["facts"]["device"]["smoke"]["hint"] = (
+        "On a Trn2/Trn3 instance, check the driver and device files: 'neuron-ls', "
+        "'lsmod | grep neuron', 'ls -l /dev/neuron*'. Elsewhere use --device cpu."
+    )
+    (tmp_path / "hint.json").write_text(json.dumps(snapshot))
+    doc = doctor_json(cli, tmp_path / "hint.json", "--level", "1")
+    smoke = next(f for f in doc["findings"] if f["check"] == "device.smoke")  # type: ignore[attr-defined]
+    assert "'lsmod | grep neuron'" in smoke["fix"]
+    assert "--device" not in smoke["fix"]  # doctor has no --device
