@@ -18,6 +18,7 @@ from neuron_env.install.backends import Backend, choose_backend
 from neuron_env.install.plan import BackendName, Choices, InstallPlan, make_plan
 from neuron_env.install.target_env import (
     TargetEnv,
+    check_writable_parent,
     find_base_python,
     locate_target,
     python_version,
@@ -64,6 +65,7 @@ def prepare(matrix: Matrix, request: InstallRequest, *, runner: Runner = run) ->
     target_env = locate_target(
         request.venv, request.python, allowed_pythons(release, request.torch), runner=runner
     )
+    check_writable_parent(target_env)
     os_facts = probe_os(request.sysroot)
     target = resolve_target(
         matrix,
