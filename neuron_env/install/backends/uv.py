@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -61,6 +62,9 @@ class UvBackend(Backend):
         run_resolution(session, pinned, resolution_env(plan, session))
         session.run([*argv, "--no-deps", "-r", lock])
         return extra
+
+    def uninstall(self, names: Sequence[str], python: Path, session: Session) -> None:
+        session.run([self.uv, "pip", "uninstall", "--python", python, *names])
 
     def _compile(self, plan: InstallPlan, project: Path, python: Path) -> list[str | Path]:
         argv: list[str | Path] = [self.uv, "pip", "compile", "--quiet", "--no-build"]
