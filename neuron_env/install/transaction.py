@@ -216,6 +216,9 @@ def _build(
         phases.start("create", f"Creating a staging venv with Python {target.python_version}")
         backend.create_venv(target.base_python, venv, session)
     pause_at("stage")
+    if plan.remove:
+        phases.start("remove", f"Removing the legacy PyTorch/XLA stack: {', '.join(plan.remove)}")
+        backend.uninstall(plan.remove, venv / "bin" / "python", session)
     phases.start("install", f"Installing with {backend.name}")
     from_neuron = backend.install(plan, venv / "bin" / "python", session)
     phases.start("verify", "Verifying the new environment (import torch)")
