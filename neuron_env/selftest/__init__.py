@@ -100,6 +100,7 @@ def run_suite(
     repeats: int = 5,
     allow_fallback: bool = False,
     peak: Peak | None = None,
+    keep_going: bool = False,
     progress: ProgressCallback | None = None,
 ) -> SuiteResult:
     """Run the self-test suite at ``level`` in ``python`` (the target interpreter).
@@ -108,9 +109,13 @@ def run_suite(
     as ``result.problem`` or as case statuses, and ``result.ok`` is False. Raises
     :class:`~neuron_env.errors.BadInput` for a bad ``level``, ``device`` or ``only``.
     ``timeout`` bounds each case (and the worker's start); ``progress`` is called as cases finish.
+    After a case hangs or the worker dies the rest are reported ``skipped`` (not run), unless
+    ``keep_going``.
     """
     variants = select_variants(level, only)
-    request = Request(python, check_device(device), timeout, compile_backend, repeats, peak)
+    request = Request(
+        python, check_device(device), timeout, compile_backend, repeats, peak, keep_going
+    )
     start = time.monotonic()
     run = run_variants(request, variants, progress)
     return SuiteResult(
@@ -131,6 +136,7 @@ def run_smoke(
     *,
     device: str = "neuron",
     timeout: float = DEFAULT_TIMEOUT,
+    keep_going: bool = False,
     progress: ProgressCallback | None = None,
 ) -> SmokeResult:
     """The smoke test: is the device there, how many, and does a matmul match the CPU in fp32 and
@@ -138,7 +144,7 @@ def run_smoke(
 
     Like :func:`run_suite`, it reports rather than raises for anything the target does.
     """
-    request = Request(python, check_device(device), timeout)
+    request = Request(python, check_device(device), timeout, keep_going=keep_going)
     start = time.monotonic()
     run = run_variants(request, SMOKE_VARIANTS, progress)
     return SmokeResult(

@@ -13,6 +13,7 @@ from neuron_env.selftest.models import (
     Problem,
     Status,
 )
+from neuron_env.worker.exits import why_it_ended
 
 _COMPARISON_KEYS = set(Comparison.__dataclass_fields__)
 _INFO_KEYS = set(DeviceInfo.__dataclass_fields__)
@@ -90,13 +91,22 @@ def timed_out(name: str, timeout: float, wall_s: float) -> CaseResult:
 
 
 def crashed(name: str, returncode: int | None, stderr_tail: str, wall_s: float) -> CaseResult:
-    last = [line for line in stderr_tail.strip().splitlines() if line.strip()][-1:]
-    why = f": {last[0].strip()}" if last else ""
+    why = why_it_ended(returncode, stderr_tail)
     return CaseResult(
         name=name,
         status="error",
         message=f"the worker exited with code {returncode} during this case{why}",
         wall_s=wall_s,
+    )
+
+
+def not_run(name: str, after: CaseResult) -> CaseResult:
+    """A variant left out because the device hung (or the worker died) in ``after``."""
+    what = "the device hung" if after.status == "timeout" else "the worker died"
+    return CaseResult(
+        name=name,
+        status="skipped",
+        message=f"not run: {what} in {after.name} (--keep-going runs the rest anyway)",
     )
 
 
@@ -144,7 +154,16 @@ def comparison_line(c: Comparison, failed: bool) -> str:
     tolerance = f"rtol {c.rtol:g}, atol {c.atol:g}"
     if failed:
         return f"{c.tensor}: {c.mismatched}/{c.total} off; {figures} ({tolerance})"
-    return f"{figures} ({tolerance})"
+    if c.used is None or c.scale is None:
+        return f"{figures} ({tolerance})"
+    # atol is scaled by the tensor's magnitude: an abs error above atol may be well within bound.
+    bound = f"atol {c.atol:g} × scale {c.scale:.3g} + rtol {c.rtol:g} × |ref|"
+    return f"{figures}: {share_of_bound(c.used)} of the bound ({bound})"
+
+
+def share_of_bound(used: float) -> str:
+    """The worst element's error as a share of its bound: ``19%``, ``<1%``."""
+    return "<1%" if used < 0.01 else f"{used:.0%}"
 
 
 def _perf_line(result: CaseResult) -> str:
