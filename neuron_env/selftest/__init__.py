@@ -32,6 +32,7 @@ from neuron_env.selftest.models import (
     SuiteResult,
 )
 from neuron_env.selftest.worker.cases import CASES, LEVELS, SMOKE_VARIANTS, Case, variants_for
+from neuron_env.worker.devices import check_device
 
 __all__ = [
     "CASES",
@@ -54,19 +55,7 @@ __all__ = [
     "select_variants",
 ]
 
-DEVICE_TYPES = ("neuron", "cpu", "cuda")
 DEFAULT_TIMEOUT = 300.0
-
-
-def check_device(device: str) -> str:
-    """``neuron``, ``neuron:1``, ``cpu``, ``cuda:0``; anything else is bad input (exit 2)."""
-    kind, sep, index = device.partition(":")
-    if kind not in DEVICE_TYPES or (sep and not index.isdigit()) or (kind == "cpu" and sep):
-        raise BadInput(
-            f"Unknown device {device!r}.",
-            hint="Use neuron (the default), neuron:N, cpu, cuda or cuda:N.",
-        )
-    return device
 
 
 def select_variants(level: str, only: Sequence[str] = ()) -> list[str]:
