@@ -24,6 +24,7 @@ from neuron_env.evaluate.models import ModelInfo, StageResult
 from neuron_env.selftest import events as selftest_events
 from neuron_env.selftest.harness import protocol_problem, startup_failure
 from neuron_env.selftest.models import DeviceInfo, Problem
+from neuron_env.worker.exits import why_it_ended
 from neuron_env.worker.interrupts import stop_on_interrupt
 from neuron_env.worker.stream import MAX_LINE, EventStream, ProtocolError
 
@@ -226,17 +227,20 @@ class _Reader:
             self.run.problem = Problem(
                 "worker-crashed",
                 f"The {WORKER} exited with code {code} while loading "
-                f"{self.request.entry.text}{_last_line(tail)}",
+                f"{self.request.entry.text}{why_it_ended(code, tail)}",
                 "Run the entry directly in the target interpreter to see why.",
             )
         elif self.current is not None:
-            message = f"the worker exited with code {code} during this stage{_last_line(tail)}"
+            why = why_it_ended(code, tail)
+            message = f"the worker exited with code {code} during this stage{why}"
             self._record(StageResult(self.current, "error", message, wall_s=self._elapsed()))
+        elif self.run.problem is None and self._missing():  # between stages: still no pass
+            self.run.problem = Problem(
+                "worker-crashed",
+                f"The {WORKER} exited with code {code} before reporting "
+                f"{self._missing()}{why_it_ended(code, tail)}",
+                "Run the entry directly in the target interpreter to see why.",
+            )
 
     def _elapsed(self) -> float:
         return time.monotonic() - self.started
-
-
-def _last_line(tail: str) -> str:
-    last = [line for line in tail.strip().splitlines() if line.strip()][-1:]
-    return f": {last[0].strip()}" if last else ""

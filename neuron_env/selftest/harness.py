@@ -21,6 +21,7 @@ from neuron_env.errors import CommandFailed
 from neuron_env.selftest import events
 from neuron_env.selftest.models import CaseResult, DeviceInfo, Peak, Problem
 from neuron_env.selftest.worker.cases import split_variant
+from neuron_env.worker.exits import signal_name, why_it_ended
 from neuron_env.worker.interrupts import stop_on_interrupt
 from neuron_env.worker.stream import MAX_LINE, EventStream, ProtocolError, parse_event
 
@@ -63,6 +64,7 @@ class Request:
     compile_backend: str | None = None
     repeats: int = 5
     peak: Peak | None = None
+    keep_going: bool = False  # after a hang or a crash, run the remaining variants anyway
 
 
 def run_variants(
@@ -82,8 +84,20 @@ def run_variants(
             unfinished = _run_batch(request, batch, run, report)
             pending = unfinished + pending[len(batch) :]
             if pending and unfinished:
+                if not request.keep_going:  # a device that hung or crashed is suspect
+                    _leave_out(run, pending, report)
+                    break
                 report(Progress("restart", name=unfinished[0]))
     return run
+
+
+def _leave_out(run: Run, pending: list[str], report: ProgressCallback) -> None:
+    """Record ``pending`` as not run, saying which case hung or crashed."""
+    after = run.results[-1]
+    for name in pending:
+        run.results.append(events.not_run(name, after))
+        total = len(run.variants)
+        report(Progress("case", len(run.results), total, name, run.results[-1]))
 
 
 def _next_batch(pending: list[str]) -> list[str]:
@@ -255,9 +269,12 @@ def protocol_problem(worker: str, how: str, python: Path) -> Problem:
 def startup_failure(
     code: int | None, tail: str, python: Path, worker: str = "self-test worker"
 ) -> Problem:
-    """A worker that exited before its ``hello``: its exit code and last lines of stderr."""
+    """A worker that exited before its ``hello``: its exit code and last lines of stderr (or the
+    signal that killed it)."""
     last = [line for line in tail.strip().splitlines() if line.strip()][-3:]
     said = (": " + " / ".join(s.strip() for s in last)) if last else ""
+    if signal_name(code) is not None:
+        said = why_it_ended(code, tail)
     return Problem(
         "worker-failed",
         f"The {worker} exited with code {code} in {python} before reporting{said}",

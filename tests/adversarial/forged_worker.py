@@ -7,6 +7,8 @@ reads the request on stdin and misbehaves as ``$FORGED_WORKER`` says:
 * ``chatty-import`` — a garbage line every 0.5 s, never a hello;
 * ``done-early``    — hello, then ``done`` without a single result;
 * ``flood``         — hello, then bytes without a newline, forever;
+* ``quit``          — hello, then exit 0 without a result or ``done``;
+* ``abort``         — hello, start the first case, then abort (SIGABRT), stderr saying otherwise;
 * ``hang``          — hello, start, a sleeping grandchild, both pids in ``$FORGED_PIDS``, forever.
 
 ``$FORGED_PIDS`` (when set) receives ``WORKER_PID GRANDCHILD_PID`` once the worker is hung, so a
@@ -74,6 +76,8 @@ def main() -> None:
     if MODE == "done-early":
         emit("done")
         return
+    if MODE == "quit":
+        return
     if MODE == "flood":
         while True:
             sys.stdout.write("x" * 65536)
@@ -81,6 +85,10 @@ def main() -> None:
     emit("start", name=first_case(request))
     if MODE == "chatty-hang":
         forever(garbage)
+    if MODE == "abort":
+        sys.stderr.write("INFO: all is well, nothing to see here\n")
+        sys.stderr.flush()
+        os.abort()
     announce_hung()
     forever()
 
