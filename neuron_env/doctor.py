@@ -6,12 +6,15 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from packaging.version import Version
+
 from neuron_env.checks.context import build_context
 from neuron_env.checks.model import DoctorReport, summarize
 from neuron_env.checks.registry import run_checks, select_checks
-from neuron_env.errors import EXIT_FAILED
+from neuron_env.errors import EXIT_FAILED, BadInput, UnsupportedCombination
 from neuron_env.facts import HostFacts
 from neuron_env.matrix import Matrix
+from neuron_env.wording import join_words
 
 
 @dataclass(frozen=True)
@@ -23,6 +26,33 @@ class DoctorOptions:
     strict: bool = False
     level: int = 0
     allow: Sequence[str] = ()
+
+
+def check_request(matrix: Matrix, release: str | None, torch: str | None) -> None:
+    """``--release`` names a known release and ``--torch`` a PyTorch it pairs (without
+    ``--release``: that some known release pairs); else bad input, said once, before judging.
+    """
+    from neuron_env.matrix import Request, resolve_target
+
+    if torch is None:
+        if release is not None:
+            matrix.get(release)
+        return
+    errors: list[BadInput] = []
+    for candidate in [release] if release else [str(r.version) for r in matrix.releases]:
+        try:
+            resolve_target(matrix, Request(torch=torch, release=candidate))
+            return
+        except BadInput as exc:
+            errors.append(exc)
+    if release or not isinstance(errors[-1], UnsupportedCombination):
+        raise errors[-1]
+    paired = sorted({p.torch_minor for r in matrix.releases for p in r.pairings}, key=Version)
+    raise UnsupportedCombination(
+        f"No known Neuron release pairs torch-neuronx with PyTorch {torch}; "
+        f"they pair PyTorch {join_words(paired)}.",
+        hint="See them with 'neuron-env matrix list'.",
+    )
 
 
 def judge(matrix: Matrix, facts: HostFacts, options: DoctorOptions) -> DoctorReport:

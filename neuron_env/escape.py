@@ -19,7 +19,7 @@ _INVISIBLE = (
     "\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f"
     "\ufeff\ufff9-\ufffb\ud800-\udfff\U000e0000-\U000e007f"
 )
-_UNSAFE = re.compile(f"[\x00-\x1f{_INVISIBLE}]")
+UNSAFE = re.compile(f"[\x00-\x1f{_INVISIBLE}]")
 _UNSAFE_BUT_NEWLINE = re.compile(f"[\x00-\x09\x0b-\x1f{_INVISIBLE}]")
 _UNSAFE_BUT_LINE_BREAKS = re.compile(f"[\x00-\x09\x0b\x0c\x0e-\x1f{_INVISIBLE}]")
 # XML 1.0 allows tab, newline, carriage return, U+0020–U+D7FF, U+E000–U+FFFD and above U+FFFF;
@@ -51,7 +51,7 @@ def terminal(text: str, *, keep_newlines: bool = False) -> str:
     ``keep_newlines`` keeps ``\\n`` for text whose lines the caller lays out itself (details);
     single-line values (host names, file names, paths) keep nothing.
     """
-    pattern = _UNSAFE_BUT_NEWLINE if keep_newlines else _UNSAFE
+    pattern = _UNSAFE_BUT_NEWLINE if keep_newlines else UNSAFE
     return _no_commands(pattern.sub(_show, text))
 
 

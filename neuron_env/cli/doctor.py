@@ -179,11 +179,12 @@ def run_doctor(
     probe_timeout: float,
 ) -> DoctorReport:
     """Facts (live or from a snapshot) judged against the matrix; shared with preflight."""
-    from neuron_env.doctor import judge
+    from neuron_env.doctor import check_request, judge
 
     with ThreadPoolExecutor(max_workers=1) as pool:  # probe the host while the matrix loads
         host = pool.submit(_facts_for, facts_file, python, sysroot, probe_timeout, options.level)
         matrix = load_matrix(ctx)
+        check_request(matrix, options.release, options.torch)
         return judge(matrix, host.result(), options)
 
 

@@ -173,9 +173,10 @@ def doctor(
     from neuron_env.fleet.report import report_fleet
 
     _check_format(output_format)
+    from neuron_env.doctor import check_request
+
     matrix = load_matrix(ctx)  # bad input (an unknown release) before anything runs remotely
-    if release is not None:
-        matrix.get(release)
+    check_request(matrix, release, torch)
     options = _collect_options(
         targets, instance_ids, concurrency, max_errors, timeout, python, refresh
     )

@@ -47,7 +47,10 @@ def print_report(
         f"Judged against Neuron {report.release} ({report.release_reason}); "
         f"PyTorch {report.torch or '—'} ({report.torch_reason})."
     )
-    for line in textwrap.wrap(terminal(judged), out.width, break_long_words=False):
+    lines = textwrap.wrap(
+        terminal(judged), out.width, break_long_words=False, break_on_hyphens=False
+    )
+    for line in lines:
         out.print(Text(line, style="dim"), soft_wrap=True)  # split at spaces only, never mid-word
     width = max((len(f.check) for f in report.findings), default=0)
     for category in CATEGORIES:

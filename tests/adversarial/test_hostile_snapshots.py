@@ -303,3 +303,27 @@ def test_fleet_collect_shows_a_hosts_stderr_inertly_and_a_pastable_next_step(
     out = capsys.readouterr().out
     assert_inert(out)
     assert f"Next: neuron-env fleet report '{folder}'" in out
+
+
+def test_fleet_report_refuses_a_torch_no_release_pairs_once(
+    cli: CliRunner, snapshot: dict[str, object], tmp_path: Path
+) -> None:
+    (tmp_path / "i-1.json").write_text(json.dumps(snapshot))
+    result = cli("fleet", "report", str(tmp_path), "--torch", "1.0")
+    assert result.returncode == 2
+    message = " ".join(result.stderr.split())
+    assert "No known Neuron release pairs torch-neuronx with PyTorch 1.0" in message
+
+
+def test_a_host_whose_release_cannot_pair_the_asked_torch_is_reported_not_fatal(
+    cli: CliRunner, snapshot: dict[str, object], tmp_path: Path
+) -> None:
+    for name in ("i-1", "i-2"):
+        (tmp_path / f"{name}.json").write_text(json.dumps(snapshot))
+    newer = DATA / "matrices" / "newer"  # 2.99.0 pairs torch 2.15; the hosts run 2.33.1
+    result = cli("--matrix-dir", str(newer), "fleet", "report", str(tmp_path), "--torch", "2.15",
+                 "--format", "json")  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    missing = {m["name"]: m["reason"] for m in json.loads(result.stdout)["missing"]}
+    assert set(missing) == {"i-1", "i-2"}
+    assert all(r.startswith("cannot be judged as asked: Neuron 2.33.1") for r in missing.values())
