@@ -183,13 +183,19 @@ class LineTimeout(Exception):
     """No complete line arrived on a streaming command's stdout in time."""
 
 
+class LineTooLong(Exception):
+    """A streaming command wrote more than ``max_line`` bytes without a newline."""
+
+
 class StreamingCommand:
     """A command whose stdout is read line by line, each read with its own deadline.
 
     For long-running children that report progress (the self-test worker): a hang is noticed per
     line, not only at the end, and everything reported before it is kept. stderr goes to a
     temporary file (read with :meth:`stderr_tail`) so the child can never block on a full pipe.
-    The whole process group is killed by :meth:`kill` and when the ``with`` block ends.
+    A line is at most ``max_line`` bytes (when given): a flood without newlines cannot fill memory.
+    The whole process group is killed by :meth:`kill` and when the ``with`` block ends, however
+    it ends (the child may have exited and left children of its own behind).
     """
 
     def __init__(
@@ -198,8 +204,10 @@ class StreamingCommand:
         *,
         env: Mapping[str, str] | None = None,
         input: str | None = None,
+        max_line: int | None = None,
     ) -> None:
         self.argv = [os.fspath(a) for a in argv]
+        self.max_line = max_line
         log.debug("stream: %s", shlex.join(self.argv))
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed by __exit__
         try:
@@ -229,10 +237,12 @@ class StreamingCommand:
     def next_line(self, timeout: float) -> str | None:
         """The next line of stdout (without its newline), or None once stdout has closed.
 
-        Raises :class:`LineTimeout` when no complete line arrives within ``timeout`` seconds.
+        Raises :class:`LineTimeout` when no complete line arrives within ``timeout`` seconds, and
+        :class:`LineTooLong` when the line exceeds ``max_line`` bytes.
         """
         deadline = time.monotonic() + timeout
         while b"\n" not in self._buffer:
+            self._check_length(len(self._buffer))
             if self._eof:
                 return self._take_rest()
             remaining = deadline - time.monotonic()
@@ -240,7 +250,12 @@ class StreamingCommand:
                 raise LineTimeout(f"no output within {timeout:g} s")
             self._read_some(remaining)
         line, _, self._buffer = self._buffer.partition(b"\n")
+        self._check_length(len(line))
         return line.decode("utf-8", errors="replace")
+
+    def _check_length(self, size: int) -> None:
+        if self.max_line is not None and size > self.max_line:
+            raise LineTooLong(f"a line longer than {self.max_line} bytes")
 
     def _read_some(self, timeout: float) -> None:
         assert self._proc.stdout is not None
@@ -278,8 +293,7 @@ class StreamingCommand:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._proc.poll() is None:
-            self.kill()
+        self.kill()  # also what the child left running if it has exited
         self._proc.wait()
         if self._proc.stdout is not None:
             self._proc.stdout.close()

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -76,13 +78,18 @@ def write_output(path: Path | None, text: str, *, append: bool = False) -> None:
 
 
 def print_error(exc: NeuronEnvError) -> None:
-    """One paragraph saying what went wrong, then the next step, on stderr."""
+    """One paragraph saying what went wrong, then the next step, on stderr.
+
+    Messages quote paths and file contents: their control characters are shown, not acted on.
+    """
+    from neuron_env.escape import terminal
+
     width = min(_terminal_width(), 100)
-    lines = _wrap(exc.message, width - 7) or [""]
+    lines = _wrap(terminal(exc.message), width - 7) or [""]
     body = "\n       ".join(lines)
     out = f"error: {body}\n"
     if exc.hint:
-        out += "\n".join(_wrap(exc.hint, width)) + "\n"
+        out += "\n".join(_wrap(terminal(exc.hint), width)) + "\n"
     sys.stderr.write(out)
 
 
@@ -96,3 +103,21 @@ def _terminal_width() -> int:
         return int(os.environ.get("COLUMNS", "")) or os.get_terminal_size(2).columns
     except (ValueError, OSError):
         return 100
+
+
+def seconds_at_least(minimum: float) -> Callable[[typer.CallbackParam, float], float]:
+    """An option callback: a number of seconds, finite and at least ``minimum`` (nan, inf, 0 and
+    negative numbers are bad input, said as one ``error:`` line)."""
+
+    def check(param: typer.CallbackParam, value: float) -> float:
+        if value is not None and not (math.isfinite(value) and value >= minimum):
+            from neuron_env.errors import BadInput
+
+            name = param.opts[0] if param.opts else "the timeout"
+            raise BadInput(
+                f"{name} {value:g} is not a number of seconds neuron-env can wait: "
+                f"give a finite number of at least {minimum:g}."
+            )
+        return value
+
+    return check

@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import console, load_matrix, print_json, write_output
+from neuron_env.cli._common import (
+    console,
+    load_matrix,
+    print_json,
+    seconds_at_least,
+    write_output,
+)
 from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
@@ -50,13 +56,25 @@ DeviceOption = Annotated[
 ]
 TimeoutOption = Annotated[
     float,
-    typer.Option("--timeout", min=1, help="Seconds each case (and the worker's start) may take."),
+    typer.Option(
+        "--timeout",
+        callback=seconds_at_least(1),
+        help="Seconds each case (and the worker's start) may take.",
+    ),
 ]
 FormatOption = Annotated[Format, typer.Option("--format", help="Report format.")]
 OutputOption = Annotated[
     Path | None, typer.Option("--output", "-o", help="Write the report to FILE.", dir_okay=False)
 ]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")]
+KeepGoingOption = Annotated[
+    bool,
+    typer.Option(
+        "--keep-going",
+        help="After a case hangs or the worker dies, run the rest anyway (default: report "
+        "them as not run: the device is suspect).",
+    ),
+]
 
 
 def smoke(
@@ -66,6 +84,7 @@ def smoke(
     format: FormatOption = Format.text,
     output: OutputOption = None,
     quiet: QuietOption = False,
+    keep_going: KeepGoingOption = False,
 ) -> None:
     """Quick device check: availability and count, then a matmul vs CPU in fp32 and bf16.
 
@@ -82,7 +101,9 @@ def smoke(
     target = find_target_python(python)
     check_device(device)
     with device_views.progress(console(stderr=True), quiet) as report:
-        result = run_smoke(target, device=device, timeout=timeout, progress=report)
+        result = run_smoke(
+            target, device=device, timeout=timeout, keep_going=keep_going, progress=report
+        )
     _emit(result, format, output, verbose=False)
     raise typer.Exit(0 if result.ok else 1)
 
@@ -134,6 +155,7 @@ def selftest(
     ] = 5,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show every tensor.")] = False,
     quiet: QuietOption = False,
+    keep_going: KeepGoingOption = False,
 ) -> None:
     """Kernel self-test: each case on the device vs CPU, eager and torch.compile, fwd and bwd.
 
@@ -167,6 +189,7 @@ def selftest(
             repeats=repeats,
             allow_fallback=allow_fallback,
             peak=peak,
+            keep_going=keep_going,
             progress=report,
         )
     _emit(result, format, output, verbose)

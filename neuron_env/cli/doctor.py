@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import console, load_matrix, write_output
+from neuron_env.cli._common import console, load_matrix, seconds_at_least, write_output
 from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ ProbeTimeoutOption = Annotated[
     float,
     typer.Option(
         "--probe-timeout",
-        min=0.5,
+        callback=seconds_at_least(0.5),
         metavar="SECONDS",
         help="Give each probe at most this many seconds.",
     ),
@@ -198,13 +199,23 @@ def _facts_for(
             "--facts judges a saved snapshot; it cannot be combined with --python or --sysroot."
         )
     snapshot = read_snapshot(facts_file)
-    recorded = snapshot.device.level if snapshot.device else 0
+    recorded = _levels_held(snapshot)
     if level > recorded:
         raise BadInput(
             f"{facts_file} holds level-{recorded} facts; --level {level} needs the device results.",
             hint=f"Collect them on the host with 'neuron-env facts --level {level} -o FILE'.",
         )
     return snapshot
+
+
+def _levels_held(snapshot: HostFacts) -> int:
+    """The device level whose results the snapshot holds (not merely the one it claims)."""
+    device = snapshot.device
+    if device is None or device.smoke is None:
+        return 0
+    if device.selftest is None and device.smoke.ok:  # a failed smoke test stops the suite
+        return min(device.level, 1)
+    return device.level
 
 
 def _collect(python: Path | None, sysroot: Path, probe_timeout: float, level: int) -> HostFacts:
@@ -214,12 +225,14 @@ def _collect(python: Path | None, sysroot: Path, probe_timeout: float, level: in
     if not sysroot.is_dir():
         raise BadInput(f"--sysroot {sysroot} is not a directory.")
     target = find_target_python(python)
+    started = time.monotonic()
     facts = collect_facts(ProbeOptions.capped(probe_timeout, sysroot=sysroot, python=target))
-    return _with_device(facts, target, level) if level else facts
+    return _with_device(facts, target, level, started) if level else facts
 
 
-def _with_device(facts: HostFacts, target: Path, level: int) -> HostFacts:
-    """Run the device levels in the target interpreter, with progress on stderr."""
+def _with_device(facts: HostFacts, target: Path, level: int, started: float) -> HostFacts:
+    """Run the device levels in the target interpreter, with progress on stderr; the duration
+    then covers them too."""
     import dataclasses
 
     from neuron_env.cli import device_views
@@ -227,7 +240,8 @@ def _with_device(facts: HostFacts, target: Path, level: int) -> HostFacts:
 
     with device_views.progress(console(stderr=True), quiet=False) as report:
         device = probe_device(target, level, progress=report)
-    return dataclasses.replace(facts, device=device)
+    took = round(time.monotonic() - started, 3)
+    return dataclasses.replace(facts, device=device, duration_s=took)
 
 
 def _emit(report: DoctorReport, output_format: str, output: Path | None, verbose: bool) -> None:

@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import console, load_matrix, settings, write_output
+from neuron_env.cli._common import (
+    console,
+    load_matrix,
+    seconds_at_least,
+    settings,
+    write_output,
+)
 from neuron_env.cli.device import (
     DeviceOption,
     OutputOption,
@@ -66,7 +72,7 @@ def evaluate(
         float,
         typer.Option(
             "--timeout",
-            min=1,
+            callback=seconds_at_least(1),
             help="Seconds each stage may take (loading, eager, compile, each shape).",
         ),
     ] = DEFAULT_TIMEOUT,
@@ -127,7 +133,7 @@ def evaluate(
     from neuron_env.evaluate import Request, parse_entry, parse_shapes
     from neuron_env.evaluate import evaluate as run_evaluation
     from neuron_env.probe.python_env import find_target_python
-    from neuron_env.selftest import check_device
+    from neuron_env.worker.devices import check_device
 
     parsed = parse_entry(entry)
     shape_list = parse_shapes(shapes or ())

@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from neuron_env.errors import NeuronEnvError
+from neuron_env.escape import terminal
 from neuron_env.matrix import Change, Matrix, Release, Target
 from neuron_env.matrix.model import OsRelease
 from neuron_env.resources import shipped_matrix_dir
@@ -21,8 +22,8 @@ MARKS = {"info": "[cyan]i[/]", "warning": "[yellow]![/]"}
 
 
 def _flag(text: object, confirmed: bool = True) -> Text:
-    """Data as plain text (never parsed as markup), marked when unconfirmed."""
-    out = Text(str(text))
+    """Data as plain text (never markup, never a control code), marked when unconfirmed."""
+    out = Text(terminal(str(text)))
     if not confirmed:
         out.append(" (unconfirmed)", style="yellow")
     return out
@@ -39,7 +40,9 @@ def _table(title: str, *columns: str) -> Table:
 
 def _origin(release: Release) -> str:
     shipped = shipped_matrix_dir().resolve()
-    return "shipped" if release.origin.resolve().parent == shipped else str(release.origin)
+    return (
+        "shipped" if release.origin.resolve().parent == shipped else terminal(str(release.origin))
+    )
 
 
 # --- list ---------------------------------------------------------------------------------------
@@ -353,8 +356,7 @@ def print_validation(out: Console, results: Iterable[tuple[Path, object]]) -> No
                 plural(len(outcome.os), "OS release"),
                 plural(len(outcome.instance_types), "instance type"),
             ]
-            out.print(
-                f"[green]✓[/] {escape(str(path))}: Neuron {outcome.version}, {', '.join(counts)}"
-            )
+            shown = escape(terminal(str(path)))
+            out.print(f"[green]✓[/] {shown}: Neuron {outcome.version}, {', '.join(counts)}")
         elif isinstance(outcome, NeuronEnvError):
-            out.print(f"[red]✗[/] {escape(outcome.message)}")
+            out.print(f"[red]✗[/] {escape(terminal(outcome.message))}")

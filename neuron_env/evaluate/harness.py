@@ -22,8 +22,11 @@ from neuron_env.evaluate import events
 from neuron_env.evaluate.entry import Entry, search_path
 from neuron_env.evaluate.models import ModelInfo, StageResult
 from neuron_env.selftest import events as selftest_events
-from neuron_env.selftest.harness import parse_event, startup_failure
+from neuron_env.selftest.harness import protocol_problem, startup_failure
 from neuron_env.selftest.models import DeviceInfo, Problem
+from neuron_env.worker.exits import why_it_ended
+from neuron_env.worker.interrupts import stop_on_interrupt
+from neuron_env.worker.stream import MAX_LINE, EventStream, ProtocolError
 
 WORKER_DIR = Path(__file__).resolve().with_name("worker")
 WORKER = "evaluate worker"
@@ -82,21 +85,30 @@ class Run:
 
 
 def run_worker(request: Request, progress: ProgressCallback | None = None) -> Run:
-    """Run the worker once; never raises for what the target does."""
+    """Run the worker once; never raises for what the target does.
+
+    Ctrl-C or SIGTERM kills the worker's process group and raises
+    :class:`~neuron_env.errors.Interrupted`.
+    """
     run = Run(stages=[])
     argv = [str(request.python), "-I", str(WORKER_DIR)]
-    try:
-        worker = StreamingCommand(argv, input=json.dumps(request.payload()))
-    except CommandFailed as exc:
-        run.problem = Problem("worker-failed", exc.message)
-        return run
-    with worker:
-        _Reader(request, run, progress or (lambda _: None), worker).read()
+    with stop_on_interrupt(WORKER):
+        try:
+            worker = StreamingCommand(argv, input=json.dumps(request.payload()), max_line=MAX_LINE)
+        except CommandFailed as exc:
+            run.problem = Problem("worker-failed", exc.message)
+            return run
+        with worker:
+            _Reader(request, run, progress or (lambda _: None), worker).read()
     return run
 
 
 class _Reader:
-    """Follows the worker's events; a hung stage is ``timeout``, a crash ``error``."""
+    """Follows the worker's events; a hung stage is ``timeout``, a crash ``error``.
+
+    Each stage (loading the entry, eager, compile, each shape) has ``request.timeout`` seconds
+    from the end of the one before, whatever else the worker prints meanwhile.
+    """
 
     def __init__(
         self, request: Request, run: Run, report: ProgressCallback, worker: StreamingCommand
@@ -104,39 +116,79 @@ class _Reader:
         self.request, self.run, self.report, self.worker = request, run, report, worker
         self.current: str | None = None
         self.started = time.monotonic()
+        self.stream = EventStream(worker, request.timeout)
 
     def read(self) -> None:
         while True:
             try:
-                line = self.worker.next_line(self.request.timeout)
+                event = self.stream.next_event()
+                if event is None:
+                    self._ended()
+                    return
+                if self._handle(event):
+                    return
             except LineTimeout:
                 self._timed_out()
                 return
-            if line is None:
-                self._ended()
+            except ProtocolError as exc:
+                self._broken(str(exc))
                 return
-            event = parse_event(line)
-            if event is not None and self._handle(event):
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                self._broken(f"sent an event neuron-env cannot read ({exc!r})")
                 return
 
     def _handle(self, event: dict[str, Any]) -> bool:
         """Record one event; True when the worker is finished."""
         kind = event.get("event")
         if kind == "hello":
+            if self.run.info is not None:
+                raise ProtocolError("said hello twice")
             self.run.info = selftest_events.device_info(event)
+            self.stream.extend()
             self.report(Progress("started", info=self.run.info))
         elif kind == "fatal":
             self.run.problem = selftest_events.problem(event)
             self.run.traceback = str(event.get("traceback") or "")
             return True
         elif kind == "start":
-            self.current, self.started = str(event.get("name")), time.monotonic()
+            self.current, self.started = self._new(event, "started"), time.monotonic()
             self.report(Progress("start", name=self.current))
         elif kind == "model":
+            if self.run.model is not None:
+                raise ProtocolError("described the model twice")
             self.run.model = events.model_info(event)
+            self.stream.extend()
         elif kind == "result":
+            self._new(event, "reported")
             self._record(events.stage_result(event, time.monotonic() - self.started))
+            self.stream.extend()
+        elif kind == "done" and self._missing():
+            raise ProtocolError("said it was done without a result for " + self._missing())
         return kind == "done"
+
+    def _new(self, event: dict[str, Any], verb: str) -> str:
+        """The event's stage, which must not have a result yet."""
+        name = str(event["name"])
+        assert self.run.stages is not None
+        if name == "load" and verb == "started" and self.run.model is None:
+            return name
+        if name == "load" or any(s.name == name for s in self.run.stages):
+            raise ProtocolError(f"{verb} {name!r} again")
+        return name
+
+    def _missing(self) -> str:
+        """The stages every run must report that this one has not: a pass needs them all."""
+        assert self.run.stages is not None
+        done = {s.name for s in self.run.stages}
+        required = ["eager", "compile"] if self.request.compile else ["eager"]
+        missing = ([] if self.run.model is not None else ["load"]) + [
+            name for name in required if name not in done
+        ]
+        return ", ".join(missing)
+
+    def _broken(self, how: str) -> None:
+        self.worker.kill()
+        self.run.problem = protocol_problem(WORKER, how, self.request.python)
 
     def _record(self, result: StageResult) -> None:
         assert self.run.stages is not None
@@ -175,17 +227,20 @@ class _Reader:
             self.run.problem = Problem(
                 "worker-crashed",
                 f"The {WORKER} exited with code {code} while loading "
-                f"{self.request.entry.text}{_last_line(tail)}",
+                f"{self.request.entry.text}{why_it_ended(code, tail)}",
                 "Run the entry directly in the target interpreter to see why.",
             )
         elif self.current is not None:
-            message = f"the worker exited with code {code} during this stage{_last_line(tail)}"
+            why = why_it_ended(code, tail)
+            message = f"the worker exited with code {code} during this stage{why}"
             self._record(StageResult(self.current, "error", message, wall_s=self._elapsed()))
+        elif self.run.problem is None and self._missing():  # between stages: still no pass
+            self.run.problem = Problem(
+                "worker-crashed",
+                f"The {WORKER} exited with code {code} before reporting "
+                f"{self._missing()}{why_it_ended(code, tail)}",
+                "Run the entry directly in the target interpreter to see why.",
+            )
 
     def _elapsed(self) -> float:
         return time.monotonic() - self.started
-
-
-def _last_line(tail: str) -> str:
-    last = [line for line in tail.strip().splitlines() if line.strip()][-1:]
-    return f": {last[0].strip()}" if last else ""

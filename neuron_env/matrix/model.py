@@ -9,6 +9,7 @@ never silently treated as settled. ``sources`` name keys of the file's ``[source
 from __future__ import annotations
 
 import datetime
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -19,6 +20,7 @@ from packaging.version import Version
 from neuron_env.schema import NOT_IN_TOML
 
 SCHEMA_VERSION = 1
+MAX_NETWORK_CARDS = 64
 
 ReleaseStatus = Literal["private-beta", "public-beta", "ga", "maintenance", "end-of-support"]
 SupportStatus = Literal["supported", "end-of-support", "disputed", "unconfirmed", "unsupported"]
@@ -92,6 +94,13 @@ class PipPackage:
     def __post_init__(self) -> None:
         if (self.version is None) == (self.spec is None):
             raise ValueError("give exactly one of 'version' (an exact pin) or 'spec' (a range)")
+        if self.spec is not None and not is_bounded(self.spec):
+            # An open range admits any impostor a default index offers (nki 99.0).
+            raise ValueError(
+                f"spec '{self.spec}' has no upper bound, so any newer version (an impostor "
+                "from another index included) would pass: give an exact 'version' or a bounded "
+                "'spec' such as '==0.7.*' or '>=0.7.0,<0.9'"
+            )
 
     @property
     def requirement_spec(self) -> str:
@@ -110,12 +119,22 @@ class Index:
 
 @dataclass(frozen=True)
 class Placeholder:
-    """Versions published under a Neuron package name on the default index ("WRONG PACKAGE")."""
+    """Versions published under a Neuron package name on the default index ("WRONG PACKAGE").
+
+    ``importable`` says whether the wheel's folder is a module name: where it is not, ``import``
+    fails with a plain ModuleNotFoundError and the "WRONG PACKAGE" text never shows.
+    """
 
     versions: tuple[Version, ...]
+    sha256: str = ""
+    importable: bool | None = None
     confirmed: bool = True
     note: str = ""
     sources: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.sha256 and not re.fullmatch(r"[0-9a-f]{64}", self.sha256):
+            raise ValueError("sha256 must be the wheel's full hash: 64 lowercase hex digits")
 
 
 @dataclass(frozen=True)
@@ -214,6 +233,18 @@ class InstanceType:
     note: str = ""
     sources: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        # Bounds of real hardware (a trn2.48xlarge has 16 cards): launch templates list one
+        # interface per card, so an unbounded count is an unbounded template.
+        for key, value, low, high in (
+            ("network-cards", self.network_cards, 1, MAX_NETWORK_CARDS),
+            ("enis-per-card", self.enis_per_card, 1, MAX_NETWORK_CARDS),
+            ("chips", self.chips, 1, MAX_NETWORK_CARDS),
+            ("max-efa", self.max_efa, 0, MAX_NETWORK_CARDS * MAX_NETWORK_CARDS),
+        ):
+            if not low <= value <= high:
+                raise ValueError(f"{key} = {value} is outside {low}–{high}")
+
 
 @dataclass(frozen=True)
 class SystemPackage:
@@ -305,6 +336,11 @@ class Release:
         """``trn2`` for ``trn2.48xlarge``; listed types may name another family (``trn2u``)."""
         known = self.instance_types.get(instance_type)
         return known.family if known else instance_type.split(".", 1)[0]
+
+
+def is_bounded(spec: SpecifierSet) -> bool:
+    """True when ``spec`` caps the version: an exact or wildcard pin, ``<``, ``<=`` or ``~=``."""
+    return any(s.operator in ("==", "===", "<", "<=", "~=") for s in spec)
 
 
 def _is_minor_version(text: str) -> bool:

@@ -10,7 +10,6 @@ same way. So a hung or crashing runtime costs one case, never the run, and never
 from __future__ import annotations
 
 import json
-import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -22,10 +21,14 @@ from neuron_env.errors import CommandFailed
 from neuron_env.selftest import events
 from neuron_env.selftest.models import CaseResult, DeviceInfo, Peak, Problem
 from neuron_env.selftest.worker.cases import split_variant
+from neuron_env.worker.exits import signal_name, why_it_ended
+from neuron_env.worker.interrupts import stop_on_interrupt
+from neuron_env.worker.stream import MAX_LINE, EventStream, ProtocolError, parse_event
 
-log = logging.getLogger(__name__)
+__all__ = ["Progress", "ProgressCallback", "Request", "Run", "parse_event", "run_variants"]
 
 WORKER_DIR = Path(__file__).resolve().with_name("worker")
+WORKER = "self-test worker"
 
 
 @dataclass(frozen=True)
@@ -61,22 +64,40 @@ class Request:
     compile_backend: str | None = None
     repeats: int = 5
     peak: Peak | None = None
+    keep_going: bool = False  # after a hang or a crash, run the remaining variants anyway
 
 
 def run_variants(
     request: Request, variants: Sequence[str], progress: ProgressCallback | None = None
 ) -> Run:
-    """Run ``variants`` in worker processes until each has a result or the worker cannot start."""
+    """Run ``variants`` in worker processes until each has a result or the worker cannot start.
+
+    Ctrl-C or SIGTERM kills the worker's process group and raises
+    :class:`~neuron_env.errors.Interrupted`.
+    """
     run = Run(tuple(variants))
     report = progress or (lambda _: None)
     pending = list(variants)
-    while pending and run.problem is None:
-        batch = _next_batch(pending)
-        unfinished = _run_batch(request, batch, run, report)
-        pending = unfinished + pending[len(batch) :]
-        if pending and unfinished:
-            report(Progress("restart", name=unfinished[0]))
+    with stop_on_interrupt(WORKER):
+        while pending and run.problem is None:
+            batch = _next_batch(pending)
+            unfinished = _run_batch(request, batch, run, report)
+            pending = unfinished + pending[len(batch) :]
+            if pending and unfinished:
+                if not request.keep_going:  # a device that hung or crashed is suspect
+                    _leave_out(run, pending, report)
+                    break
+                report(Progress("restart", name=unfinished[0]))
     return run
+
+
+def _leave_out(run: Run, pending: list[str], report: ProgressCallback) -> None:
+    """Record ``pending`` as not run, saying which case hung or crashed."""
+    after = run.results[-1]
+    for name in pending:
+        run.results.append(events.not_run(name, after))
+        total = len(run.variants)
+        report(Progress("case", len(run.results), total, name, run.results[-1]))
 
 
 def _next_batch(pending: list[str]) -> list[str]:
@@ -107,7 +128,7 @@ def _run_batch(request: Request, batch: list[str], run: Run, report: ProgressCal
     }
     argv = [str(request.python), "-I", str(WORKER_DIR)]
     try:
-        worker = StreamingCommand(argv, input=json.dumps(payload))
+        worker = StreamingCommand(argv, input=json.dumps(payload), max_line=MAX_LINE)
     except CommandFailed as exc:
         run.problem = Problem("worker-failed", exc.message)
         return []
@@ -116,7 +137,11 @@ def _run_batch(request: Request, batch: list[str], run: Run, report: ProgressCal
 
 
 class _BatchReader:
-    """Follows one worker's events; marks a hung case ``timeout`` and a crash ``error``."""
+    """Follows one worker's events; marks a hung case ``timeout`` and a crash ``error``.
+
+    Each case has ``request.timeout`` seconds from the end of the one before (the first: from
+    ``hello``, which itself must come that soon), whatever else the worker prints meanwhile.
+    """
 
     def __init__(
         self,
@@ -136,33 +161,55 @@ class _BatchReader:
         self.remaining = list(batch)
         self.current: str | None = None
         self.started = time.monotonic()
+        self.stream = EventStream(worker, request.timeout)
+        self.said_hello = False
 
     def read(self) -> list[str]:
         while True:
             try:
-                line = self.worker.next_line(self.request.timeout)
+                event = self.stream.next_event()
+                if event is None:
+                    return self._ended()
+                if self._handle(event):
+                    return []
             except LineTimeout:
                 return self._timed_out()
-            if line is None:
-                return self._ended()
-            event = parse_event(line)
-            if event is not None and self._handle(event):
-                return []
+            except ProtocolError as exc:
+                return self._broken(str(exc))
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                return self._broken(f"sent an event neuron-env cannot read ({exc!r})")
 
     def _handle(self, event: dict[str, Any]) -> bool:
         """Record one event; True when the worker is finished."""
         kind = event.get("event")
         if kind == "hello":
+            if self.said_hello:
+                raise ProtocolError("said hello twice")
+            self.said_hello = True
             self.run.info = events.device_info(event)
+            self.stream.extend()
             self.report(Progress("started", total=len(self.run.variants), info=self.run.info))
         elif kind == "fatal":
             self.run.problem = events.problem(event)
             return True
         elif kind == "start":
-            self.current, self.started = str(event.get("name")), time.monotonic()
+            self.current, self.started = self._pending(event, "started"), time.monotonic()
         elif kind == "result":
+            self._pending(event, "reported")
             self._record(events.case_result(event, self._elapsed(), self.request.peak))
+            self.stream.extend()
+        elif kind == "done" and self.remaining:
+            raise ProtocolError(
+                "said it was done without a result for " + ", ".join(self.remaining)
+            )
         return kind == "done"
+
+    def _pending(self, event: dict[str, Any], verb: str) -> str:
+        """The event's variant, which must be one this worker still owes a result for."""
+        name = event["name"]
+        if name not in self.remaining:
+            raise ProtocolError(f"{verb} {name!r}, which it was not asked for or had finished")
+        return str(name)
 
     def _record(self, result: CaseResult) -> None:
         self.run.results.append(result)
@@ -175,12 +222,17 @@ class _BatchReader:
     def _elapsed(self) -> float:
         return time.monotonic() - self.started
 
+    def _broken(self, how: str) -> list[str]:
+        self.worker.kill()
+        self.run.problem = protocol_problem(WORKER, how, self.request.python)
+        return []
+
     def _timed_out(self) -> list[str]:
         self.worker.kill()
         if self.run.info is None:
             self.run.problem = Problem(
                 "worker-timeout",
-                f"The self-test worker did not start within {self.request.timeout:g} s "
+                f"The {WORKER} did not start within {self.request.timeout:g} s "
                 "(importing torch or initialising the device hung); it was killed.",
                 "Run 'python -c \"import torch\"' in the target environment to see where it "
                 "stops, or raise --timeout.",
@@ -203,22 +255,26 @@ class _BatchReader:
         return list(self.remaining)
 
 
-def parse_event(line: str) -> dict[str, Any] | None:
-    """A worker's JSON event; None for anything else on its stdout (logged at debug level)."""
-    try:
-        event = json.loads(line)
-    except ValueError:
-        log.debug("worker: %s", line)
-        return None
-    return event if isinstance(event, dict) else None
+def protocol_problem(worker: str, how: str, python: Path) -> Problem:
+    """A worker that broke the protocol (forged, corrupted or flooded events): nothing it said
+    after that is trusted."""
+    return Problem(
+        "worker-protocol",
+        f"The {worker} in {python} {how}; it was stopped, and the run cannot pass.",
+        "Something in the target environment writes to the worker's event stream, or --python "
+        f"is not a Python interpreter: check that '{python} -c \"import torch\"' runs cleanly.",
+    )
 
 
 def startup_failure(
     code: int | None, tail: str, python: Path, worker: str = "self-test worker"
 ) -> Problem:
-    """A worker that exited before its ``hello``: its exit code and last lines of stderr."""
+    """A worker that exited before its ``hello``: its exit code and last lines of stderr (or the
+    signal that killed it)."""
     last = [line for line in tail.strip().splitlines() if line.strip()][-3:]
     said = (": " + " / ".join(s.strip() for s in last)) if last else ""
+    if signal_name(code) is not None:
+        said = why_it_ended(code, tail)
     return Problem(
         "worker-failed",
         f"The {worker} exited with code {code} in {python} before reporting{said}",

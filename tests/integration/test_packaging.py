@@ -104,10 +104,14 @@ def test_the_installed_wheel_renders_launch_templates_and_ami_recipes(
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
     bootstrap = (site / "neuron_env" / "_data" / "scripts" / "bootstrap.sh").read_text()
-    args = ["launch-template", "render", "--instance-type", "trn2.48xlarge", "--torch", "2.14"]
+    args = ["launch-template", "render", "--instance-type", "trn2.48xlarge", "--torch", "2.14",
+            "--neuron-env-source", "pypi"]  # fmt: skip
     user_data = _run_unpacked(site, tmp_path, *args, "--format", "user-data")
     assert bootstrap in user_data
-    _run_unpacked(site, tmp_path, "ami", "render", "--torch", "2.14", "--output", "ami")
+    _run_unpacked(
+        site, tmp_path, "ami", "render", "--torch", "2.14", "--output", "ami",
+        "--neuron-env-source", "pypi",
+    )  # fmt: skip
     assert (tmp_path / "ami" / "bootstrap.sh").read_text() == bootstrap
     assert "amazon-ebs" in (tmp_path / "ami" / "neuron.pkr.hcl").read_text()
 

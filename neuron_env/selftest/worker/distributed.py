@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -71,7 +70,8 @@ def _run_ranks(world: int, request: dict[str, Any], timeout: float) -> list[dict
                 stderr=subprocess.PIPE,
                 text=True,
                 env=env,
-                start_new_session=True,
+                # The worker's own process group: when neuron-env kills the worker's group (a
+                # timeout, Ctrl-C), the ranks go with it.
             )
         )
     deadline = time.monotonic() + timeout
@@ -82,7 +82,7 @@ def _collect(rank: int, proc: Any, deadline: float) -> dict[str, Any]:
     try:
         out, err = proc.communicate(timeout=max(deadline - time.monotonic(), 0.1))
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
+        proc.kill()
         proc.communicate()
         return {"rank": rank, "ok": False, "problem": "did not finish in time and was killed"}
     sys.stderr.write(err)

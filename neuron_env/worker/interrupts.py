@@ -1,0 +1,44 @@
+"""Ctrl-C and SIGTERM while a worker runs: the worker's process group is killed, then exit 130.
+
+SIGTERM (a CI job cancelled, ``kill``) is treated like Ctrl-C so that the same unwinding runs: the
+``with`` blocks that own worker processes kill their groups on the way out, and the run ends with
+:class:`~neuron_env.errors.Interrupted`. A second signal during that cleanup is ignored, so the
+cleanup itself is never cut short.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+from collections.abc import Iterator
+from types import FrameType
+
+from neuron_env.errors import Interrupted
+
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def stop_on_interrupt(what: str) -> Iterator[None]:
+    """Run the block; on SIGINT or SIGTERM end it with :class:`Interrupted` naming ``what``."""
+    interrupted: list[int] = []
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        if not interrupted:  # the first one stops the run; the rest must not stop the cleanup
+            interrupted.append(signum)
+            raise KeyboardInterrupt
+
+    try:
+        previous = {sig: signal.signal(sig, interrupt) for sig in _SIGNALS}
+    except ValueError:  # not the main thread: only the main thread receives signals
+        yield
+        return
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise Interrupted(
+            f"Interrupted. The {what} was stopped, with everything it had started."
+        ) from None
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
