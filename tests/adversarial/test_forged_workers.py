@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -150,6 +151,38 @@ def test_a_worker_killed_by_a_signal_is_named_by_it_and_stops_the_rest(
     assert "all is well" not in crashed["message"]  # stderr chatter is not the cause
     assert left_out["status"] == "skipped"
     assert left_out["message"].startswith("not run: the worker died in smoke/fp32/eager")
+
+
+def _largest_open_file(pid: int) -> int:
+    """The size of the largest regular file ``pid`` holds open (a deleted temp file included)."""
+    sizes = [0]
+    with contextlib.suppress(OSError):
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):
+                info = fd.stat()
+                if stat.S_ISREG(info.st_mode):
+                    sizes.append(info.st_size)
+    return max(sizes)
+
+
+def test_a_flood_on_stderr_fills_neither_memory_nor_disk(forged: Path, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEURON_ENV_")}
+    env.update(FORGED_WORKER="stderr-flood", NO_COLOR="1")
+    argv = [str(NEURON_ENV), "smoke", "--python", str(forged), "--timeout", "3", "--format", "json"]
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True)  # fmt: skip
+    largest = 0
+    try:
+        while proc.poll() is None:
+            largest = max(largest, _largest_open_file(proc.pid))
+            time.sleep(0.1)
+        out = proc.stdout.read() if proc.stdout else ""
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1
+    assert json.loads(out)["cases"][0]["status"] == "timeout"
+    assert largest < 1 << 20, f"neuron-env kept {largest >> 20} MiB of the worker's stderr"
 
 
 def test_a_flood_without_newlines_is_a_protocol_error(cli: CliRunner, forged: Path) -> None:
