@@ -315,7 +315,7 @@ def test_fleet_report_refuses_a_torch_no_release_pairs_once(
     assert "No known Neuron release pairs torch-neuronx with PyTorch 1.0" in message
 
 
-def test_a_host_whose_release_cannot_pair_the_asked_torch_is_reported_not_fatal(
+def test_a_host_whose_release_cannot_pair_the_asked_torch_is_not_ready_not_fatal(
     cli: CliRunner, snapshot: dict[str, object], tmp_path: Path
 ) -> None:
     for name in ("i-1", "i-2"):
@@ -324,6 +324,9 @@ def test_a_host_whose_release_cannot_pair_the_asked_torch_is_reported_not_fatal(
     result = cli("--matrix-dir", str(newer), "fleet", "report", str(tmp_path), "--torch", "2.15",
                  "--format", "json")  # fmt: skip
     assert result.returncode == 1, result.stderr
-    missing = {m["name"]: m["reason"] for m in json.loads(result.stdout)["missing"]}
-    assert set(missing) == {"i-1", "i-2"}
-    assert all(r.startswith("cannot be judged as asked: Neuron 2.33.1") for r in missing.values())
+    report = json.loads(result.stdout)
+    assert report["missing"] == []  # judged, each against the newest release pairing torch 2.15
+    assert {(h["name"], h["release"], h["status"]) for h in report["hosts"]} == {
+        ("i-1", "2.99.0", "fail"),
+        ("i-2", "2.99.0", "fail"),
+    }

@@ -48,7 +48,7 @@ def test_a_release_that_does_not_pair_the_torch_names_one_that_does(cli: CliRunn
     snapshot = str(SNAPSHOTS / "torch-2.13-container.json")
     result = cli("doctor", "--facts", snapshot, "--release", "2.34.0", "--torch", "2.13")
     assert result.returncode == 2
-    assert "use --release 2.33.1" in result.stderr
+    assert "--release 2.33.1" in result.stderr
 
 
 def test_a_placeholder_never_names_the_release(cli: CliRunner, tmp_path: Path) -> None:
