@@ -18,7 +18,10 @@ def check_module(facts: HostFacts, ctx: Context) -> Verdict:
     assert facts.driver is not None
     pin = ctx.release.system_packages.get(DRIVER_PACKAGE)
     wanted = pin.version if pin else None
-    install = f"sudo apt-get install -y {DRIVER_PACKAGE}" + (f"={wanted}*" if wanted else "")
+    # Quoted: an unquoted 'pkg=1.2*' is a glob the shell may expand against the working directory.
+    install = "sudo apt-get install -y " + shlex.quote(
+        f"{DRIVER_PACKAGE}={wanted}*" if wanted else DRIVER_PACKAGE
+    )
     if not facts.driver.module_loaded:
         # In a container the driver is the host's: neither its dpkg database nor apt here counts.
         packaged = facts.system is not None and DRIVER_PACKAGE in facts.system.packages
