@@ -98,7 +98,7 @@ def _against(report: FleetReport) -> str:
     if report.release:
         return f"judged against Neuron {report.release}"
     detected = ", ".join(f"{r}: {n}" for r, n in sorted(report.releases.items()))
-    return f"each host judged against its detected release ({detected or 'none'})"
+    return f"each host judged against the newest release that fits it ({detected or 'none'})"
 
 
 def _headline(report: FleetReport) -> str:
