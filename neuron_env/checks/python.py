@@ -8,7 +8,7 @@ from packaging.version import Version
 from neuron_env.checks.conflicts import xla_leftovers
 from neuron_env.checks.model import Context, Verdict, fail, ok, warn
 from neuron_env.checks.placeholders import is_placeholder, placeholder_reason
-from neuron_env.checks.versions import loose_version, same_release_line
+from neuron_env.checks.versions import package_version, same_release_line
 from neuron_env.facts import Distribution, HostFacts
 
 
@@ -17,7 +17,7 @@ def check_torch(facts: HostFacts, ctx: Context) -> Verdict:
     dist = facts.python.dist("torch")
     if dist is None:
         return fail("PyTorch is not installed in the target environment", fix=ctx.install_command())
-    version = loose_version(dist.version)
+    version = package_version(dist.version)
     if ctx.pairing is None:
         supported = " and ".join(p.torch_minor for p in ctx.release.pairings)
         return fail(
@@ -46,14 +46,19 @@ def check_torch_neuronx(facts: HostFacts, ctx: Context) -> Verdict:
         return fail(
             "torch-neuronx is not installed in the target environment", fix=ctx.install_command()
         )
-    release, version = ctx.release, loose_version(dist.version)
+    release, version = ctx.release, package_version(dist.version)
     if is_placeholder("torch-neuronx", dist, ctx.releases):
         return fail(
             f"torch-neuronx {dist.version} is the 'WRONG PACKAGE' placeholder "
             "from the default index",
             fix=ctx.uninstall_then_install(["torch-neuronx"]),
         )
-    if version is None or version in release.legacy_xla.versions:
+    if version is None:
+        return fail(
+            f"torch-neuronx {dist.version!r} is not a valid version: not a build pip installs",
+            fix=ctx.uninstall_then_install(["torch-neuronx"]),
+        )
+    if version in release.legacy_xla.versions:
         return fail(
             f"torch-neuronx {dist.version} is the legacy PyTorch/XLA line, not TorchNeuron "
             "(same package name, different product)",
@@ -100,7 +105,7 @@ def _minor(version: Version) -> str:
 
 def _installed_version(facts: HostFacts, name: str) -> Version | None:
     dist = facts.python.dist(name) if facts.python else None
-    return loose_version(dist.version) if dist else None
+    return package_version(dist.version) if dist else None
 
 
 def check_compiler(facts: HostFacts, ctx: Context) -> Verdict:
@@ -109,7 +114,7 @@ def check_compiler(facts: HostFacts, ctx: Context) -> Verdict:
     for name, pkg in ctx.release.packages.items():
         dist = facts.python.dist(name)
         spec = SpecifierSet(pkg.requirement_spec)
-        version = loose_version(dist.version) if dist else None
+        version = package_version(dist.version) if dist else None
         if dist is None:
             problems.append(f"{name} is not installed")
         elif is_placeholder(name, dist, ctx.releases):

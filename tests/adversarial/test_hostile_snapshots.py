@@ -330,3 +330,19 @@ def test_a_host_whose_release_cannot_pair_the_asked_torch_is_not_ready_not_fatal
         ("i-1", "2.99.0", "fail"),
         ("i-2", "2.99.0", "fail"),
     }
+
+
+@pytest.mark.parametrize("package", ["torch", "torch-neuronx"])
+def test_a_forged_version_string_is_no_version(
+    cli: CliRunner, snapshot: dict[str, object], tmp_path: Path, package: str
+) -> None:
+    doc = json.loads(json.dumps(snapshot))
+    dists = doc["facts"]["python"]["distributions"]  # type: ignore[index]
+    real = dists[package]["version"]
+    dists[package]["version"] = real + "\n::error::forged"  # starts like the right version
+    path = tmp_path / "host.json"
+    path.write_text(json.dumps(doc))
+    result = cli("doctor", "--facts", str(path), "--check", f"python.{package}", "--format", "json")
+    (finding,) = json.loads(result.stdout)["findings"]
+    assert finding["status"] == "fail", finding
+    assert result.returncode == 1
