@@ -173,6 +173,10 @@ def _satisfies(version: str, specifier: SpecifierSet) -> bool:
 
 
 def _judge_unmet(unmet: Unmet, dists: dict[str, Distribution], ctx: Context) -> Problem:
+    if _release_offers(ctx, canonicalize_name(unmet.package)) is not None:
+        # A package of the release itself (torch-neuronx needing another torch): reinstall the
+        # release as a whole, never remove one of its parts.
+        return Problem("fail", unmet.describe(), ctx.install_command())
     offered = _release_offers(ctx, unmet.name)
     if offered is not None:
         version, shown = offered

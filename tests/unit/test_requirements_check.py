@@ -82,3 +82,12 @@ def test_a_companion_on_the_wrong_pytorch_or_family_fails() -> None:
 def test_fixes_quote_what_comes_from_the_environment() -> None:
     verdict = judge({**STACK_2_14, "evil; id": ("1.0", ("torch==2.15.0",))})
     assert shlex.split(verdict.fix)[-3:] == ["uninstall", "-y", "evil; id"]
+
+
+def test_a_part_of_the_release_is_reinstalled_with_it_never_removed() -> None:
+    verdict = judge(
+        {"torch": ("2.13.0", ()), "torch-neuronx": ("2.14.3.0.2187", ("torch==2.14.0",))},
+        release="2.33.1",
+    )
+    assert "torch-neuronx 2.14.3.0.2187 needs torch==2.14.0, but torch 2.13.0" in verdict.summary
+    assert verdict.fix == "neuron-env install --torch 2.13 --release 2.33.1 --venv /venv"
