@@ -2,7 +2,7 @@
 
 A companion (TorchTitan Neuron, TorchAO Neuron) is pinned exactly, so its index can confirm the
 pin or contradict it; a bounded range stays unknown, since the index cannot tell which build is
-the release's. ``--write`` leaves companions as the file has them.
+the release's. ``--write`` treats them as it treats ``[packages]`` (see :mod:`.overlay`).
 """
 
 from __future__ import annotations

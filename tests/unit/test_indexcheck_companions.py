@@ -41,3 +41,27 @@ def test_a_companion_version_on_its_index_is_confirmed_and_a_missing_one_contrad
 def test_an_unread_index_leaves_companions_unknown() -> None:
     down = {"neuron": IndexReadout("neuron", "https://index.example", {}, reason="refused")}
     assert {status for status, _ in companions(down).values()} == {"unknown"}
+
+
+def test_an_overlay_confirms_a_companion_and_takes_in_what_the_index_shows() -> None:
+    import datetime
+
+    from neuron_env.indexcheck.overlay import corrected_release
+    from neuron_env.indexcheck.verify import IndexResult, Verification
+
+    readouts = neuron_index(
+        **{
+            "torchao-neuron": ("torchao_neuron-0.18.0+neuron.2-py3-none-any.whl",),
+            "torchtitan-neuron": ("torchtitan_neuron-0.2.2+neuron.2-py3-none-any.whl",),
+        }
+    )
+    facts = tuple(f for f in verify_release(RELEASE, MATRIX, readouts) if f.key.startswith("comp"))
+    index = IndexResult("neuron", "https://index.example/simple", "matrix", True, (), ("html",),
+                        None, None, 0.1)  # fmt: skip
+    result = Verification("2.34.0", datetime.date(2026, 12, 3), (index,), facts)
+    corrected = corrected_release(RELEASE, result).companions
+    assert corrected["torchtitan-neuron"].confirmed  # the unconfirmed pin is on the index
+    assert "index-neuron" in corrected["torchtitan-neuron"].sources
+    torchao = corrected["torchao-neuron"]
+    assert (str(torchao.version), torchao.confirmed) == ("0.18.0+neuron.2", False)
+    assert "index check 2026-12-03" in torchao.note
