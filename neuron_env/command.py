@@ -15,7 +15,6 @@ import select
 import shlex
 import signal
 import subprocess
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from neuron_env.errors import CommandFailed
 log = logging.getLogger(__name__)
 
 OUTPUT_TAIL = 4000
+STDERR_KEPT = 64 * 1024  # of a streaming command's stderr: enough for a traceback
 
 
 @dataclass(frozen=True)
@@ -191,9 +191,10 @@ class StreamingCommand:
     """A command whose stdout is read line by line, each read with its own deadline.
 
     For long-running children that report progress (the self-test worker): a hang is noticed per
-    line, not only at the end, and everything reported before it is kept. stderr goes to a
-    temporary file (read with :meth:`stderr_tail`) so the child can never block on a full pipe.
-    A line is at most ``max_line`` bytes (when given): a flood without newlines cannot fill memory.
+    line, not only at the end, and everything reported before it is kept. stderr is drained
+    while stdout is read (and while waiting), so the child never blocks on a full pipe; only its
+    last :data:`STDERR_KEPT` bytes are kept (:meth:`stderr_tail`), so a flood fills neither memory
+    nor disk. A line is at most ``max_line`` bytes (when given), for the same reason.
     The whole process group is killed by :meth:`kill` and when the ``with`` block ends, however
     it ends (the child may have exited and left children of its own behind).
     """
@@ -209,21 +210,21 @@ class StreamingCommand:
         self.argv = [os.fspath(a) for a in argv]
         self.max_line = max_line
         log.debug("stream: %s", shlex.join(self.argv))
-        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed by __exit__
         try:
             self._proc = subprocess.Popen(
                 self.argv,
                 stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
-                stderr=self._stderr,
+                stderr=subprocess.PIPE,
                 env=dict(env) if env is not None else None,
                 start_new_session=True,
             )
         except OSError as exc:
-            self._stderr.close()
             raise CommandFailed(self.argv, f"cannot run {self.argv[0]}: {exc.strerror}") from None
         self._buffer = b""
         self._eof = False
+        self._stderr = bytearray()  # its last STDERR_KEPT bytes
+        self._stderr_open = True
         if input is not None:
             self._send(input)
 
@@ -259,12 +260,35 @@ class StreamingCommand:
 
     def _read_some(self, timeout: float) -> None:
         assert self._proc.stdout is not None
-        fd = self._proc.stdout.fileno()
-        ready, _, _ = select.select([fd], [], [], timeout)
-        if ready:
-            chunk = os.read(fd, 65536)
+        out, err = self._proc.stdout.fileno(), self._stderr_fd()
+        ready, _, _ = select.select([out] + ([err] if err is not None else []), [], [], timeout)
+        if err is not None and err in ready:
+            self._read_stderr(err)
+        if out in ready:
+            chunk = os.read(out, 65536)
             self._buffer += chunk
             self._eof = not chunk
+
+    def _stderr_fd(self) -> int | None:
+        if not self._stderr_open or self._proc.stderr is None:
+            return None
+        return self._proc.stderr.fileno()
+
+    def _read_stderr(self, fd: int) -> None:
+        chunk = os.read(fd, 65536)
+        self._stderr_open = bool(chunk)
+        self._stderr += chunk
+        del self._stderr[:-STDERR_KEPT]
+
+    def _take_stderr(self, timeout: float) -> bool:
+        """Take in what stderr has within ``timeout``; False when it had nothing (or is closed)."""
+        fd = self._stderr_fd()
+        if fd is None:
+            return False
+        ready, _, _ = select.select([fd], [], [], timeout)
+        if ready:
+            self._read_stderr(fd)
+        return bool(ready)
 
     def _take_rest(self) -> str | None:
         if not self._buffer:
@@ -273,21 +297,32 @@ class StreamingCommand:
         return rest.decode("utf-8", errors="replace")
 
     def wait(self, timeout: float) -> int:
-        """The exit code; the process group is killed if it has not exited within ``timeout``."""
-        try:
-            return self._proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.kill()
-            return self._proc.wait()
+        """The exit code; the process group is killed if it has not exited within ``timeout``.
+
+        What the child writes on stderr meanwhile (a traceback, as it dies) is taken in.
+        """
+        deadline = time.monotonic() + timeout
+        while self._proc.poll() is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.kill()
+                return self._proc.wait()
+            step = min(remaining, 0.05)
+            if self._stderr_fd() is None:
+                time.sleep(step)
+            else:
+                self._take_stderr(step)
+        for _ in range(64):  # what it wrote last; bounded, as its children may write on
+            if not self._take_stderr(0):
+                break
+        return self._proc.returncode
 
     def kill(self) -> None:
         _kill_group(self._proc)
 
     def stderr_tail(self, limit: int = OUTPUT_TAIL) -> str:
-        self._stderr.seek(0, os.SEEK_END)
-        size = self._stderr.tell()
-        self._stderr.seek(max(size - limit, 0))
-        return self._stderr.read().decode("utf-8", errors="replace")
+        """The last ``limit`` bytes the child wrote on stderr (as far as read so far)."""
+        return bytes(self._stderr[-limit:]).decode("utf-8", errors="replace")
 
     def __enter__(self) -> StreamingCommand:
         return self
@@ -295,6 +330,6 @@ class StreamingCommand:
     def __exit__(self, *exc: object) -> None:
         self.kill()  # also what the child left running if it has exited
         self._proc.wait()
-        if self._proc.stdout is not None:
-            self._proc.stdout.close()
-        self._stderr.close()
+        for stream in (self._proc.stdout, self._proc.stderr):
+            if stream is not None:
+                stream.close()

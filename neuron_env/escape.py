@@ -19,11 +19,12 @@ _INVISIBLE = (
     "\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f"
     "\ufeff\ufff9-\ufffb\ud800-\udfff\U000e0000-\U000e007f"
 )
-_UNSAFE = re.compile(f"[\x00-\x1f{_INVISIBLE}]")
+UNSAFE = re.compile(f"[\x00-\x1f{_INVISIBLE}]")
 _UNSAFE_BUT_NEWLINE = re.compile(f"[\x00-\x09\x0b-\x1f{_INVISIBLE}]")
 _UNSAFE_BUT_LINE_BREAKS = re.compile(f"[\x00-\x09\x0b\x0c\x0e-\x1f{_INVISIBLE}]")
-# XML 1.0 allows tab, newline, carriage return, U+0020–U+D7FF, U+E000–U+FFFD and above U+FFFF.
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+# XML 1.0 allows tab, newline, carriage return, U+0020–U+D7FF, U+E000–U+FFFD and above U+FFFF;
+# of what it allows, what acts on a reader (separators, bidi) is escaped as for a terminal.
+_NOT_XML = re.compile(f"[\x00-\x08\x0b-\x1f{_INVISIBLE}\ufffe\uffff]")
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]<>|~&])")
 # A run of colons that could begin a line once text is wrapped (at a space, a hyphen, a newline):
 # CI runners read a log line that starts with "::" (after blanks) as a workflow command.
@@ -50,7 +51,7 @@ def terminal(text: str, *, keep_newlines: bool = False) -> str:
     ``keep_newlines`` keeps ``\\n`` for text whose lines the caller lays out itself (details);
     single-line values (host names, file names, paths) keep nothing.
     """
-    pattern = _UNSAFE_BUT_NEWLINE if keep_newlines else _UNSAFE
+    pattern = _UNSAFE_BUT_NEWLINE if keep_newlines else UNSAFE
     return _no_commands(pattern.sub(_show, text))
 
 
@@ -68,8 +69,9 @@ def xml(text: str) -> str:
     """Text for an XML 1.0 attribute or element: characters XML cannot hold made visible.
 
     ElementTree escapes ``<``, ``&`` and quotes but writes ESC or NUL raw, which makes the whole
-    document unparseable; everything else an XML parser accepts is kept, except a ``::`` that
-    could start a line (a JUnit file printed to a CI log is read for workflow commands too).
+    document unparseable. Line and paragraph separators and bidi controls, which XML allows, are
+    escaped too (CI systems show test names and messages to people), and so is a ``::`` that could
+    start a line (a JUnit file printed to a CI log is read for workflow commands too).
     """
     return _no_commands(_NOT_XML.sub(_show, text))
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import gc
 import json
 import os
-import re
 import stat
 import sys
 from collections.abc import Sequence
@@ -21,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from neuron_env.escape import UNSAFE
 from neuron_env.schema import format_path
 
 if sys.version_info >= (3, 11):
@@ -32,9 +32,7 @@ MiB = 1 << 20
 
 # Controls, line/paragraph separators (U+2028, U+2029, U+0085), bidi and invisible characters:
 # none belongs in a matrix string, and each of them changes what a rendered file means.
-CONTROL_CHARACTERS = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]"
-)
+CONTROL_CHARACTERS = UNSAFE
 
 
 class InputRejected(Exception):
@@ -239,7 +237,7 @@ def _key_path(where: Any) -> str:
         key, where = where
         path.append(key)
     text = format_path(path[::-1]) if path else ""
-    return text if len(text) <= 200 else "…" + text[-200:]
+    return text if len(text) <= 60 else text[:60] + "…"
 
 
 def refuse_control_characters(text: str, what: str) -> None:

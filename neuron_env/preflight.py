@@ -14,11 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from packaging.version import Version
-
-from neuron_env.errors import BadInput, UnsupportedCombination
+from neuron_env.errors import BadInput
 from neuron_env.resources import data_dir
-from neuron_env.wording import join_words
 
 if TYPE_CHECKING:
     from neuron_env.matrix import Matrix
@@ -88,30 +85,12 @@ def check_healthcheck_settings(
     release (or, without one, some known release) pairs, ``--timeout`` a positive number.
     """
     from neuron_env.checks.registry import select_checks
-    from neuron_env.matrix import Request, resolve_target
+    from neuron_env.doctor import check_request
 
     select_checks(allow=allow)  # unknown ids are bad input, with a "did you mean"
     if not (math.isfinite(timeout) and timeout >= 1):
         raise BadInput(f"--timeout {timeout:g} is not a number of seconds (1 or more).")
-    if torch is not None:
-        releases = [release] if release else [str(r.version) for r in matrix.releases]
-        errors = []
-        for candidate in releases:
-            try:
-                resolve_target(matrix, Request(torch=torch, release=candidate))
-                return
-            except BadInput as exc:
-                errors.append(exc)
-        if release or not isinstance(errors[-1], UnsupportedCombination):
-            raise errors[-1]
-        paired = sorted({p.torch_minor for r in matrix.releases for p in r.pairings}, key=Version)
-        raise UnsupportedCombination(
-            f"No known Neuron release pairs torch-neuronx with PyTorch {torch}; "
-            f"they pair PyTorch {join_words(paired)}.",
-            hint="See them with 'neuron-env matrix list'.",
-        )
-    if release is not None:
-        matrix.get(release)
+    check_request(matrix, release, torch)
 
 
 def render_slurm_healthcheck(

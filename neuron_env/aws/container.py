@@ -44,9 +44,11 @@ CONSTRAINTS = "/opt/neuron-env/constraints.txt"
 DOWNLOAD_DIR = "/tmp/neuron-env"  # noqa: S108 - a build step's scratch folder, removed after
 # The tool's pip, run against the environment (a uv-built venv has no pip of its own).
 PIP = (f"{TOOL_VENV}/bin/pip", "--python", f"{VENV}/bin/python")
+HELD = ("--constraint", CONSTRAINTS)
 MAX_PACKAGES = 200
 MAX_REQUIREMENTS_BYTES = 256 * 1024
 
+_MIRROR = re.compile(r"https?://[A-Za-z0-9.\-]+(?::\d{1,5})?(?:/[A-Za-z0-9._\-/~%+=]*)?")
 # What a user package may look like once parsed: a name, extras, a version pin, a marker.
 _PACKAGE_TEXT = re.compile(r"[A-Za-z0-9._\-\[\],=<>!~;'\" ()]{1,300}")
 
@@ -63,6 +65,9 @@ class ImageRequest:
     neuron_env_source: str | None = None
     neuron_env_sha256: str | None = None
     neuron_env_spec: str | None = None
+    index_url: str | None = None
+    neuron_index: str | None = None
+    pytorch_index: str | None = None
 
 
 @dataclass(frozen=True)
@@ -94,6 +99,7 @@ class ImageSpec:
     pins: tuple[Pin, ...]
     tool: ToolSource
     packages: tuple[str, ...] = ()
+    mirrors: tuple[tuple[str, str], ...] = ()  # (install option, URL): the user's mirrors
     notes: tuple[Note, ...] = field(default=())
 
     @property
@@ -129,6 +135,7 @@ def build_image_spec(matrix: Matrix, request: ImageRequest) -> ImageSpec:
         pins=target.pins,
         tool=tool,
         packages=packages,
+        mirrors=tuple(_mirrors(request)),
         notes=tuple(_notes(release, target.notes, request, system, tool)),
     )
 
@@ -210,6 +217,9 @@ def pins_document(spec: ImageSpec) -> dict[str, Any]:
             "sha256": spec.tool.sha256,
         },
         "packages": list(spec.packages),
+        "mirrors": {
+            option.removeprefix("--").replace("-", "_"): url for option, url in spec.mirrors
+        },
     }
 
 
@@ -233,12 +243,12 @@ def dockerfile_context(spec: ImageSpec) -> dict[str, Any]:
         "efa_sig_url": EFA_INSTALLER_URL + ".sig",
         "efa_key_url": EFA_INSTALLER_URL.rsplit("/", 1)[0] + "/aws-efa-installer.key",
         "efa_file": efa,
-        "tool_commands": list(_tool_commands(spec.tool)),
+        "tool_commands": list(_tool_commands(spec.tool, _default_index(spec))),
         "install": install_command(spec),
         "packages": list(spec.packages),
         "freeze": [*PIP, "freeze", "--all"],
         "constraints": CONSTRAINTS,
-        "pip_install": [*PIP, "install", "--no-cache-dir", "--constraint", CONSTRAINTS],
+        "pip_install": [*PIP, "install", "--no-cache-dir", *_default_index(spec), *HELD],
         "healthcheck": preflight_command(spec),
     }
 
@@ -248,6 +258,7 @@ def install_command(spec: ImageSpec) -> list[str]:
     return [
         "neuron-env", "install", "--torch", spec.torch_minor, "--release", spec.release,
         "--venv", VENV, "--python", "/usr/bin/python3", "--yes",
+        *(word for mirror in spec.mirrors for word in mirror),
     ]  # fmt: skip
 
 
@@ -280,19 +291,19 @@ def _labels(spec: ImageSpec) -> list[tuple[str, str]]:
     ]
 
 
-def _tool_commands(tool: ToolSource) -> Iterator[list[list[str]]]:
+def _tool_commands(tool: ToolSource, index: list[str]) -> Iterator[list[list[str]]]:
     """neuron-env itself in its own venv: each command a pipeline of argument lists."""
     pip = f"{TOOL_VENV}/bin/pip"
     yield [["python3", "-m", "venv", TOOL_VENV]]
     if tool.kind == "pypi" and tool.sha256 is None:
-        yield [[pip, "install", "--no-cache-dir", tool.location]]
+        yield [[pip, "install", "--no-cache-dir", *index, tool.location]]
     else:
         yield [["install", "-d", "-m", "0700", DOWNLOAD_DIR]]
         if tool.kind == "pypi":
             # The spec is neuron-env==X (checked), whose wheel is pure Python: its name is known.
             version = tool.location.split("==", 1)[1]
             file = f"{DOWNLOAD_DIR}/neuron_env-{version}-py3-none-any.whl"
-            yield [[pip, "download", "--no-cache-dir", "--no-deps", "--only-binary=:all:",
+            yield [[pip, "download", "--no-cache-dir", *index, "--no-deps", "--only-binary=:all:",
                     "--dest", DOWNLOAD_DIR, tool.location]]  # fmt: skip
         else:
             file = f"{DOWNLOAD_DIR}/{tool.file_name}"
@@ -309,9 +320,39 @@ def _tool_commands(tool: ToolSource) -> Iterator[list[list[str]]]:
             yield [[pip, "install", "--no-cache-dir", "--no-index", "--find-links", wheels,
                     "neuron-env"]]  # fmt: skip
         else:
-            yield [[pip, "install", "--no-cache-dir", file]]
+            yield [[pip, "install", "--no-cache-dir", *index, file]]
         yield [["rm", "-rf", DOWNLOAD_DIR]]
     yield [["ln", "-s", f"{TOOL_VENV}/bin/neuron-env", "/usr/local/bin/neuron-env"]]
+
+
+def _default_index(spec: ImageSpec) -> list[str]:
+    """``--index-url MIRROR`` for the build's own pip calls, when the user gave a mirror."""
+    return [
+        word for option, url in spec.mirrors if option == "--index-url" for word in (option, url)
+    ]
+
+
+def _mirrors(request: ImageRequest) -> Iterator[tuple[str, str]]:
+    given = (
+        ("--index-url", request.index_url),
+        ("--neuron-index", request.neuron_index),
+        ("--pytorch-index", request.pytorch_index),
+    )
+    for option, url in given:
+        if url is None:
+            continue
+        if re.match(r"[A-Za-z]+://[^/]*@", url):
+            raise BadInput(
+                f"{option} holds credentials: a Dockerfile and its image history keep them.",
+                hint="Give the mirror without user:password@, and the credentials at build time "
+                "(e.g. a netrc or pip.conf mounted as a build secret).",
+            )
+        if not _MIRROR.fullmatch(url):
+            raise BadInput(
+                f"{option} {_shown(url)} is not an index URL neuron-env can put in an image: "
+                "use https://HOST[:PORT]/PATH, without spaces, quotes or shell syntax."
+            )
+        yield option, url
 
 
 def _tool(request: ImageRequest) -> ToolSource:

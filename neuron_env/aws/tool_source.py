@@ -81,6 +81,17 @@ class ToolSource:
 
     def notes(self, who: str = "The host") -> list[Note]:
         """A warning when nothing will be checked; ``who`` installs it (the host, the build)."""
+        if self.kind == "s3":
+            bucket, _, key = self.location.removeprefix("s3://").partition("/")
+            return [
+                Note(
+                    "info",
+                    "neuron-env.s3",
+                    f"The host copies {self.location} with the AWS CLI: its instance profile "
+                    f"needs s3:GetObject on arn:aws:s3:::{bucket}/{key}, and the image the AWS "
+                    "CLI.",
+                )
+            ]
         if self.kind == "pypi" and self.sha256 is None:
             return [
                 Note(
@@ -102,8 +113,8 @@ def tool_source(
         values.pip_spec(spec)
     if source is None:
         raise BadInput(
-            "Say where the host gets neuron-env: it installs it as root, so the source must be "
-            "one you chose.",
+            "Say where neuron-env itself comes from: it is installed as root, so the source "
+            "must be one you chose.",
             hint=f"Pass {CHOICES}.",
         )
     digest = _digest(sha256)

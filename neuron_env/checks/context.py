@@ -172,7 +172,8 @@ def _fix_target(python: PythonFacts | None) -> str:
         return ""
     if python.in_venv:
         return f"--venv {shlex.quote(python.prefix)}"
-    return f"--python {shlex.quote(python.executable)}"
+    # install refuses an interpreter outside a venv: it creates one with it instead.
+    return f"--venv {NEW_ENV} --python {shlex.quote(python.executable)}"
 
 
 def _new_env(python: PythonFacts | None, pairing: Pairing) -> str:

@@ -85,7 +85,7 @@ def check_devices(facts: HostFacts, ctx: Context) -> Verdict:
     if listing_error:
         return warn(
             f"{plural(len(nodes), 'Neuron device')}, accessible; neuron-ls failed: {listing_error}",
-            fix="sudo apt-get install --reinstall -y aws-neuronx-tools",
+            fix=_host_step(facts, "sudo apt-get install --reinstall -y aws-neuronx-tools"),
         )
     return ok(f"{plural(len(nodes), 'Neuron device')}, accessible")
 

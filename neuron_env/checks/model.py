@@ -84,7 +84,8 @@ class Context:
 
     def install_command(self, torch: str | None = None) -> str:
         minor = torch or (self.pairing.torch_minor if self.pairing else None)
-        minor = minor or self.release.pairings[-1].torch_minor
+        if minor is None or self.release.pairing_for(minor) is None:  # else install refuses it
+            minor = self.release.pairings[-1].torch_minor
         parts = ["neuron-env install --torch", minor, "--release", str(self.release.version)]
         if self.new_env:
             return " ".join([self.new_env, "&&", *parts, "--venv", NEW_ENV])

@@ -91,7 +91,11 @@ def select_checks(
         raise BadInput(f"{too_deep[0].id} runs at --level {too_deep[0].level} and above.",
                        hint=f"Add --level {too_deep[0].level}.")  # fmt: skip
     chosen = [c for c in catalog if (not only or c.id in only) and c.id not in skipped]
-    return [c for c in chosen if c.level <= level]
+    chosen = [c for c in chosen if c.level <= level]
+    if not chosen:  # judging nothing must not read as "Ready"
+        raise BadInput("--check and --skip leave no check to run.",
+                       hint="List them with 'neuron-env doctor --list-checks'.")  # fmt: skip
+    return chosen
 
 
 def run_checks(facts: HostFacts, ctx: Context, checks: Iterable[Check]) -> list[Finding]:

@@ -33,9 +33,9 @@ def check_packages(facts: HostFacts, ctx: Context) -> Verdict:
     if missing:
         return fail(
             f"Missing Neuron system packages: {', '.join(missing)}",
-            fix=f"neuron-env install --system --torch {_torch(ctx)} --release "
-            f"{ctx.release.version}  (prints the apt steps), or: sudo apt-get install -y "
-            + " ".join(pins),
+            fix="sudo apt-get install -y " + " ".join(pins),
+            detail=f"'neuron-env install --system --torch {_torch(ctx)} --release "
+            f"{ctx.release.version}' prints every apt step (repository, key, pins).",
         )
     headers = _headers_problem(facts)
     if stale:

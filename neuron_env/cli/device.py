@@ -67,6 +67,14 @@ OutputOption = Annotated[
     Path | None, typer.Option("--output", "-o", help="Write the report to FILE.", dir_okay=False)
 ]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")]
+KeepGoingOption = Annotated[
+    bool,
+    typer.Option(
+        "--keep-going",
+        help="After a case hangs or the worker dies, run the rest anyway (default: report "
+        "them as not run: the device is suspect).",
+    ),
+]
 
 
 def smoke(
@@ -76,6 +84,7 @@ def smoke(
     format: FormatOption = Format.text,
     output: OutputOption = None,
     quiet: QuietOption = False,
+    keep_going: KeepGoingOption = False,
 ) -> None:
     """Quick device check: availability and count, then a matmul vs CPU in fp32 and bf16.
 
@@ -92,7 +101,9 @@ def smoke(
     target = find_target_python(python)
     check_device(device)
     with device_views.progress(console(stderr=True), quiet) as report:
-        result = run_smoke(target, device=device, timeout=timeout, progress=report)
+        result = run_smoke(
+            target, device=device, timeout=timeout, keep_going=keep_going, progress=report
+        )
     _emit(result, format, output, verbose=False)
     raise typer.Exit(0 if result.ok else 1)
 
@@ -144,6 +155,7 @@ def selftest(
     ] = 5,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show every tensor.")] = False,
     quiet: QuietOption = False,
+    keep_going: KeepGoingOption = False,
 ) -> None:
     """Kernel self-test: each case on the device vs CPU, eager and torch.compile, fwd and bwd.
 
@@ -177,6 +189,7 @@ def selftest(
             repeats=repeats,
             allow_fallback=allow_fallback,
             peak=peak,
+            keep_going=keep_going,
             progress=report,
         )
     _emit(result, format, output, verbose)

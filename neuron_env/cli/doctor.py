@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -178,11 +179,12 @@ def run_doctor(
     probe_timeout: float,
 ) -> DoctorReport:
     """Facts (live or from a snapshot) judged against the matrix; shared with preflight."""
-    from neuron_env.doctor import judge
+    from neuron_env.doctor import check_request, judge
 
     with ThreadPoolExecutor(max_workers=1) as pool:  # probe the host while the matrix loads
         host = pool.submit(_facts_for, facts_file, python, sysroot, probe_timeout, options.level)
         matrix = load_matrix(ctx)
+        check_request(matrix, options.release, options.torch)
         return judge(matrix, host.result(), options)
 
 
@@ -224,12 +226,14 @@ def _collect(python: Path | None, sysroot: Path, probe_timeout: float, level: in
     if not sysroot.is_dir():
         raise BadInput(f"--sysroot {sysroot} is not a directory.")
     target = find_target_python(python)
+    started = time.monotonic()
     facts = collect_facts(ProbeOptions.capped(probe_timeout, sysroot=sysroot, python=target))
-    return _with_device(facts, target, level) if level else facts
+    return _with_device(facts, target, level, started) if level else facts
 
 
-def _with_device(facts: HostFacts, target: Path, level: int) -> HostFacts:
-    """Run the device levels in the target interpreter, with progress on stderr."""
+def _with_device(facts: HostFacts, target: Path, level: int, started: float) -> HostFacts:
+    """Run the device levels in the target interpreter, with progress on stderr; the duration
+    then covers them too."""
     import dataclasses
 
     from neuron_env.cli import device_views
@@ -237,7 +241,8 @@ def _with_device(facts: HostFacts, target: Path, level: int) -> HostFacts:
 
     with device_views.progress(console(stderr=True), quiet=False) as report:
         device = probe_device(target, level, progress=report)
-    return dataclasses.replace(facts, device=device)
+    took = round(time.monotonic() - started, 3)
+    return dataclasses.replace(facts, device=device, duration_s=took)
 
 
 def _emit(report: DoctorReport, output_format: str, output: Path | None, verbose: bool) -> None:

@@ -133,7 +133,7 @@ def evaluate(
     from neuron_env.evaluate import Request, parse_entry, parse_shapes
     from neuron_env.evaluate import evaluate as run_evaluation
     from neuron_env.probe.python_env import find_target_python
-    from neuron_env.selftest import check_device
+    from neuron_env.worker.devices import check_device
 
     parsed = parse_entry(entry)
     shape_list = parse_shapes(shapes or ())

@@ -11,8 +11,8 @@ from rich.text import Text
 
 from neuron_env.cli.device_views import device_rows, key_value_grid, seconds, status_text
 from neuron_env.evaluate import Evaluation, ModelInfo, Progress, ProgressCallback, StageResult
-from neuron_env.selftest.events import comparison_line
-from neuron_env.selftest.models import Comparison
+from neuron_env.worker.events import comparison_line
+from neuron_env.worker.results import Comparison
 
 WORST_SHOWN = 5  # failing tensors listed per stage without -v
 

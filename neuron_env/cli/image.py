@@ -11,8 +11,18 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli.cloud import OsOption, Sha256Option, SourceOption, SpecOption, TorchOption
+from neuron_env.cli.cloud import OsOption, Sha256Option, SpecOption, TorchOption
+from neuron_env.cli.install import IndexUrlOption, NeuronIndexOption, PytorchIndexOption
 
+SourceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--neuron-env-source",
+        metavar="URL|pypi",
+        help="Where the build gets neuron-env (required): a wheel or wheelhouse URL with "
+        "--neuron-env-sha256, or pypi (the build's configured index).",
+    ),
+]
 image_app = typer.Typer(
     help="Container images for Trainium: a Dockerfile with the release's Neuron user space, EFA "
     "and the Python environment built by neuron-env install, rendered from the support matrix.",
@@ -56,6 +66,9 @@ def render(
     neuron_env_source: SourceOption = None,
     neuron_env_sha256: Sha256Option = None,
     neuron_env_spec: SpecOption = None,
+    index_url: IndexUrlOption = None,
+    neuron_index: NeuronIndexOption = None,
+    pytorch_index: PytorchIndexOption = None,
     output_format: Annotated[
         str,
         typer.Option(
@@ -93,5 +106,7 @@ def render(
         torch=torch, release=release, os=os, base=base, packages=packages or [],
         requirements=requirements or [], neuron_env_source=neuron_env_source,
         neuron_env_sha256=neuron_env_sha256, neuron_env_spec=neuron_env_spec,
+        mirrors={"index_url": index_url, "neuron_index": neuron_index,
+                 "pytorch_index": pytorch_index},
     )  # fmt: skip
     image_flow.render(ctx, request, output_format, output)

@@ -34,6 +34,7 @@ def image_request(
     neuron_env_source: str | None,
     neuron_env_sha256: str | None,
     neuron_env_spec: str | None,
+    mirrors: dict[str, str | None],
 ) -> ImageRequest:
     """The command line as an :class:`ImageRequest`, the ``-r`` files read."""
     listed = [*packages]
@@ -48,6 +49,7 @@ def image_request(
         neuron_env_source=neuron_env_source,
         neuron_env_sha256=neuron_env_sha256,
         neuron_env_spec=neuron_env_spec,
+        **mirrors,
     )
 
 

@@ -75,18 +75,24 @@ def run_install(ctx: typer.Context, o: InstallOptions) -> None:
     if o.system:
         _run_system(matrix, o)
         return
-    with _interrupt_before_changes():
-        if o.export is not None:
+    if o.export is not None:
+        with _interrupt_before_changes():
             _run_export(matrix, o)
-        else:
-            _run_environment(matrix, o)
+    else:
+        _run_environment(matrix, o)
 
 
 @contextlib.contextmanager
 def _interrupt_before_changes() -> Iterator[None]:
-    """Ctrl-C while planning, asking or exporting: exit 130 (the transaction words its own)."""
+    """Ctrl-C or SIGTERM while planning, asking or exporting: exit 130 and say nothing changed.
+
+    The install transaction reports its own interrupts (before or after its commit point).
+    """
+    from neuron_env.install.staging import sigterm_as_interrupt
+
     try:
-        yield
+        with sigterm_as_interrupt():
+            yield
     except KeyboardInterrupt:
         raise Interrupted(
             "Interrupted before anything was changed.", hint="Run the same command again."
@@ -104,16 +110,17 @@ def _run_environment(matrix: Matrix, o: InstallOptions) -> None:
         pytorch_index=o.pytorch_index, wheelhouse=o.wheelhouse, offline=o.offline,
         sysroot=o.sysroot,
     )  # fmt: skip
-    prepared = prepare(matrix, request)
-    plan = prepared.plan
-    if not (o.quiet or o.json):
-        views.print_plan(console(), plan, prepared.backend.describe())
-    if o.dry_run:
-        _finish_dry_run(
-            o.json, "install", {"plan": plan, "dry_run": True, "result": None}, quiet=o.quiet
-        )
-        return
-    _confirm(o.yes or o.json or o.quiet, f"Install into {plan.venv}?")
+    with _interrupt_before_changes():
+        prepared = prepare(matrix, request)
+        plan = prepared.plan
+        if not (o.quiet or o.json):
+            views.print_plan(console(), plan, prepared.backend.describe())
+        if o.dry_run:
+            _finish_dry_run(
+                o.json, "install", {"plan": plan, "dry_run": True, "result": None}, quiet=o.quiet
+            )
+            return
+        _confirm(o.yes or o.json or o.quiet, f"Install into {plan.venv}?")
     log = log_path(o.log, "install")
     with _failure_tail(), progress_display(not (o.quiet or o.json), log) as progress:
         result = execute(

@@ -236,11 +236,26 @@ def _emit(report: ScanReport, output_format: str, output: Path | None, fail_on: 
     elif output_format == "json":
         text = json.dumps(envelope("scan", scan_payload(report, fail_on)), indent=2) + "\n"
     else:
-        text = json.dumps(sarif_document(report), indent=2) + "\n"
+        document = sarif_document(report)
+        _say_what_was_folded(document["runs"][0]["properties"])
+        text = json.dumps(document, indent=2) + "\n"
     if output is None:
         sys.stdout.write(text)
     else:
         write_output(output, text)
+
+
+def _say_what_was_folded(properties: dict[str, object]) -> None:
+    from neuron_env.scan.render_json import SARIF_RESULT_LIMIT
+
+    folded = properties.get("foldedResults")
+    if folded:
+        console(stderr=True).print(
+            f"SARIF: {folded:,} findings were folded into one result per rule to keep the run "
+            f"under GitHub's {SARIF_RESULT_LIMIT:,}-result limit (properties.folded counts them; "
+            "--format json lists them all).",
+            soft_wrap=True,
+        )
 
 
 def _print_text(out: Console, report: ScanReport) -> None:

@@ -27,7 +27,7 @@ from neuron_env.evaluate.models import (
     StageResult,
     TensorInfo,
 )
-from neuron_env.selftest import check_device
+from neuron_env.worker.devices import check_device
 
 __all__ = [
     "Entry",

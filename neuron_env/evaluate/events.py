@@ -7,8 +7,8 @@ from dataclasses import replace
 from typing import Any
 
 from neuron_env.evaluate.models import FailedOp, GraphBreak, ModelInfo, StageResult, TensorInfo
-from neuron_env.selftest.events import comparison, comparison_line, number
-from neuron_env.selftest.models import STATUSES, Status
+from neuron_env.worker.events import comparison, comparison_line, number
+from neuron_env.worker.results import STATUSES, Status
 
 
 def model_info(event: dict[str, Any]) -> ModelInfo:

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 
 from neuron_env import __version__
 from neuron_env.evaluate.models import Evaluation, StageResult
-from neuron_env.selftest.models import Comparison
+from neuron_env.worker.results import Comparison
 
 STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#1f2937;

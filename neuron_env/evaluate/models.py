@@ -2,7 +2,7 @@
 
 A run has *stages*: ``eager`` (the model on the device, eagerly), ``compile`` (``torch.compile``
 with ``--compile``) and one ``shape AxB`` per input shape of ``--shapes``. Each has a status of
-the self-test's vocabulary (``selftest/models.py``): ``pass``, ``fail`` (numerics out of
+every worker's vocabulary (``worker/results.py``): ``pass``, ``fail`` (numerics out of
 tolerance), ``fallback`` (correct, but ops ran on the CPU), ``error`` (it raised, or compilation
 failed) or ``timeout``.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from neuron_env.selftest.models import ALWAYS_FAILING, Comparison, DeviceInfo, Problem, Status
+from neuron_env.worker.results import ALWAYS_FAILING, Comparison, DeviceInfo, Problem, Status
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ import dataclasses
 from typing import Any
 
 from neuron_env.evaluate.models import Evaluation, StageResult
-from neuron_env.selftest.report import finite
 from neuron_env.serialize import to_jsonable
+from neuron_env.worker.events import finite
 
 
 def payload(evaluation: Evaluation) -> dict[str, Any]:

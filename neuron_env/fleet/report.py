@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from neuron_env.doctor import DoctorOptions, judge
+from neuron_env.doctor import DoctorOptions, check_request, judge
 from neuron_env.errors import BadInput, MalformedFile
 from neuron_env.facts import read_snapshot
 from neuron_env.fleet.model import NOT_COLLECTED, FleetReport, Group, HostVerdict, Missing
@@ -27,8 +27,7 @@ def report_fleet(
     """Judge every snapshot in ``folder`` against ``release`` (default: each host's own)."""
     if not folder.is_dir():
         raise BadInput(f"{folder} is not a directory of facts snapshots.")
-    if release is not None:
-        matrix.get(release)  # an unknown release is bad input, not 1,000 identical errors
+    check_request(matrix, release, torch)  # bad input once, not 1,000 identical errors
     options = DoctorOptions(release=release, torch=torch)
     hosts, missing = [], list(not_collected(folder))
     files = snapshot_files(folder)
@@ -43,6 +42,8 @@ def report_fleet(
             hosts.append(_judge_host(matrix, path, options))
         except MalformedFile as exc:
             missing.append(Missing(path.stem, f"unreadable snapshot: {exc.message}"))
+        except BadInput as exc:  # e.g. --torch 2.13 for a host whose release pairs only 2.14
+            missing.append(Missing(path.stem, f"cannot be judged as asked: {exc.message}"))
         except Exception as exc:  # one host's odd snapshot never sinks the whole fleet
             missing.append(Missing(path.stem, f"snapshot could not be judged: {_crash(exc)}"))
     return FleetReport(

@@ -1,8 +1,9 @@
 """The placeholders' versions on the default index (pure).
 
 Each Neuron name on the default index should list only the "WRONG PACKAGE" placeholder versions
-the release file names. A version that the release's own pin would accept is an impostor in the
-making: it is reported, and never written into an overlay as a placeholder.
+the release file names. A version that the release's own pin would accept, or that lies above
+it (an unpinned install would take it over the real build), is an impostor in the making: it is
+reported, and never written into an overlay as a placeholder.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ def placeholder_facts(release: Release, readout: IndexReadout | None) -> list[Fa
         risky = [v for v in versions if _accepted_by_release(release, name, v)]
         shown = ", ".join(map(str, versions)) or f"no {name}"
         if risky:
-            shown += f" ({', '.join(map(str, risky))} passes the release's own pin: an impostor?)"
+            risky_text = ", ".join(map(str, risky))
+            shown += f" ({risky_text} passes or tops the release's own pin: an impostor?)"
         if set(versions) == set(placeholder.versions):
             facts.append(Fact(*args, "confirmed", listed, shown, DEFAULT_INDEX))
             continue
@@ -46,10 +48,15 @@ def placeholder_facts(release: Release, readout: IndexReadout | None) -> list[Fa
 
 
 def _accepted_by_release(release: Release, name: str, version: Version) -> bool:
-    """Whether the release's own pin for ``name`` accepts ``version`` (a real build, or worse)."""
+    """Whether the release's own pin for ``name`` accepts ``version`` (a real build, or worse),
+    or ``version`` lies above its exact pins (the pins are bounded, an impostor is not)."""
     specs = [release.packages[name].requirement_spec] if name in release.packages else []
+    pinned = [release.packages[name].version] if name in release.packages else []
     if name == "torch-neuronx":
         specs += [p.torch_neuronx_spec for p in release.pairings]
+        pinned += [p.torch_neuronx for p in release.pairings]
     if name == "torch":
         specs += [p.torch_spec for p in release.pairings]
-    return any(SpecifierSet(spec).contains(version, prereleases=True) for spec in specs)
+        pinned += [p.torch for p in release.pairings]
+    above = any(pin is not None and version > pin for pin in pinned)
+    return above or any(SpecifierSet(spec).contains(version, prereleases=True) for spec in specs)

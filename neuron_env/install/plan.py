@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion
 
 from neuron_env.errors import BadInput
 from neuron_env.matrix import Note, Release, Target
@@ -116,6 +117,7 @@ class InstallPlan:
     offline: bool
     guards: Guards
     notes: tuple[Note, ...]
+    remove: tuple[str, ...] = ()
 
     def route(self, name: str) -> IndexRoute:
         return next(r for r in self.routes if r.name == name)
@@ -179,6 +181,7 @@ def make_plan(release: Release, target: Target, choices: Choices) -> InstallPlan
         raise ValueError("an install plan needs the target's Python version")
     routes = _routes(target, choices)
     route_of = {name: r.name for r in routes for name in r.serves}
+    remove = legacy_leftovers(choices.installed, str(release.legacy_xla.versions))
     packages = tuple(
         PlannedPackage(
             name=pin.name,
@@ -207,8 +210,49 @@ def make_plan(release: Release, target: Target, choices: Choices) -> InstallPlan
         wheelhouse=choices.wheelhouse,
         offline=choices.offline,
         guards=guards_for(release, target),
-        notes=target.notes + tuple(_plan_notes(choices)),
+        notes=target.notes + tuple(_plan_notes(choices)) + tuple(_legacy_notes(remove, choices)),
+        remove=remove,
     )
+
+
+#: What the legacy PyTorch/XLA line of torch-neuronx brings along; TorchNeuron replaces all of it.
+LEGACY_XLA_STACK = ("torch-xla", "libneuronxla", "transformers-neuronx")
+LEGACY_XLA_FAMILIES = ("neuronx-distributed",)  # -training, -inference
+
+
+def legacy_leftovers(installed: dict[str, str], legacy_range: str) -> tuple[str, ...]:
+    """The legacy XLA stack in an environment being upgraded: all of it must go.
+
+    An environment is a legacy one when its torch-neuronx is a legacy XLA build, or when
+    torch-xla or libneuronxla (which only that line uses) is still there.
+    """
+    stack = tuple(
+        name
+        for name in sorted(installed)
+        if name in LEGACY_XLA_STACK or name.startswith(LEGACY_XLA_FAMILIES)
+    )
+    xla_only = {"torch-xla", "libneuronxla"} & set(stack)
+    return stack if xla_only or _is_legacy(installed.get("torch-neuronx"), legacy_range) else ()
+
+
+def _is_legacy(version: str | None, legacy_range: str) -> bool:
+    if version is None:
+        return False
+    try:
+        return SpecifierSet(legacy_range).contains(version, prereleases=True)
+    except InvalidVersion:
+        return False
+
+
+def _legacy_notes(remove: tuple[str, ...], choices: Choices) -> Iterable[Note]:
+    if remove:
+        found = ", ".join(f"{name} {choices.installed[name]}" for name in remove)
+        yield Note(
+            "warning",
+            "install.remove-legacy",
+            f"{choices.venv} holds the legacy PyTorch/XLA stack ({found}): the install removes "
+            "it, since TorchNeuron replaces it and cannot share an environment with it.",
+        )
 
 
 def guards_for(release: Release, target: Target) -> Guards:

@@ -20,6 +20,7 @@ A killed install (SIGKILL) leaves a staging directory that the next install remo
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import shlex
 import shutil
@@ -127,7 +128,11 @@ def execute(
     started = time.monotonic()
     phases = Phases(progress)
     tell = notice or progress
-    with staging.locked(target.path), staging.sigterm_as_interrupt():
+    with (
+        staging.locked(target.path),
+        staging.sigterm_as_interrupt(),
+        contextlib.ExitStack() as committed,
+    ):
         box: Path | None = None
         try:
             for line in staging.recover_stale(target.path):
@@ -138,21 +143,21 @@ def execute(
             versions, torch = _build(plan, target, backend, box, log, phases, runner)
             _check_live_unchanged(target, before, log)
             phases.start("swap", "Swapping the verified environment into place")
-            interrupted = _swap_in(box / "venv", target, runner)
+            # From here to the end of the cleanup, Ctrl-C and SIGTERM wait (the commit point).
+            held = committed.enter_context(staging.held_interrupts())
+            _swap_in(box / "venv", target, runner)
         except BaseException as exc:
             if box is not None:
                 with staging.held_interrupts():
                     staging.remove_tree(box)
             raise _failure(exc, plan, target, log) from None
-        # The swap is the commit point: from here on the install has happened, whatever arrives.
         phases.start("cleanup", "Removing the previous environment and the staging directory")
-        with staging.held_interrupts() as held:
-            pause_at("cleanup")
-            staging.remove_tree(box)
+        pause_at("cleanup")
+        staging.remove_tree(box)
         phases.stop()
-    if box.exists():
-        tell(f"Could not remove {box}; remove it with: rm -rf {shlex.quote(str(box))}")
-    if interrupted or held:
+        if box.exists():
+            tell(f"Could not remove {box}; remove it with: rm -rf {shlex.quote(str(box))}")
+    if held:
         raise Interrupted(_completed_anyway(plan, target, versions), hint=_completed_hint(target))
     return InstallResult(
         venv=str(target.path),
@@ -216,6 +221,9 @@ def _build(
         phases.start("create", f"Creating a staging venv with Python {target.python_version}")
         backend.create_venv(target.base_python, venv, session)
     pause_at("stage")
+    if plan.remove:
+        phases.start("remove", f"Removing the legacy PyTorch/XLA stack: {', '.join(plan.remove)}")
+        backend.uninstall(plan.remove, venv / "bin" / "python", session)
     phases.start("install", f"Installing with {backend.name}")
     from_neuron = backend.install(plan, venv / "bin" / "python", session)
     phases.start("verify", "Verifying the new environment (import torch)")
@@ -238,24 +246,21 @@ def _inspect(python: Path, runner: Runner) -> tuple[dict[str, str], TorchImport]
         return versions, torch.result()
 
 
-def _swap_in(new: Path, target: TargetEnv, runner: Runner) -> bool:
+def _swap_in(new: Path, target: TargetEnv, runner: Runner) -> None:
     """Put ``new`` at the target path; undo the swap if its interpreter does not run there.
 
-    Ctrl-C and SIGTERM are held until the swap stands (or was undone); returns whether one
-    arrived, so that the caller can say the install completed anyway.
+    The caller holds Ctrl-C and SIGTERM meanwhile, so that the swap is never left halfway.
     """
-    with staging.held_interrupts() as held:
-        if target.path.exists():
-            staging.exchange(new, target.path)
-        else:
-            new.rename(target.path)
-        try:
-            pause_at("swap")
-            _check_runs(target.path, runner)
-        except BaseException:
-            _undo_swap(new, target)
-            raise
-    return bool(held)
+    if target.path.exists():
+        staging.exchange(new, target.path)
+    else:
+        new.rename(target.path)
+    try:
+        pause_at("swap")
+        _check_runs(target.path, runner)
+    except BaseException:
+        _undo_swap(new, target)
+        raise
 
 
 def _undo_swap(new: Path, target: TargetEnv) -> None:

@@ -73,6 +73,11 @@ def problems(
         *_placeholder_problems(plan, after),
         *_legacy_problems(plan, after),
         *_unrouted_problems(plan, before, after, routed),
+        *(
+            Problem("legacy-xla", f"{name} {after[name]} (legacy PyTorch/XLA) is still installed.")
+            for name in plan.remove
+            if name in after
+        ),
         *_torch_problems(plan, after, torch),
     ]
 

@@ -157,9 +157,13 @@ def _download_dependencies(
     """The dependencies of the routed wheels, from the default index; returns the new files."""
     before = {p.name for p in dest.glob("*.whl")}
     argv: list[str | os.PathLike[str]] = [*pip, "download", ONLY_BINARY, "--dest", dest]
-    if plan.default_route.url:
+    env = None
+    if plan.default_route.url:  # the mirror is the only default source: no extra index, links
         argv += ["--index-url", plan.default_route.url]
-    session.run([*argv, *extra, *(dest / w.file for w in routed)])
+        empty = session.work / "no-find-links"
+        empty.mkdir(exist_ok=True)
+        env = session.env(_only_index(plan.default_route.url, empty))
+    session.run([*argv, *extra, *(dest / w.file for w in routed)], env=env)
     new = sorted(p for p in dest.glob("*.whl") if p.name not in before)
     return [_wheel_file(p, DEFAULT_ROUTE, plan.default_route.url) for p in new]
 

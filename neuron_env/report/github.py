@@ -9,7 +9,6 @@ ICONS = {"ok": "✅", "warn": "⚠️", "fail": "❌", "skip": "⏭️", "error"
 
 
 def render_markdown(report: DoctorReport, title: str = "neuron-env doctor") -> str:
-    counts = report.summary.counts
     lines = [
         f"### {title}: {report.summary.status.upper()}",
         "",
@@ -18,13 +17,25 @@ def render_markdown(report: DoctorReport, title: str = "neuron-env doctor") -> s
             f"PyTorch {report.torch or 'not chosen'} ({report.torch_reason})."
         ),
         "",
-        ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no checks ran",
+        _counts_line(report),
         "",
         "| | check | result | fix |",
         "|---|---|---|---|",
     ]
     lines += [_row(f, report.summary.is_allowed(f)) for f in report.findings]
     return "\n".join(lines) + "\n"
+
+
+def _counts_line(report: DoctorReport) -> str:
+    """``12 ok; 2 fail allowed (driver.module, driver.devices)``: allowed ones counted apart."""
+    allowed = [f for f in report.findings if report.summary.is_allowed(f) and f.status != "skip"]
+    counted = [f.status for f in report.findings if f not in allowed]
+    line = ", ".join(f"{counted.count(s)} {s}" for s in report.summary.counts if s in counted)
+    if allowed:
+        kinds = ", ".join(sorted({f.status for f in allowed}))
+        ids = ", ".join(f"`{f.check}`" for f in allowed)
+        line += f"; {len(allowed)} {kinds} allowed ({ids})"
+    return line or "no checks ran"
 
 
 def _row(finding: Finding, allowed: bool) -> str:

@@ -47,7 +47,10 @@ def print_report(
         f"Judged against Neuron {report.release} ({report.release_reason}); "
         f"PyTorch {report.torch or '—'} ({report.torch_reason})."
     )
-    for line in textwrap.wrap(terminal(judged), out.width, break_long_words=False):
+    lines = textwrap.wrap(
+        terminal(judged), out.width, break_long_words=False, break_on_hyphens=False
+    )
+    for line in lines:
         out.print(Text(line, style="dim"), soft_wrap=True)  # split at spaces only, never mid-word
     width = max((len(f.check) for f in report.findings), default=0)
     for category in CATEGORIES:
@@ -109,8 +112,9 @@ def _summary_line(report: DoctorReport) -> str:
     verdict = {"ok": "Ready", "warn": "Ready, with warnings", "fail": "Not ready"}[summary.status]
     strict = " (--strict: warnings fail)" if summary.strict and summary.status == "warn" else ""
     took = f" in {report.facts.duration_s:.2f} s" if report.facts.duration_s else ""
+    judged = "" if any(f.status != "skip" for f in report.findings) else "nothing was judged, "
     return (
-        f"[bold {colour}]{verdict}[/]{strict}{_allowed_note(allowed)}: "
+        f"[bold {colour}]{verdict}[/]{strict}{_allowed_note(allowed)}: {judged}"
         f"{', '.join(parts) or 'nothing else checked'}{took}."
     )
 

@@ -24,6 +24,7 @@ class Change:
 
     edit: Edit
     finding: Finding | None
+    more: tuple[Finding, ...] = ()  # other findings the same edit fixes (one import, two names)
 
 
 def statement_changes(
@@ -33,16 +34,16 @@ def statement_changes(
     fixable = [f for f in findings if f.fix is not None]
     covered = [_edit(f).span for f in fixable]
     statements = {_key(source.span(s)): s for s in _statements(tree)}
-    removals: dict[int, tuple[ast.stmt, Finding]] = {}
+    removals: dict[int, tuple[ast.stmt, list[Finding]]] = {}
     changes = []
     for item in fixable:
         node = statements.get(_key(_edit(item).span)) if _edit(item).remove else None
         if node is not None:
-            removals[id(node)] = (node, item)
+            removals[id(node)] = (node, [item])
         elif not _edit(item).remove:
             changes.append(Change(_edit(item), item))
-    for node, item in _unused_xla_imports(source, tree, covered, findings):
-        removals[id(node)] = (node, item)
+    for node, items in _unused_xla_imports(source, tree, covered, findings):
+        removals[id(node)] = (node, items)
     changes += _resolve_removals(source, tree, removals)
     if any(c.edit.needs_torch for c in changes):
         changes.append(Change(_import_torch(source, tree), None))
@@ -67,7 +68,7 @@ def _statements(tree: ast.AST) -> Iterator[ast.stmt]:
 
 def _unused_xla_imports(
     source: SourceFile, tree: ast.Module, covered: list[Span], findings: Sequence[Finding]
-) -> Iterator[tuple[ast.stmt, Finding]]:
+) -> Iterator[tuple[ast.stmt, list[Finding]]]:
     loads: dict[str, list[Span]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
@@ -80,7 +81,7 @@ def _unused_xla_imports(
         mine = [f for f in findings if f.rule.id == "xla-import" and _inside(f.span, span)]
         if mine:
             removal = Edit(span, source.segment(span), "", remove=True)
-            yield statement, replace(mine[0], fix=removal)
+            yield statement, [replace(item, fix=removal) for item in mine]
 
 
 def _xla_import_names(statement: ast.stmt) -> list[str]:
@@ -145,7 +146,7 @@ def _insert_line(source: SourceFile, line: int, text: str) -> Edit:
 
 
 def _resolve_removals(
-    source: SourceFile, tree: ast.Module, removals: dict[int, tuple[ast.stmt, Finding]]
+    source: SourceFile, tree: ast.Module, removals: dict[int, tuple[ast.stmt, list[Finding]]]
 ) -> list[Change]:
     """Whole lines go; a block whose every statement goes keeps one ``pass``."""
     changes = []
@@ -155,7 +156,7 @@ def _resolve_removals(
             continue
         keep_pass = len(gone) == len(body) and not isinstance(parent, ast.Module)
         for index, statement in enumerate(gone):
-            item = removals[id(statement)][1]
+            item, *more = removals[id(statement)][1]
             span = source.span(statement)
             if keep_pass and index == 0:
                 edit = Edit(span, source.segment(span), "pass")
@@ -164,7 +165,8 @@ def _resolve_removals(
                 if lines is None:
                     continue  # shares its line with other code: leave it to a person
                 edit = Edit(lines, source.segment(lines), "")
-            changes.append(Change(edit, replace(item, fix=edit)))
+            fixed = tuple(replace(f, fix=edit) for f in more)
+            changes.append(Change(edit, replace(item, fix=edit), fixed))
     return changes
 
 

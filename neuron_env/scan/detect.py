@@ -12,9 +12,10 @@ import re
 from collections.abc import Callable, Iterator
 
 from neuron_env.scan.model import Edit, EventKind, Finding, Rule, RuleSet, Span, Variant
+from neuron_env.scan.positions import ON_CPU
 from neuron_env.scan.rewrite import reference_fix
 from neuron_env.scan.source import SourceFile
-from neuron_env.scan.uses import ON_CPU, ModuleUses, Reference
+from neuron_env.scan.uses import ModuleUses, Reference
 
 
 def detect(uses: ModuleUses, rules: RuleSet, source: SourceFile) -> list[Finding]:

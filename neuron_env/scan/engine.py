@@ -6,7 +6,7 @@ the findings of the others, and it still fails the run (it is an error that noth
 A PATH argument that does not exist, is a loop of symbolic links, or is neither a regular file nor
 a directory (a FIFO, a ``<(cat file)`` pipe, ``/dev/zero``) is bad input (exit 2) before anything
 is scanned. In a directory, such a file is a ``scan-error`` finding; nothing is read without a
-bound (:data:`~.source.MAX_FILE_BYTES`) or in a way that can block.
+bound (10 MiB, 50 MiB for a notebook with its outputs) or in a way that can block.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ from neuron_env.scan.model import Finding, RuleSet, ScanReport, Span
 from neuron_env.scan.notebook import read_cells, scan_notebook
 from neuron_env.scan.shell import is_shell_shebang, shell_findings
 from neuron_env.scan.source import (
+    MAX_FILE_BYTES,
+    MAX_NOTEBOOK_BYTES,
     NotASourceFile,
     SourceFile,
     file_kind,
@@ -66,7 +68,8 @@ def scan(paths: Sequence[Path], rules: RuleSet, options: ScanOptions) -> ScanRep
 def scan_file(path: Path, display: str, rules: RuleSet) -> list[Finding]:
     """The findings of one file, or one ``scan-error`` finding saying why it could not be read."""
     try:
-        raw = read_bounded(path)
+        notebook = path.suffix.lower() in NOTEBOOK_SUFFIXES
+        raw = read_bounded(path, MAX_NOTEBOOK_BYTES if notebook else MAX_FILE_BYTES)
         kind = kind_of(path, raw.split(b"\n", 1)[0])
         if kind == "notebook":
             return _scan_notebook(path, display, raw, rules)

@@ -65,6 +65,8 @@ class FilePatch:
             current = read_bounded(self.file)
         except OSError as exc:
             raise OperationFailed(f"Cannot read {self.display}: {exc.strerror}.") from None
+        except NotASourceFile as exc:  # replaced by a pipe or a device since the scan
+            raise FileChanged(f"{self.display} changed after it was scanned ({exc}).") from None
         if self.digest and hashlib.sha256(current).hexdigest() != self.digest:
             raise FileChanged(
                 f"{self.display} changed after it was scanned (saved while the question "
@@ -129,8 +131,11 @@ def _patch(
 ) -> FilePatch:
     display = findings[0].path
     real = Path(os.path.realpath(file))
-    raw = read_bounded(real)
-    source = SourceFile.decode(real, display, raw)
+    try:
+        raw = read_bounded(real)
+        source = SourceFile.decode(real, display, raw)
+    except (OSError, NotASourceFile, UnicodeDecodeError, SyntaxError):
+        raise _changed(display) from None
     digest = hashlib.sha256(raw).hexdigest()
     if display in outside:
         problem = (
@@ -168,6 +173,7 @@ def _apply(source: SourceFile, findings: list[Finding]) -> tuple[str, list[Findi
         if change.finding is not None:
             fixed = change.finding
             applied.append(fixed if new == edit.new else replace(fixed, fix=replace(edit, new=new)))
+            applied.extend(change.more)
     return text, applied
 
 

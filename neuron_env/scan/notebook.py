@@ -40,8 +40,8 @@ def read_cells(raw: bytes) -> list[Cell]:
     if not isinstance(cells, list):
         raise NotASourceFile("not a notebook: no 'cells' list (nbformat 4 is read)")
     language = _language(document)
-    if language not in ("", "python"):
-        raise NotASourceFile(f"a {language} notebook: only Python notebooks are scanned")
+    if language.lower() not in ("", "python"):
+        raise NotASourceFile(f"a notebook in {language}: only Python notebooks are scanned")
     return [
         _cell(number, cell["source"])
         for number, cell in enumerate(cells, start=1)
@@ -60,7 +60,7 @@ def _language(document: dict[str, object]) -> str:
     for key, field in (("kernelspec", "language"), ("language_info", "name")):
         table = metadata.get(key)
         if isinstance(table, dict) and isinstance(table.get(field), str):
-            return str(table[field]).lower()
+            return str(table[field])
     return ""
 
 

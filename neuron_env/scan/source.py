@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import functools
 import io
+import itertools
 import os
 import re
 import stat
@@ -21,6 +22,7 @@ from pathlib import Path
 from neuron_env.scan.model import Span
 
 MAX_FILE_BYTES = 10 * 1024 * 1024  # no source file is this large; a device or a dump might be
+MAX_NOTEBOOK_BYTES = 50 * 1024 * 1024  # notebooks carry their outputs (images) besides the code
 # Python ends lines at \r\n, \r or \n (not at the other characters str.splitlines() knows).
 _LINE_BREAK = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
 
@@ -78,9 +80,15 @@ class SourceFile:
             self.column(end_line, end_column),
         )
 
+    @functools.cached_property
+    def line_starts(self) -> tuple[int, ...]:
+        """The character offset of each line's start (and of the end of the text)."""
+        return (0, *itertools.accumulate(len(line) for line in self.lines))
+
     def offset(self, line: int, column: int) -> int:
         """The character offset in :attr:`text` of a 1-based line and column."""
-        return sum(len(text) for text in self.lines[: line - 1]) + column - 1
+        starts = self.line_starts
+        return starts[min(line - 1, len(starts) - 1)] + column - 1
 
     def segment(self, span: Span) -> str:
         return self.text[
@@ -92,8 +100,8 @@ class NotASourceFile(Exception):
     """A path that scan refuses to read or parse, with the reason as its message."""
 
 
-def read_bounded(path: Path) -> bytes:
-    """The bytes of a regular file of at most :data:`MAX_FILE_BYTES`, without ever blocking.
+def read_bounded(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes, without ever blocking.
 
     Opened non-blocking and checked on the open descriptor (not by name first), so a FIFO, a
     ``/dev/fd`` pipe or a device swapped in is refused instead of read forever.
@@ -104,14 +112,14 @@ def read_bounded(path: Path) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise NotASourceFile(f"not a regular file ({file_kind(info.st_mode)})")
-        if info.st_size > MAX_FILE_BYTES:
-            raise NotASourceFile(too_large(info.st_size))
+        if info.st_size > limit:
+            raise NotASourceFile(too_large(info.st_size, limit))
         chunks, size = [], 0
         while chunk := os.read(fd, 1 << 20):
             chunks.append(chunk)
             size += len(chunk)
-            if size > MAX_FILE_BYTES:  # it grew while being read
-                raise NotASourceFile(too_large(size))
+            if size > limit:  # it grew while being read
+                raise NotASourceFile(too_large(size, limit))
         return b"".join(chunks)
     finally:
         os.close(fd)
@@ -134,8 +142,8 @@ def first_line(path: Path) -> bytes:
         os.close(fd)
 
 
-def too_large(size: int) -> str:
-    return f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB ({size:,} bytes): not a source file"
+def too_large(size: int, limit: int) -> str:
+    return f"larger than {limit // (1024 * 1024)} MiB ({size:,} bytes): not a source file"
 
 
 def file_kind(mode: int) -> str:

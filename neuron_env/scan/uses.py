@@ -14,26 +14,18 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
+from neuron_env.scan.positions import (
+    COMPARED,
+    DEVICE_FIRST_ARG_CALLS,
+    DEVICE_KEYWORDS,
+    KEY,
+    ON_CPU,
+    creates_on_cpu,
+    is_device_target,
+    is_device_test,
+)
 from neuron_env.scan.scopes import LOCAL, FunctionNode, Scope, local_names
 
-# Calls whose first argument is a device (or a device type).
-DEVICE_FIRST_ARG_CALLS = frozenset(
-    {
-        "torch.device",
-        "torch.autocast",
-        "torch.amp.autocast",
-        "torch.set_default_device",
-        "torch.distributed.device_mesh.DeviceMesh",
-        "torch.distributed.device_mesh.init_device_mesh",
-        "torch.distributed.init_device_mesh",
-        "torch.distributed.tensor.DeviceMesh",
-        "torch.distributed._tensor.DeviceMesh",
-    }
-)
-# Where a value is only looked at, not computed with: `x.dtype == torch.float64`, a dict key
-# `{torch.float64: ...}`, or an argument of a call that creates its result on the CPU.
-COMPARED, KEY, ON_CPU = "compare", "key", "cpu"
-DEVICE_KEYWORDS = frozenset({"device", "device_type"})
 _DEVICE = re.compile(r"([a-z_]+)(?::\d+)?")
 _DEVICE_PREFIX = re.compile(r"([a-z_]+):")
 
@@ -112,40 +104,6 @@ def attribute_chain(node: ast.expr) -> tuple[str, list[str]] | None:
         attrs.append(node.attr)
         node = node.value
     return (node.id, attrs[::-1]) if isinstance(node, ast.Name) else None
-
-
-def _is_device_target(node: ast.expr) -> bool:
-    name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
-    lowered = name.lower()
-    return lowered in DEVICE_KEYWORDS or lowered.endswith("_device")
-
-
-def _is_device_test(node: ast.expr) -> bool:
-    """``t.device.type``, ``device``, ``device_map``, ``args.device``: what names a device."""
-    name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
-    if name == "type" and isinstance(node, ast.Attribute):
-        return True
-    return "device" in name.lower()
-
-
-def _is_cpu(node: ast.expr) -> bool:
-    """``"cpu"`` or ``torch.device("cpu")`` (any name ending in ``device``)."""
-    if isinstance(node, ast.Constant):
-        return node.value == "cpu"
-    if isinstance(node, ast.Call) and node.args and not node.keywords:
-        name = getattr(node.func, "attr", getattr(node.func, "id", ""))
-        return name == "device" and _is_cpu(node.args[0])
-    return False
-
-
-def _creates_on_cpu(node: ast.expr) -> bool:
-    """A call with ``device="cpu"``, or ``x.cpu()`` / ``x.to("cpu")``."""
-    if not isinstance(node, ast.Call):
-        return False
-    if any(k.arg == "device" and _is_cpu(k.value) for k in node.keywords):
-        return True
-    method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
-    return method == "cpu" or (method == "to" and bool(node.args) and _is_cpu(node.args[0]))
 
 
 class _Walker(ast.NodeVisitor):
@@ -233,7 +191,7 @@ class _Walker(ast.NodeVisitor):
             if default is None:
                 continue
             self.visit(default)
-            if _is_device_target(ast.Name(id=arg.arg)):
+            if is_device_target(ast.Name(id=arg.arg)):
                 self._device_value(default)
         for each in [*positional, *args.kwonlyargs, args.vararg, args.kwarg]:
             if each is not None and each.annotation is not None:
@@ -298,14 +256,14 @@ class _Walker(ast.NodeVisitor):
     def visit_Assign(self, node: ast.Assign) -> None:
         self.visit(node.value)
         for target in node.targets:
-            if _is_device_target(target):
+            if is_device_target(target):
                 self._device_value(node.value)
             self.visit(target)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
             self.visit(node.value)
-            if _is_device_target(node.target):
+            if is_device_target(node.target):
                 self._device_value(node.value)
         self.visit(node.annotation)
         self.visit(node.target)
@@ -338,7 +296,7 @@ class _Walker(ast.NodeVisitor):
         if (
             isinstance(value, ast.Constant)
             and isinstance(value.value, str)
-            and _is_device_test(other)
+            and is_device_test(other)
         ):
             match = _DEVICE.fullmatch(value.value)
             if match:
@@ -393,11 +351,11 @@ class _Walker(ast.NodeVisitor):
         resolved = self.resolve(node.func)
         if resolved in DEVICE_FIRST_ARG_CALLS and node.args:
             self._device_value(node.args[0])
-        if _creates_on_cpu(node):
+        if creates_on_cpu(node):
             for value in [*node.args, *(k.value for k in node.keywords)]:
                 self.roles.setdefault(id(value), ON_CPU)
         if isinstance(node.func, ast.Attribute) and resolved is None:
-            on_cpu = _creates_on_cpu(node.func.value)
+            on_cpu = creates_on_cpu(node.func.value)
             self.uses.method_calls.append(MethodCall(node.func.attr, node, on_cpu))
             if node.func.attr == "to" and node.args:
                 self._device_value(node.args[0])

@@ -32,6 +32,7 @@ from neuron_env.selftest.models import (
     SuiteResult,
 )
 from neuron_env.selftest.worker.cases import CASES, LEVELS, SMOKE_VARIANTS, Case, variants_for
+from neuron_env.worker.devices import check_device
 
 __all__ = [
     "CASES",
@@ -54,19 +55,7 @@ __all__ = [
     "select_variants",
 ]
 
-DEVICE_TYPES = ("neuron", "cpu", "cuda")
 DEFAULT_TIMEOUT = 300.0
-
-
-def check_device(device: str) -> str:
-    """``neuron``, ``neuron:1``, ``cpu``, ``cuda:0``; anything else is bad input (exit 2)."""
-    kind, sep, index = device.partition(":")
-    if kind not in DEVICE_TYPES or (sep and not index.isdigit()) or (kind == "cpu" and sep):
-        raise BadInput(
-            f"Unknown device {device!r}.",
-            hint="Use neuron (the default), neuron:N, cpu, cuda or cuda:N.",
-        )
-    return device
 
 
 def select_variants(level: str, only: Sequence[str] = ()) -> list[str]:
@@ -100,6 +89,7 @@ def run_suite(
     repeats: int = 5,
     allow_fallback: bool = False,
     peak: Peak | None = None,
+    keep_going: bool = False,
     progress: ProgressCallback | None = None,
 ) -> SuiteResult:
     """Run the self-test suite at ``level`` in ``python`` (the target interpreter).
@@ -108,9 +98,13 @@ def run_suite(
     as ``result.problem`` or as case statuses, and ``result.ok`` is False. Raises
     :class:`~neuron_env.errors.BadInput` for a bad ``level``, ``device`` or ``only``.
     ``timeout`` bounds each case (and the worker's start); ``progress`` is called as cases finish.
+    After a case hangs or the worker dies the rest are reported ``skipped`` (not run), unless
+    ``keep_going``.
     """
     variants = select_variants(level, only)
-    request = Request(python, check_device(device), timeout, compile_backend, repeats, peak)
+    request = Request(
+        python, check_device(device), timeout, compile_backend, repeats, peak, keep_going
+    )
     start = time.monotonic()
     run = run_variants(request, variants, progress)
     return SuiteResult(
@@ -131,6 +125,7 @@ def run_smoke(
     *,
     device: str = "neuron",
     timeout: float = DEFAULT_TIMEOUT,
+    keep_going: bool = False,
     progress: ProgressCallback | None = None,
 ) -> SmokeResult:
     """The smoke test: is the device there, how many, and does a matmul match the CPU in fp32 and
@@ -138,7 +133,7 @@ def run_smoke(
 
     Like :func:`run_suite`, it reports rather than raises for anything the target does.
     """
-    request = Request(python, check_device(device), timeout)
+    request = Request(python, check_device(device), timeout, keep_going=keep_going)
     start = time.monotonic()
     run = run_variants(request, SMOKE_VARIANTS, progress)
     return SmokeResult(

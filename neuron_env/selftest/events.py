@@ -4,29 +4,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from neuron_env.selftest.models import (
-    STATUSES,
-    CaseResult,
-    Comparison,
-    DeviceInfo,
-    Peak,
-    Problem,
-    Status,
+from neuron_env.selftest.models import STATUSES, CaseResult, Peak, Status
+from neuron_env.worker.events import (
+    comparison,
+    comparison_line,
+    device_info,
+    number,
+    problem,
+    share_of_bound,
 )
+from neuron_env.worker.exits import why_it_ended
 
-_COMPARISON_KEYS = set(Comparison.__dataclass_fields__)
-_INFO_KEYS = set(DeviceInfo.__dataclass_fields__)
-
-
-def device_info(event: dict[str, Any]) -> DeviceInfo:
-    info = event.get("info") or {}
-    return DeviceInfo(**{k: v for k, v in info.items() if k in _INFO_KEYS})
-
-
-def problem(event: dict[str, Any]) -> Problem:
-    return Problem(
-        str(event.get("kind", "error")), str(event.get("message", "")), event.get("hint") or ""
-    )
+__all__ = [
+    "case_result",
+    "comparison",
+    "comparison_line",
+    "crashed",
+    "describe",
+    "device_info",
+    "not_run",
+    "number",
+    "problem",
+    "share_of_bound",
+    "timed_out",
+]
 
 
 def case_result(event: dict[str, Any], wall_s: float | None, peak: Peak | None) -> CaseResult:
@@ -54,24 +55,6 @@ def case_result(event: dict[str, Any], wall_s: float | None, peak: Peak | None) 
     return _with_message(result, str(event.get("message") or ""))
 
 
-def comparison(fields: dict[str, Any]) -> Comparison:
-    """One compared tensor as the worker reported it (unknown keys are ignored)."""
-    return Comparison(**{k: _figure(v) for k, v in fields.items() if k in _COMPARISON_KEYS})
-
-
-def _figure(value: Any) -> Any:
-    """The worker sends non-finite floats as text ("inf", "nan"): JSON has no such numbers."""
-    if value in ("inf", "-inf", "nan"):
-        return float(value)
-    return value
-
-
-def number(value: Any) -> float | None:
-    """A timing or figure as a float; None when the worker sent none (or not a number)."""
-    value = _figure(value)
-    return float(value) if isinstance(value, int | float) else None
-
-
 def _against_peak(tflops: float, dtype: str, peak: Peak) -> dict[str, Any]:
     chip_peak = peak.tflops.get(dtype)
     if chip_peak is None:
@@ -90,13 +73,22 @@ def timed_out(name: str, timeout: float, wall_s: float) -> CaseResult:
 
 
 def crashed(name: str, returncode: int | None, stderr_tail: str, wall_s: float) -> CaseResult:
-    last = [line for line in stderr_tail.strip().splitlines() if line.strip()][-1:]
-    why = f": {last[0].strip()}" if last else ""
+    why = why_it_ended(returncode, stderr_tail)
     return CaseResult(
         name=name,
         status="error",
         message=f"the worker exited with code {returncode} during this case{why}",
         wall_s=wall_s,
+    )
+
+
+def not_run(name: str, after: CaseResult) -> CaseResult:
+    """A variant left out because the device hung (or the worker died) in ``after``."""
+    what = "the device hung" if after.status == "timeout" else "the worker died"
+    return CaseResult(
+        name=name,
+        status="skipped",
+        message=f"not run: {what} in {after.name} (--keep-going runs the rest anyway)",
     )
 
 
@@ -131,20 +123,6 @@ def _figure_suffix(text: str, result: CaseResult) -> str:
     if worst is None or worst.max_rel is None:
         return text
     return f"{text} (max rel {worst.max_rel:.1e})"
-
-
-def comparison_line(c: Comparison, failed: bool) -> str:
-    """``tensor: 3/10 off; max rel .., abs .. (rtol .., atol ..)`` for a failed comparison, the
-    figures against the tolerance for one that passed."""
-    if c.problem:
-        return f"{c.tensor}: {c.problem}"
-    if c.rtol == 0 and c.atol == 0:
-        return f"{c.tensor}: {c.mismatched}/{c.total} elements differ" if failed else "exact"
-    figures = f"max rel {(c.max_rel or 0):.1e}, abs {(c.max_abs or 0):.1e}"
-    tolerance = f"rtol {c.rtol:g}, atol {c.atol:g}"
-    if failed:
-        return f"{c.tensor}: {c.mismatched}/{c.total} off; {figures} ({tolerance})"
-    return f"{figures} ({tolerance})"
 
 
 def _perf_line(result: CaseResult) -> str:

@@ -1,30 +1,41 @@
-"""Running the worker in the target interpreter, with a hard timeout per case.
+"""Running the self-test worker in the target interpreter, with a hard timeout per case.
 
 The worker is started as ``python -I <worker dir>`` with a JSON request on stdin and reports JSON
-lines (``worker/protocol.py``). Every line must arrive within ``timeout`` seconds: a case that hangs
-is recorded as ``timeout``, the worker's process group is killed, and a fresh worker carries on with
-the cases after it. A worker that crashes mid-case marks that case ``error`` and is restarted the
-same way. So a hung or crashing runtime costs one case, never the run, and never neuron-env itself.
+lines (``worker/protocol.py``); following them is the shared reader's job
+(``neuron_env/worker/session.py``). Each case must finish within ``timeout`` seconds: a case that
+hangs is recorded as ``timeout``, one that crashes the worker as ``error``, and the worker's process
+group is killed. The device is then suspect: the cases after it are reported as not run, unless
+``keep_going``, where a fresh worker carries on with them. So a hung or crashing runtime never
+hangs or crashes neuron-env itself.
 """
 
 from __future__ import annotations
 
-import json
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from neuron_env.command import LineTimeout, StreamingCommand
+from neuron_env.command import StreamingCommand
 from neuron_env.errors import CommandFailed
 from neuron_env.selftest import events
 from neuron_env.selftest.models import CaseResult, DeviceInfo, Peak, Problem
 from neuron_env.selftest.worker.cases import split_variant
 from neuron_env.worker.interrupts import stop_on_interrupt
-from neuron_env.worker.stream import MAX_LINE, EventStream, ProtocolError, parse_event
+from neuron_env.worker.problems import protocol_problem, startup_failure
+from neuron_env.worker.session import EventReader, start_worker
+from neuron_env.worker.stream import ProtocolError, parse_event
 
-__all__ = ["Progress", "ProgressCallback", "Request", "Run", "parse_event", "run_variants"]
+__all__ = [
+    "Progress",
+    "ProgressCallback",
+    "Request",
+    "Run",
+    "parse_event",
+    "protocol_problem",
+    "run_variants",
+    "startup_failure",
+]
 
 WORKER_DIR = Path(__file__).resolve().with_name("worker")
 WORKER = "self-test worker"
@@ -63,6 +74,7 @@ class Request:
     compile_backend: str | None = None
     repeats: int = 5
     peak: Peak | None = None
+    keep_going: bool = False  # after a hang or a crash, run the remaining variants anyway
 
 
 def run_variants(
@@ -82,8 +94,20 @@ def run_variants(
             unfinished = _run_batch(request, batch, run, report)
             pending = unfinished + pending[len(batch) :]
             if pending and unfinished:
+                if not request.keep_going:  # a device that hung or crashed is suspect
+                    _leave_out(run, pending, report)
+                    break
                 report(Progress("restart", name=unfinished[0]))
     return run
+
+
+def _leave_out(run: Run, pending: list[str], report: ProgressCallback) -> None:
+    """Record ``pending`` as not run, saying which case hung or crashed."""
+    after = run.results[-1]
+    for name in pending:
+        run.results.append(events.not_run(name, after))
+        total = len(run.variants)
+        report(Progress("case", len(run.results), total, name, run.results[-1]))
 
 
 def _next_batch(pending: list[str]) -> list[str]:
@@ -112,22 +136,25 @@ def _run_batch(request: Request, batch: list[str], run: Run, report: ProgressCal
         "repeats": request.repeats,
         "case_timeout": request.timeout,
     }
-    argv = [str(request.python), "-I", str(WORKER_DIR)]
     try:
-        worker = StreamingCommand(argv, input=json.dumps(payload), max_line=MAX_LINE)
+        worker = start_worker(request.python, WORKER_DIR, payload)
     except CommandFailed as exc:
         run.problem = Problem("worker-failed", exc.message)
         return []
     with worker:
-        return _BatchReader(request, batch, run, report, worker).read()
+        reader = _BatchReader(request, batch, run, report, worker)
+        reader.read()
+        return reader.unfinished
 
 
-class _BatchReader:
-    """Follows one worker's events; marks a hung case ``timeout`` and a crash ``error``.
+class _BatchReader(EventReader):
+    """Follows one worker over a batch; marks a hung case ``timeout`` and a crash ``error``.
 
     Each case has ``request.timeout`` seconds from the end of the one before (the first: from
     ``hello``, which itself must come that soon), whatever else the worker prints meanwhile.
     """
+
+    worker_name = WORKER
 
     def __init__(
         self,
@@ -137,58 +164,24 @@ class _BatchReader:
         report: ProgressCallback,
         worker: StreamingCommand,
     ) -> None:
-        self.request, self.batch, self.run, self.report, self.worker = (
-            request,
-            batch,
-            run,
-            report,
-            worker,
-        )
+        super().__init__(worker, run, request.python, request.timeout)
+        self.request, self.suite, self.report = request, run, report
         self.remaining = list(batch)
-        self.current: str | None = None
-        self.started = time.monotonic()
-        self.stream = EventStream(worker, request.timeout)
-        self.said_hello = False
+        self.unfinished: list[str] = []  # what a fresh worker would have to carry on with
 
-    def read(self) -> list[str]:
-        while True:
-            try:
-                event = self.stream.next_event()
-                if event is None:
-                    return self._ended()
-                if self._handle(event):
-                    return []
-            except LineTimeout:
-                return self._timed_out()
-            except ProtocolError as exc:
-                return self._broken(str(exc))
-            except (KeyError, TypeError, ValueError, AttributeError) as exc:
-                return self._broken(f"sent an event neuron-env cannot read ({exc!r})")
+    def on_hello(self, info: DeviceInfo) -> None:
+        self.report(Progress("started", total=len(self.suite.variants), info=info))
 
-    def _handle(self, event: dict[str, Any]) -> bool:
-        """Record one event; True when the worker is finished."""
-        kind = event.get("event")
-        if kind == "hello":
-            if self.said_hello:
-                raise ProtocolError("said hello twice")
-            self.said_hello = True
-            self.run.info = events.device_info(event)
-            self.stream.extend()
-            self.report(Progress("started", total=len(self.run.variants), info=self.run.info))
-        elif kind == "fatal":
-            self.run.problem = events.problem(event)
-            return True
-        elif kind == "start":
-            self.current, self.started = self._pending(event, "started"), time.monotonic()
+    def on_event(self, kind: str, event: dict[str, Any]) -> None:
+        if kind == "start":
+            self.begin(self._pending(event, "started"))
         elif kind == "result":
             self._pending(event, "reported")
-            self._record(events.case_result(event, self._elapsed(), self.request.peak))
+            self._record(events.case_result(event, self.elapsed(), self.request.peak))
             self.stream.extend()
-        elif kind == "done" and self.remaining:
-            raise ProtocolError(
-                "said it was done without a result for " + ", ".join(self.remaining)
-            )
-        return kind == "done"
+
+    def missing(self) -> list[str]:
+        return self.remaining
 
     def _pending(self, event: dict[str, Any], verb: str) -> str:
         """The event's variant, which must be one this worker still owes a result for."""
@@ -198,68 +191,21 @@ class _BatchReader:
         return str(name)
 
     def _record(self, result: CaseResult) -> None:
-        self.run.results.append(result)
+        self.suite.results.append(result)
         if result.name in self.remaining:
             self.remaining.remove(result.name)
         self.current = None
-        index = len(self.run.results)
-        self.report(Progress("case", index, len(self.run.variants), result.name, result))
+        index = len(self.suite.results)
+        self.report(Progress("case", index, len(self.suite.variants), result.name, result))
 
-    def _elapsed(self) -> float:
-        return time.monotonic() - self.started
-
-    def _broken(self, how: str) -> list[str]:
-        self.worker.kill()
-        self.run.problem = protocol_problem(WORKER, how, self.request.python)
-        return []
-
-    def _timed_out(self) -> list[str]:
-        self.worker.kill()
-        if self.run.info is None:
-            self.run.problem = Problem(
-                "worker-timeout",
-                f"The {WORKER} did not start within {self.request.timeout:g} s "
-                "(importing torch or initialising the device hung); it was killed.",
-                "Run 'python -c \"import torch\"' in the target environment to see where it "
-                "stops, or raise --timeout.",
-            )
-            return []
+    def on_timeout(self) -> None:
         name = self.current or self.remaining[0]
-        self._record(events.timed_out(name, self.request.timeout, self._elapsed()))
-        return list(self.remaining)
+        self._record(events.timed_out(name, self.request.timeout, self.elapsed()))
+        self.unfinished = list(self.remaining)
 
-    def _ended(self) -> list[str]:
-        code = self.worker.wait(timeout=10)
-        tail = self.worker.stderr_tail()
-        if self.run.info is None and self.run.problem is None:
-            self.run.problem = startup_failure(code, tail, self.request.python)
-            return []
+    def on_exit(self, code: int | None, stderr_tail: str) -> None:
         if not self.remaining:
-            return []
+            return
         name = self.current or self.remaining[0]
-        self._record(events.crashed(name, code, tail, self._elapsed()))
-        return list(self.remaining)
-
-
-def protocol_problem(worker: str, how: str, python: Path) -> Problem:
-    """A worker that broke the protocol (forged, corrupted or flooded events): nothing it said
-    after that is trusted."""
-    return Problem(
-        "worker-protocol",
-        f"The {worker} in {python} {how}; it was stopped, and the run cannot pass.",
-        "Something in the target environment writes to the worker's event stream, or --python "
-        f"is not a Python interpreter: check that '{python} -c \"import torch\"' runs cleanly.",
-    )
-
-
-def startup_failure(
-    code: int | None, tail: str, python: Path, worker: str = "self-test worker"
-) -> Problem:
-    """A worker that exited before its ``hello``: its exit code and last lines of stderr."""
-    last = [line for line in tail.strip().splitlines() if line.strip()][-3:]
-    said = (": " + " / ".join(s.strip() for s in last)) if last else ""
-    return Problem(
-        "worker-failed",
-        f"The {worker} exited with code {code} in {python} before reporting{said}",
-        "Check that this interpreter runs: '" + str(python) + ' -c "import torch"\'.',
-    )
+        self._record(events.crashed(name, code, stderr_tail, self.elapsed()))
+        self.unfinished = list(self.remaining)

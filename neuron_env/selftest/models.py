@@ -6,7 +6,7 @@ Statuses of a case (README, "Statuses"):
 * ``fail`` — it did not (the comparisons say by how much);
 * ``fallback`` — correct, but ops ran on the CPU instead of the device (``fallback_ops``);
 * ``unsupported`` — a documented limitation of the TorchNeuron beta, observed as documented;
-* ``skipped`` — not applicable here (e.g. the all-reduce needs 2 devices);
+* ``skipped`` — not applicable here (e.g. the all-reduce needs 2 devices), or not run after a hang;
 * ``error`` — the case raised or the worker crashed during it;
 * ``timeout`` — the case did not finish in time; its worker was killed.
 """
@@ -15,36 +15,29 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-Status = Literal["pass", "fail", "fallback", "unsupported", "skipped", "error", "timeout"]
-STATUSES: tuple[Status, ...] = (
-    "pass",
-    "fail",
-    "fallback",
-    "unsupported",
-    "skipped",
-    "error",
-    "timeout",
+from neuron_env.worker.results import (
+    ALWAYS_FAILING,
+    STATUSES,
+    Comparison,
+    DeviceInfo,
+    Problem,
+    Status,
 )
-ALWAYS_FAILING: frozenset[str] = frozenset({"fail", "error", "timeout"})
 
-
-@dataclass(frozen=True)
-class Comparison:
-    """One tensor (an output, a gradient, a parameter) against the CPU reference."""
-
-    tensor: str
-    ok: bool
-    mismatched: int = 0
-    total: int = 0
-    rtol: float | None = None
-    atol: float | None = None
-    max_abs: float | None = None
-    max_rel: float | None = None
-    scale: float | None = None
-    used: float | None = None  # the worst element's error as a fraction of its bound (<= 1 passes)
-    problem: str | None = None
+__all__ = [
+    "ALWAYS_FAILING",
+    "STATUSES",
+    "CaseResult",
+    "Comparison",
+    "DeviceInfo",
+    "Peak",
+    "Problem",
+    "SmokeResult",
+    "Status",
+    "SuiteResult",
+]
 
 
 @dataclass(frozen=True)
@@ -81,34 +74,6 @@ class CaseResult:
         if not self.comparisons:
             return None
         return max(self.comparisons, key=lambda c: (not c.ok, c.max_rel or 0.0, c.max_abs or 0.0))
-
-
-@dataclass(frozen=True)
-class DeviceInfo:
-    """What the worker found in the target interpreter before running anything."""
-
-    device: str
-    type: str
-    available: bool
-    count: int
-    python: str
-    executable: str
-    torch: str
-    name: str | None = None
-    accelerator: str | None = None
-    accelerator_count: int | None = None
-    fallback_tracking: bool = False
-    compile_backend: str | None = None
-    torch_neuronx: str | None = None
-
-
-@dataclass(frozen=True)
-class Problem:
-    """Why the suite could not run (or stopped): no torch, no device, a worker that failed."""
-
-    kind: str
-    message: str
-    hint: str = ""
 
 
 @dataclass(frozen=True)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 import xml.etree.ElementTree as ET
 from typing import Any
 
 from neuron_env.selftest.models import CaseResult, SmokeResult, SuiteResult
 from neuron_env.serialize import to_jsonable
+from neuron_env.worker.events import finite
 
 JUNIT_FAILURE = {"fail": "failure", "fallback": "failure", "error": "error", "timeout": "error"}
 
@@ -47,17 +47,6 @@ def case_payload(case: CaseResult) -> dict[str, Any]:
         **{k: v for k, v in fields.items() if k != "name"},
         "fallback_tracked": case.fallback_ops is not None,
     }
-
-
-def finite(value: Any) -> Any:
-    """Strict JSON has no NaN or infinity: such figures are written as text (also for evaluate)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, dict):
-        return {k: finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [finite(v) for v in value]
-    return value
 
 
 def junit(result: SuiteResult) -> str:

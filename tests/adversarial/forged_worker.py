@@ -7,6 +7,9 @@ reads the request on stdin and misbehaves as ``$FORGED_WORKER`` says:
 * ``chatty-import`` — a garbage line every 0.5 s, never a hello;
 * ``done-early``    — hello, then ``done`` without a single result;
 * ``flood``         — hello, then bytes without a newline, forever;
+* ``quit``          — hello, then exit 0 without a result or ``done``;
+* ``abort``         — hello, start the first case, then abort (SIGABRT), stderr saying otherwise;
+* ``stderr-flood``  — hello, start the first case, then 1 MiB on stderr every 0.1 s, forever;
 * ``hang``          — hello, start, a sleeping grandchild, both pids in ``$FORGED_PIDS``, forever.
 
 ``$FORGED_PIDS`` (when set) receives ``WORKER_PID GRANDCHILD_PID`` once the worker is hung, so a
@@ -74,6 +77,8 @@ def main() -> None:
     if MODE == "done-early":
         emit("done")
         return
+    if MODE == "quit":
+        return
     if MODE == "flood":
         while True:
             sys.stdout.write("x" * 65536)
@@ -81,6 +86,16 @@ def main() -> None:
     emit("start", name=first_case(request))
     if MODE == "chatty-hang":
         forever(garbage)
+    if MODE == "stderr-flood":
+        forever_fast = "E" * (1 << 20)
+        while True:
+            sys.stderr.write(forever_fast)
+            sys.stderr.flush()
+            time.sleep(0.1)
+    if MODE == "abort":
+        sys.stderr.write("INFO: all is well, nothing to see here\n")
+        sys.stderr.flush()
+        os.abort()
     announce_hung()
     forever()
 

@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -60,7 +61,8 @@ def test_a_hung_case_that_prints_garbage_still_times_out_at_its_deadline(
     assert doc["ok"] is False
     assert doc["cases"][0]["status"] == "timeout"
     assert "did not finish within 3 s" in doc["cases"][0]["message"]
-    assert took < 8, f"smoke --timeout 3 took {took:.1f} s"
+    assert doc["cases"][1]["status"] == "skipped"  # the device is suspect: not tried again
+    assert took < 6, f"smoke --timeout 3 took {took:.1f} s"
 
 
 def test_a_worker_that_prints_garbage_instead_of_starting_times_out(
@@ -118,6 +120,69 @@ def test_an_evaluate_worker_done_early_fails(cli: CliRunner, forged: Path, model
     assert result.returncode == 1
     assert "passed" not in result.stdout
     assert "without a result for" in result.stdout and "eager" in result.stdout
+
+
+def test_a_worker_that_quits_without_results_fails(cli: CliRunner, forged: Path) -> None:
+    result, _ = run(cli, "quit", "smoke", "--python", str(forged), "--format", "json")
+    assert result.returncode == 1
+    doc = json.loads(result.stdout)
+    assert doc["ok"] is False
+    assert doc["cases"][0]["status"] == "error"
+    assert "exited with code 0 during this case" in doc["cases"][0]["message"]
+
+
+def test_an_evaluate_worker_that_quits_before_any_stage_fails(
+    cli: CliRunner, forged: Path, model: Path
+) -> None:
+    result, _ = run(cli, "quit", "evaluate", f"{model}:make", "--python", str(forged))
+    assert result.returncode == 1
+    assert "passed" not in result.stdout
+    assert "exited with code 0 before reporting load, eager" in result.stdout
+
+
+def test_a_worker_killed_by_a_signal_is_named_by_it_and_stops_the_rest(
+    cli: CliRunner, forged: Path
+) -> None:
+    result, _ = run(cli, "abort", "smoke", "--python", str(forged), "--format", "json")
+    assert result.returncode == 1
+    crashed, left_out = json.loads(result.stdout)["cases"]
+    assert crashed["status"] == "error"
+    assert crashed["message"].endswith("during this case (killed by SIGABRT)")
+    assert "all is well" not in crashed["message"]  # stderr chatter is not the cause
+    assert left_out["status"] == "skipped"
+    assert left_out["message"].startswith("not run: the worker died in smoke/fp32/eager")
+
+
+def _largest_open_file(pid: int) -> int:
+    """The size of the largest regular file ``pid`` holds open (a deleted temp file included)."""
+    sizes = [0]
+    with contextlib.suppress(OSError):
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):
+                info = fd.stat()
+                if stat.S_ISREG(info.st_mode):
+                    sizes.append(info.st_size)
+    return max(sizes)
+
+
+def test_a_flood_on_stderr_fills_neither_memory_nor_disk(forged: Path, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEURON_ENV_")}
+    env.update(FORGED_WORKER="stderr-flood", NO_COLOR="1")
+    argv = [str(NEURON_ENV), "smoke", "--python", str(forged), "--timeout", "3", "--format", "json"]
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True)  # fmt: skip
+    largest = 0
+    try:
+        while proc.poll() is None:
+            largest = max(largest, _largest_open_file(proc.pid))
+            time.sleep(0.1)
+        out = proc.stdout.read() if proc.stdout else ""
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1
+    assert json.loads(out)["cases"][0]["status"] == "timeout"
+    assert largest < 1 << 20, f"neuron-env kept {largest >> 20} MiB of the worker's stderr"
 
 
 def test_a_flood_without_newlines_is_a_protocol_error(cli: CliRunner, forged: Path) -> None:

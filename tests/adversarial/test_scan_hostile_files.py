@@ -234,3 +234,12 @@ def test_the_fifo_check_does_not_wait_for_a_writer(tmp_path: Path) -> None:
     with pytest.raises(NotASourceFile, match="a FIFO or pipe"):
         read_bounded(tmp_path / "pipe.py")
     assert time.monotonic() - started < 5
+
+
+def test_control_characters_in_a_file_name_never_reach_the_terminal(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    (tmp_path / "a\x1b]0;pwned\x07b.py").write_text("import torch_xla\n")
+    result = cli("scan", ".")
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "a\\x1b]0;pwned\\x07b.py:1:8: error xla-import" in result.stdout

@@ -2,11 +2,13 @@
 
     python index_server.py ROOT --port-file F --access-log L [--cut NAME]... [--slow NAME]...
         [--pep691] [--status CODE] [--auth USER:PASSWORD] [--tls CERT KEY]
+        [--stall NAME]... [--error-500 PROJECT]...
 
 ``--cut NAME``: announce the whole file, send half of it, close the connection (a download cut
 off mid-file). ``--slow NAME``: send the file in 64 KiB pieces every 0.1 s, so that a test can
-kill the server or interrupt the client during the download. Every request is appended to the
-access log before it is answered.
+kill the server or interrupt the client during the download. ``--stall NAME``: send a third of
+the file, then nothing more (a download that stalls). ``--error-500 PROJECT``: answer the
+project's page with HTTP 500. Every request is appended to the access log before it is answered.
 
 ``--pep691``: answer a directory with its ``index.json`` (as
 ``application/vnd.pypi.simple.v1+json``) when the request's Accept header asks for PEP 691 JSON.
@@ -32,6 +34,8 @@ from typing import Any, BinaryIO
 class Handler(http.server.SimpleHTTPRequestHandler):
     cut: frozenset[str] = frozenset()
     slow: frozenset[str] = frozenset()
+    stall: frozenset[str] = frozenset()
+    error_500: frozenset[str] = frozenset()
     access_log: Path
     pep691 = False
     status: int | None = None
@@ -40,6 +44,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def send_head(self) -> Any:
         with self.access_log.open("a") as log:
             log.write(f"{self.command} {self.path} {self.headers.get('Authorization', '-')}\n")
+        if any(f"/simple/{project}/" in self.path for project in self.error_500):
+            self.send_error(500, "Internal Server Error")
+            return None
         if self.status is not None:
             self.send_error(self.status)
             return None
@@ -68,6 +75,12 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             outputfile.flush()
             self.close_connection = True
             return
+        if name in self.stall:
+            data = source.read()
+            outputfile.write(data[: len(data) // 3])
+            outputfile.flush()
+            time.sleep(600)
+            return
         if name in self.slow:
             while chunk := source.read(64 * 1024):
                 outputfile.write(chunk)
@@ -91,9 +104,13 @@ def main() -> None:
     parser.add_argument("--status", type=int)
     parser.add_argument("--auth", metavar="USER:PASSWORD")
     parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
+    parser.add_argument("--stall", action="append", default=[])
+    parser.add_argument("--error-500", action="append", default=[])
     args = parser.parse_args()
     Handler.cut = frozenset(args.cut)
     Handler.slow = frozenset(args.slow)
+    Handler.stall = frozenset(args.stall)
+    Handler.error_500 = frozenset(args.error_500)
     Handler.access_log = args.access_log
     Handler.pep691 = args.pep691
     Handler.status = args.status

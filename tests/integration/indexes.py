@@ -134,7 +134,7 @@ def _apply_spec_faults(specs: dict[str, list[WheelSpec]], faults: list[dict[str,
                 index[i] = replace(spec, reports=fault["reports"])
             elif fault["kind"] == "extra-requirement":
                 index[i] = replace(spec, requires=(*spec.requires, fault["requires"]))
-            elif fault["kind"] == "slow":
+            elif fault["kind"] in ("slow", "stall") and "padding" in fault:
                 index[i] = replace(spec, padding=fault["padding"])
 
 
@@ -220,6 +220,9 @@ def start_indexes(tmp: Path, fault: str | None = None) -> Indexes:
         if any(f["kind"] == "down" for f in index_faults):
             indexes.urls[name] = f"http://127.0.0.1:{_closed_port()}/simple"
             continue
+        if any(f["kind"] == "unknown-host" for f in index_faults):
+            indexes.urls[name] = f"https://{name}-index.invalid/simple"  # never resolves
+            continue
         port, server = _serve(root, indexes.access_logs[name], index_faults)
         indexes.servers[name] = server
         indexes.urls[name] = f"http://127.0.0.1:{port}/simple"
@@ -233,8 +236,10 @@ def _serve(
     argv = [sys.executable, str(SERVER), str(root), "--port-file", str(port_file)]
     argv += ["--access-log", str(access_log)]
     for fault in faults:
-        if fault["kind"] in ("cut", "slow"):
+        if fault["kind"] in ("cut", "slow", "stall"):
             argv += [f"--{fault['kind']}", fault["file"]]
+        elif fault["kind"] == "error-500":
+            argv += ["--error-500", fault["project"]]
     server = subprocess.Popen(argv)
     deadline = time.monotonic() + 30
     while not port_file.exists():

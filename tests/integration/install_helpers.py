@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from tests.conftest import NEURON_ENV, Result
@@ -97,9 +99,43 @@ def write_install_matrix(directory: Path) -> Path:
     return directory
 
 
-def run_cli(env: dict[str, str], *args: str, timeout: float = 300) -> Result:
+def run_cli(
+    env: dict[str, str],
+    *args: str,
+    timeout: float = 300,
+    preexec_fn: Callable[[], None] | None = None,
+) -> Result:
     """The real console script with ``env``, as a user would run it."""
     proc = subprocess.run(
-        [str(NEURON_ENV), *args], capture_output=True, text=True, env=env, timeout=timeout
+        [str(NEURON_ENV), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        preexec_fn=preexec_fn,  # only to drop capabilities, before exec
     )
     return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+def obeying_permissions() -> Callable[[], None] | None:
+    """A ``preexec_fn`` under which root obeys file permissions (None when not root).
+
+    Root bypasses them through CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH; dropping both from the
+    bounding set before exec gives the command what any user would see for an unreadable or
+    unwritable directory.
+    """
+    if os.geteuid() != 0:
+        return None
+
+    def drop() -> None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        for capability in (_CAP_DAC_OVERRIDE, _CAP_DAC_READ_SEARCH):
+            if libc.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
+                raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
+
+    return drop
+
+
+_PR_CAPBSET_DROP = 24
+_CAP_DAC_OVERRIDE = 1
+_CAP_DAC_READ_SEARCH = 2

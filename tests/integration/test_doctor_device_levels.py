@@ -40,6 +40,16 @@ def test_level_1_runs_the_smoke_test(
     assert "device.selftest" not in findings
 
 
+def test_the_reported_duration_includes_the_device_levels(
+    cli: CliRunner, neuron_python: Path, host: tuple[Path, dict[str, str]]
+) -> None:
+    sysroot, aws = host
+    result = cli("doctor", "--sysroot", str(sysroot), "--python", str(neuron_python),
+                 "--level", "1", "--format", "json", env=aws, timeout=600)  # fmt: skip
+    facts = json.loads(result.stdout)["facts"]
+    assert facts["duration_s"] >= facts["device"]["smoke"]["wall_s"] > 0
+
+
 def test_a_wrong_device_fails_the_smoke_check_with_figures(
     cli: CliRunner, neuron_python: Path, host: tuple[Path, dict[str, str]]
 ) -> None:

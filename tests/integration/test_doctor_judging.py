@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -59,6 +60,38 @@ def test_a_placeholder_never_names_the_release(cli: CliRunner, tmp_path: Path) -
     report = doctor_json(cli, tmp_path / "placeholder.json")
     assert "torch-neuronx 1.0" not in str(report["release_reason"])
     assert report["release"] == "2.34.0"  # the newest release pairing torch 2.14
+
+
+@pytest.mark.parametrize("version", ["2.9.0.2.15.32035", "99.0"], ids=["legacy-xla", "unknown"])
+def test_a_legacy_or_unknown_build_never_names_the_release(
+    cli: CliRunner, tmp_path: Path, version: str
+) -> None:
+    doc = json.loads((SNAPSHOTS / "torch-2.13-container.json").read_text())
+    doc["facts"]["python"]["distributions"]["torch-neuronx"] = {"version": version}
+    doc["facts"]["system"]["packages"] = {"aws-neuronx-dkms": "2.31.8.0"}
+    (tmp_path / "build.json").write_text(json.dumps(doc))
+    report = doctor_json(cli, tmp_path / "build.json")
+    assert report["release_reason"] == "detected from aws-neuronx-dkms 2.31.8.0"
+
+
+def test_every_install_fix_names_a_combination_the_release_pairs(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    """torch 2.13 beside torch-neuronx 2.14, asked about 2.34.0 (which pairs 2.14 only)."""
+    doc = json.loads((SNAPSHOTS / "torch-2.13-container.json").read_text())
+    doc["facts"]["python"]["distributions"]["torch-neuronx"] = {"version": "2.14.3.1.5"}
+    (tmp_path / "mixed.json").write_text(json.dumps(doc))
+    report = doctor_json(cli, tmp_path / "mixed.json", "--release", "2.34.0")
+    installs = [
+        shlex.split(f["fix"].split("neuron-env install ", 1)[1])
+        for f in report["findings"]  # type: ignore[attr-defined]
+        if "neuron-env install " in f["fix"]
+    ]
+    assert len(installs) >= 2
+    for args in installs:
+        torch, release = args[args.index("--torch") + 1], args[args.index("--release") + 1]
+        resolved = cli("matrix", "resolve", "--torch", torch, "--release", release)
+        assert resolved.returncode == 0, (args, resolved.stderr)
 
 
 def _hostile_snapshot(where: Path) -> Path:
@@ -121,3 +154,48 @@ def test_device_fixes_name_only_flags_the_commands_have(cli: CliRunner, tmp_path
     smoke = next(f for f in doc["findings"] if f["check"] == "device.smoke")  # type: ignore[attr-defined]
     assert "'lsmod | grep neuron'" in smoke["fix"]
     assert "--device" not in smoke["fix"]  # doctor has no --device
+
+
+def _variant(where: Path, change: dict[str, object]) -> Path:
+    """The torch 2.13 container snapshot with some sections replaced."""
+    doc = json.loads((SNAPSHOTS / "torch-2.13-container.json").read_text())
+    doc["facts"].update(change)
+    path = where / "variant.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_a_target_outside_a_venv_gets_a_new_venv_made_with_it(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    python = {"executable": "/usr/bin/python3.12", "version": "3.12.3", "prefix": "/usr"}
+    doc = doctor_json(cli, _variant(tmp_path, {"python": python}))
+    fixes = {f["check"]: f["fix"] for f in doc["findings"]}  # type: ignore[attr-defined]
+    # install refuses --python outside a venv; with a new --venv it creates one with it
+    expected = "neuron-env install --torch 2.14 --release 2.34.0 --venv .venv-neuron"
+    assert fixes["python.torch"] == f"{expected} --python /usr/bin/python3.12"
+
+
+def test_no_cache_directories_in_the_facts_is_not_a_pass(cli: CliRunner, tmp_path: Path) -> None:
+    doc = doctor_json(cli, _variant(tmp_path, {}), "--check", "env.cache")
+    assert doc["findings"][0]["status"] == "skip"  # type: ignore[index]
+
+
+def test_in_a_container_the_tools_are_reinstalled_on_the_host(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    nodes = [{"path": f"/dev/neuron{i}", "readable": True, "writable": True} for i in range(16)]
+    driver = {"module_loaded": True, "devices": nodes, "neuron_ls_error": "exit status 1"}
+    doc = doctor_json(cli, _variant(tmp_path, {"driver": driver}), "--check", "driver.devices")
+    finding = doc["findings"][0]  # type: ignore[index]
+    assert finding["status"] == "warn"
+    assert finding["fix"] == "on the host: sudo apt-get install --reinstall -y aws-neuronx-tools"
+
+
+def test_skipping_every_check_is_bad_input_not_ready(cli: CliRunner) -> None:
+    from neuron_env.checks.registry import CHECKS
+
+    skips = [arg for check in CHECKS for arg in ("--skip", check.id)]
+    result = cli("doctor", "--facts", str(SNAPSHOTS / "torch-2.13-container.json"), *skips)
+    assert result.returncode == 2
+    assert "leave no check to run" in result.stderr

@@ -247,7 +247,7 @@ def test_image_render_envelope(cli: CliRunner) -> None:
     assert set(doc) == ENVELOPE | {"text", "pins", "notes"}
     assert doc["schema"] == "neuron-env/image-render/v1"
     assert {"release", "torch", "torch_neuronx", "os", "base", "python", "system", "neuron_env",
-            "packages"} == set(doc["pins"])  # fmt: skip
+            "packages", "mirrors"} == set(doc["pins"])  # fmt: skip
 
 
 def test_install_dry_run_envelope(cli: CliRunner, tmp_path: Path) -> None:
@@ -273,7 +273,7 @@ def test_install_dry_run_envelope(cli: CliRunner, tmp_path: Path) -> None:
     assert set(plan) == {
         "release", "release_status", "torch", "torch_neuronx", "python", "os", "arch", "venv",
         "action", "base_python", "backend", "packages", "routes", "wheelhouse", "offline",
-        "guards", "notes",
+        "guards", "notes", "remove",
     }  # fmt: skip
     assert set(plan["packages"][0]) == {"name", "spec", "route", "confirmed", "note", "installed"}
     assert set(plan["routes"][0]) == {"name", "url", "origin", "serves"}

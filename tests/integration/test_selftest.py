@@ -142,6 +142,7 @@ def test_a_hung_case_is_killed_at_the_timeout_and_the_rest_still_run(
         "sort/fp32/eager",
         "--timeout",
         "5",
+        "--keep-going",
         env=env,
     )
     assert time.monotonic() - start < 60
@@ -153,17 +154,33 @@ def test_a_hung_case_is_killed_at_the_timeout_and_the_rest_still_run(
     assert _processes_with(marker) == []  # the hung worker is gone, not left behind
 
 
+def test_after_a_hang_the_rest_is_not_run_and_says_why(cli: CliRunner, neuron_python: Path) -> None:
+    env = {"FAKE_NEURON_HANG_OPS": "aten::cumsum"}
+    args = ["--only", "cumsum/fp32/eager", "--only", "sort/fp32/*", "--timeout", "5"]
+    start = time.monotonic()
+    result = cli("selftest", "--python", str(neuron_python), *args, env=env, timeout=600)
+    assert time.monotonic() - start < 30  # one timeout, not one per variant
+    assert result.returncode == 1
+    assert "✗ timeout" in result.stdout
+    lines = [line for line in result.stdout.splitlines() if line.startswith("sort/fp32/")]
+    assert len(lines) == 2
+    for line in lines:
+        assert "- skipped" in line and "not run: the device hung in cumsum/fp32/eager" in line
+
+
 def test_a_worker_that_crashes_mid_case_is_an_error_and_the_rest_still_run(
     cli: CliRunner, neuron_python: Path
 ) -> None:
     env = {"FAKE_NEURON_CRASH_OPS": "aten::topk"}
     result, doc = selftest(
-        cli, neuron_python, "--only", "topk/fp32/eager", "--only", "sort/fp32/eager", env=env
-    )
+        cli, neuron_python, "--only", "topk/fp32/eager", "--only", "sort/fp32/eager",
+        "--keep-going", env=env,
+    )  # fmt: skip
     assert result.returncode == 1
     cases = by_name(doc)
     assert cases["topk/fp32/eager"]["status"] == "error"
     assert "the worker exited with code -6 during this case" in cases["topk/fp32/eager"]["message"]
+    assert cases["topk/fp32/eager"]["message"].endswith("(killed by SIGABRT)")
     assert cases["sort/fp32/eager"]["status"] == "pass"
 
 

@@ -147,7 +147,7 @@ def test_security_groups_are_checked_one_by_one(matrix: Matrix) -> None:
 
 
 def test_without_a_neuron_env_source_nothing_is_rendered(matrix: Matrix) -> None:
-    with pytest.raises(BadInput, match="Say where the host gets neuron-env") as caught:
+    with pytest.raises(BadInput, match="Say where neuron-env itself comes from") as caught:
         build_launch_spec(matrix, request(neuron_env_source=None, neuron_env_sha256=None))
     assert "--neuron-env-source pypi" in (caught.value.hint or "")
 
@@ -207,7 +207,12 @@ def test_an_s3_wheelhouse_is_a_source(matrix: Matrix) -> None:
         matrix, request(neuron_env_source="s3://my-bucket/tools/neuron-env-wheelhouse.tar.gz")
     )
     assert spec.bootstrap.tool.wheelhouse
-    assert "neuron-env.unverified" not in {n.code for n in spec.notes}
+    notes = {n.code: n.message for n in spec.notes}
+    assert "neuron-env.unverified" not in notes
+    assert (
+        "s3:GetObject on arn:aws:s3:::my-bucket/tools/neuron-env-wheelhouse.tar.gz"
+        in (notes["neuron-env.s3"])
+    )
 
 
 @pytest.mark.parametrize("cards", [65, 100_000_000])
@@ -223,3 +228,10 @@ def test_a_matrix_with_absurdly_many_network_cards_is_refused_not_rendered(
     with pytest.raises(BadInput, match="network-cards"):
         matrix = load_matrix([tmp_path])  # a bound in the loader is as good as one here
         build_launch_spec(matrix, request(instance_type="trn3.example", torch="2.15", release=None))
+
+
+def test_an_ami_build_cannot_use_the_image_s_own_copy(matrix: Matrix) -> None:
+    from neuron_env.aws.ami import AmiRequest, build_ami_recipe
+
+    with pytest.raises(BadInput, match="has none"):
+        build_ami_recipe(matrix, AmiRequest("2.14", "2.33.1", neuron_env_source="ami"))

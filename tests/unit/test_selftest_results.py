@@ -43,8 +43,18 @@ def test_a_passing_case_reads_its_figures_and_tolerance() -> None:
         "fp32",
         "eager",
     )
-    assert result.message == "max rel 7.0e-05, abs 2.0e-05 (rtol 0.001, atol 0.001)"
+    assert result.message == (
+        "max rel 7.0e-05, abs 2.0e-05: 2% of the bound (atol 0.001 × scale 4 + rtol 0.001 × |ref|)"
+    )
     assert (result.first_call_s, result.steady_s, result.wall_s) == (1.5, 0.002, 2.0)
+
+
+def test_a_pass_above_atol_reads_as_a_share_of_the_scaled_bound() -> None:
+    bf16 = comparison(rtol=0.02, atol=0.02, max_abs=0.25, max_rel=3.9e-3, scale=64.0, used=0.19)
+    result = case_result(event(name="matmul/bf16/eager", comparisons=[bf16]), 1.0, None)
+    assert result.message == (
+        "max rel 3.9e-03, abs 2.5e-01: 19% of the bound (atol 0.02 × scale 64 + rtol 0.02 × |ref|)"
+    )
 
 
 def test_a_failing_case_names_the_tensor_and_how_many_elements_are_off() -> None:

@@ -70,5 +70,9 @@ class Backend(ABC):
         (dependencies of the pinned ones), so that verification accepts them.
         """
 
+    @abstractmethod
+    def uninstall(self, names: Sequence[str], python: Path, session: Session) -> None:
+        """Remove the distributions ``names`` from the environment of ``python``."""
+
     def describe(self) -> str:
         return self.name

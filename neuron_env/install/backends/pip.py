@@ -9,6 +9,7 @@ index with the routed wheels given as files. The install itself uses no index at
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from neuron_env.install.backends.base import Backend, Session
@@ -41,6 +42,10 @@ class PipBackend(Backend):
         pinned = {p.name for p in plan.packages}
         routed = {r.name for r in plan.routed}
         return tuple(w.name for w in filled.files if w.route in routed and w.name not in pinned)
+
+    def uninstall(self, names: Sequence[str], python: Path, session: Session) -> None:
+        pip = self.ensure_pip(python, session)
+        session.run([*pip, "uninstall", "--yes", *names])
 
     def install_from(
         self, house: Path, plan: InstallPlan, pip: list[str | Path], session: Session

@@ -21,6 +21,9 @@ From a wheelhouse, uv installs offline with ``--require-hashes``.
 from __future__ import annotations
 
 import json
+import re
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -55,15 +58,19 @@ class UvBackend(Backend):
             return ()
         project, extra = self._checked_project(plan, python, session)
         lock = session.work / "plan" / "pylock.toml"
-        session.run([*self._compile(plan, project, python), "--format", "pylock.toml", "-o", lock])
+        pinned = [*self._compile(plan, project, python), "--format", "pylock.toml", "-o", lock]
+        run_resolution(session, pinned, resolution_env(plan, session))
         session.run([*argv, "--no-deps", "-r", lock])
         return extra
+
+    def uninstall(self, names: Sequence[str], python: Path, session: Session) -> None:
+        session.run([self.uv, "pip", "uninstall", "--python", python, *names])
 
     def _compile(self, plan: InstallPlan, project: Path, python: Path) -> list[str | Path]:
         argv: list[str | Path] = [self.uv, "pip", "compile", "--quiet", "--no-build"]
         argv += ["--no-header", "--python", python, project]
-        if plan.default_route.url:
-            argv += ["--default-index", plan.default_route.url]
+        if plan.default_route.url:  # the mirror is the only default source: no uv.toml indexes
+            argv += ["--no-config", "--default-index", plan.default_route.url]
         return argv
 
     def _checked_project(
@@ -77,7 +84,7 @@ class UvBackend(Backend):
             out = session.work / "plan" / "resolved.txt"
             argv = [*self._compile(plan, project, python), "--emit-index-annotation", "-o", out]
             try:
-                session.run(argv)
+                run_resolution(session, argv, resolution_env(plan, session))
             except CommandFailed:
                 if extra:  # the Neuron index does not have what the first resolution took
                     raise misrouted_error(plan, first) from None
@@ -95,6 +102,57 @@ class UvBackend(Backend):
         if read_wheelhouse(house) is not None:
             return [*args, "--no-deps", "--require-hashes", "-r", house / REQUIREMENTS]
         return [*args, *plan.requirements]
+
+
+#: uv's read timeout when none is configured (seconds), and the variables that set it.
+DEFAULT_READ_TIMEOUT = 30.0
+TIMEOUT_VARIABLES = ("UV_HTTP_TIMEOUT", "UV_REQUEST_TIMEOUT", "HTTP_TIMEOUT")
+_UNREADABLE = re.compile(r"invalid package format|failed to read from zip", re.IGNORECASE)
+
+
+#: Variables that add sources; with --index-url they are left out (with uv.toml, --no-config).
+SOURCE_VARIABLES = (
+    "UV_CONFIG_FILE", "UV_INDEX", "UV_EXTRA_INDEX_URL", "UV_FIND_LINKS", "UV_INDEX_URL",
+    "UV_DEFAULT_INDEX",
+)  # fmt: skip
+
+
+def resolution_env(plan: InstallPlan, session: Session) -> dict[str, str]:
+    """The user's uv settings, less any other source when ``--index-url`` names the mirror."""
+    env = session.env()
+    if plan.default_route.url:
+        for name in SOURCE_VARIABLES:
+            env.pop(name, None)
+    return env
+
+
+def run_resolution(session: Session, argv: list[str | Path], env: dict[str, str]) -> None:
+    """Run ``uv pip compile``; a download that stalled is said so, not taken for corruption.
+
+    While resolving, uv reads wheels as zip streams, and a read that times out surfaces as "Failed
+    to read from zip file": when the run took at least uv's read timeout, that is what happened.
+    """
+    started = time.monotonic()
+    try:
+        session.run(argv, env=env)
+    except CommandFailed as exc:
+        timeout = read_timeout(env)
+        if time.monotonic() - started < timeout or not _UNREADABLE.search(exc.output):
+            raise
+        note = f"\n(neuron-env: no data for {timeout:g} s, uv's read timeout: the download stalled)"
+        raise CommandFailed(
+            exc.argv, exc.message, returncode=exc.returncode, output=exc.output + note
+        ) from None
+
+
+def read_timeout(env: dict[str, str]) -> float:
+    """uv's read timeout in seconds, from its environment variables."""
+    for name in TIMEOUT_VARIABLES:
+        try:
+            return float(env[name])
+        except (KeyError, ValueError):
+            continue
+    return DEFAULT_READ_TIMEOUT
 
 
 @dataclass(frozen=True)

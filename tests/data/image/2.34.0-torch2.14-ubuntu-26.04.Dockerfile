@@ -7,7 +7,7 @@
 #        the host: this image holds the user space only)
 # WARNING: Ubuntu 26.04 LTS: unconfirmed. The 2.34 support table could not be read: the 2.33 rules are carried forward.
 # WARNING: neuronx-cc==2.* is unconfirmed: The 2.34 compiler version was not published in the sources read; the newest 2.x on the Neuron index is taken.
-# WARNING: nki>=0.7.0 is unconfirmed: The 2.34 nki version was not published in the sources read; 0.7.0 (2.33) or newer from the Neuron index is taken.
+# WARNING: nki==0.8.0 is unconfirmed: The 2.34 GitHub release names NKI 0.8.0 (adds dynamic control flow); that the pip version is exactly nki 0.8.0 follows the 2.33 pattern (NKI 0.7.0 is nki 0.7.0) but was not read from a 2.34 artifact list.
 # WARNING: Neuron 2.34.0 does not confirm the versions of aws-neuronx-collectives, aws-neuronx-runtime-lib, aws-neuronx-tools: the image installs them unpinned (the newest in the repository).
 FROM ubuntu:26.04
 
@@ -19,7 +19,7 @@ LABEL "neuron-env.os"="ubuntu-26.04"
 LABEL "neuron-env.torch"="2.14.0"
 LABEL "neuron-env.torch-neuronx"="2.14.3.1.*"
 LABEL "neuron-env.pin.neuronx-cc"="==2.*"
-LABEL "neuron-env.pin.nki"=">=0.7.0"
+LABEL "neuron-env.pin.nki"="==0.8.0"
 LABEL "neuron-env.pin.torch"="==2.14.0"
 LABEL "neuron-env.pin.torch-neuronx"="==2.14.3.1.*"
 LABEL "neuron-env.apt.aws-neuronx-collectives"="unpinned"
