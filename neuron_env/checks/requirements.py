@@ -159,7 +159,10 @@ def _active(
 
 
 def _applies(marker: Marker, environment: dict[str, str], extra: str) -> bool:
-    return marker.evaluate({**environment, "extra": extra})
+    try:
+        return marker.evaluate({**environment, "extra": extra})
+    except ValueError:  # a comparison packaging cannot make (a kernel release as a version)
+        return False
 
 
 def _satisfies(version: str, specifier: SpecifierSet) -> bool:
