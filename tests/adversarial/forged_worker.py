@@ -71,6 +71,8 @@ def announce_hung() -> None:
 
 def main() -> None:
     request = json.loads(sys.stdin.read() or "{}")
+    if not request:  # not started as a worker (doctor's Python probe): no Python here
+        sys.exit("forged-python: not an interpreter")
     if MODE == "chatty-import":
         forever(garbage)
     hello(request)
