@@ -122,6 +122,17 @@ def test_an_evaluate_worker_done_early_fails(cli: CliRunner, forged: Path, model
     assert "without a result for" in result.stdout and "eager" in result.stdout
 
 
+def test_an_evaluate_worker_that_leaves_out_the_requested_shapes_fails(
+    cli: CliRunner, forged: Path, model: Path
+) -> None:
+    result, _ = run(cli, "stages-only", "evaluate", f"{model}:make", "--python", str(forged),
+                    "--shapes", "2x8,4x8", "--format", "json")  # fmt: skip
+    assert result.returncode == 1
+    doc = json.loads(result.stdout)
+    assert doc["ok"] is False and doc["problem"]["kind"] == "worker-protocol"
+    assert "without a result for shape 2x8, shape 4x8" in doc["problem"]["message"]
+
+
 def test_a_worker_that_quits_without_results_fails(cli: CliRunner, forged: Path) -> None:
     result, _ = run(cli, "quit", "smoke", "--python", str(forged), "--format", "json")
     assert result.returncode == 1

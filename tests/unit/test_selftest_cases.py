@@ -111,3 +111,11 @@ def test_devices_accepted(device: str) -> None:
 def test_devices_rejected(device: str) -> None:
     with pytest.raises(BadInput, match="Unknown device"):
         check_device(device)
+
+
+@pytest.mark.parametrize("timeout", [float("nan"), float("inf"), 0.0, -5.0])
+def test_the_library_refuses_a_timeout_it_cannot_wait_for(timeout: float) -> None:
+    from neuron_env.selftest import run_smoke
+
+    with pytest.raises(BadInput, match="cannot be waited for"):
+        run_smoke(Path(sys.executable), device="cpu", timeout=timeout)
