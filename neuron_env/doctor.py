@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from packaging.version import Version
 
 from neuron_env.checks.context import build_context
 from neuron_env.checks.model import DoctorReport, summarize
 from neuron_env.checks.registry import run_checks, select_checks
+from neuron_env.errors import EXIT_FAILED, BadInput, UnsupportedCombination
 from neuron_env.facts import HostFacts
 from neuron_env.matrix import Matrix
+from neuron_env.wording import join_words
 
 
 @dataclass(frozen=True)
@@ -23,14 +28,44 @@ class DoctorOptions:
     allow: Sequence[str] = ()
 
 
+def check_request(matrix: Matrix, release: str | None, torch: str | None) -> None:
+    """``--release`` names a known release and ``--torch`` a PyTorch it pairs (without
+    ``--release``: that some known release pairs); else bad input, said once, before judging.
+    """
+    from neuron_env.matrix import Request, resolve_target
+
+    if torch is None:
+        if release is not None:
+            matrix.get(release)
+        return
+    errors: list[BadInput] = []
+    for candidate in [release] if release else [str(r.version) for r in matrix.releases]:
+        try:
+            resolve_target(matrix, Request(torch=torch, release=candidate))
+            return
+        except BadInput as exc:
+            errors.append(exc)
+    if release or not isinstance(errors[-1], UnsupportedCombination):
+        raise errors[-1]
+    paired = sorted({p.torch_minor for r in matrix.releases for p in r.pairings}, key=Version)
+    raise UnsupportedCombination(
+        f"No known Neuron release pairs torch-neuronx with PyTorch {torch}; "
+        f"they pair PyTorch {join_words(paired)}.",
+        hint="See them with 'neuron-env matrix list'.",
+    )
+
+
 def judge(matrix: Matrix, facts: HostFacts, options: DoctorOptions) -> DoctorReport:
     """Run the selected checks over ``facts`` (from a live host or a snapshot)."""
     checks = select_checks(options.only, options.skipped, allow=options.allow, level=options.level)
     ctx = build_context(matrix, facts, release=options.release, torch=options.torch)
     findings = tuple(run_checks(facts, ctx, checks))
+    summary = summarize(findings, strict=options.strict, allow=options.allow)
+    if all(f.status == "skip" for f in findings):  # every selected check skipped: nothing judged
+        summary = dataclasses.replace(summary, status="fail", exit_code=EXIT_FAILED)
     return DoctorReport(
         findings=findings,
-        summary=summarize(findings, strict=options.strict, allow=options.allow),
+        summary=summary,
         release=str(ctx.release.version),
         release_reason=ctx.release_reason,
         torch=str(ctx.pairing.torch) if ctx.pairing else None,

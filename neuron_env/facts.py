@@ -9,7 +9,6 @@ fleet report read it back. A section is ``None`` when its probe failed; the reas
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -103,6 +102,16 @@ class Distribution:
     summary: str = ""
     installer: str | None = None
     source: str | None = None
+    # Read for Neuron-named distributions only: what tells a placeholder from the real thing.
+    author: str = ""
+    license: str = ""
+    description: str = ""
+    """The start of the METADATA description body, whitespace collapsed."""
+    stub: bool = False
+    """The only file is one small ``__init__.py`` that raises (the placeholder shape)."""
+    requires_dist: tuple[str, ...] | None = None
+    """Its ``Requires-Dist`` lines as written (markers included); None in snapshots taken before
+    neuron-env collected them, which the requirements check then skips."""
 
 
 @dataclass(frozen=True)
@@ -199,14 +208,15 @@ def snapshot(facts: HostFacts) -> dict[str, Any]:
 
 
 def read_snapshot(path: Path) -> HostFacts:
-    """Read a facts snapshot (or a doctor JSON report, which embeds one)."""
+    """Read a facts snapshot (or a doctor JSON report, which embeds one), within bounds."""
+    from neuron_env.input_files import SNAPSHOT_LIMITS, InputRejected, load_json
+
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise MalformedFile(f"Cannot read snapshot {path}: {exc.strerror}.") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        doc = load_json(path, SNAPSHOT_LIMITS)
+    except InputRejected as exc:
+        where = f" at {exc.key}" if exc.key else ""
         raise MalformedFile(
-            f"{path} is not a neuron-env facts snapshot: not valid JSON ({exc}).",
+            f"Cannot read snapshot {path}: {exc.problem}{where}.",
             hint="Create one with 'neuron-env facts -o FILE'.",
         ) from None
     return facts_from_document(doc, str(path))
@@ -215,10 +225,15 @@ def read_snapshot(path: Path) -> HostFacts:
 def facts_from_document(doc: Any, name: str) -> HostFacts:
     """Parse a decoded snapshot; ``name`` says where it came from in error messages."""
     schema = doc.get("schema", "") if isinstance(doc, dict) else ""
+    if not isinstance(schema, str):
+        raise MalformedFile(
+            f"{name} is not a neuron-env facts snapshot: its 'schema' is not a string.",
+            hint="Create one with 'neuron-env facts -o FILE'.",
+        )
     kind, _, version = schema.removeprefix("neuron-env/").rpartition("/v")
     if kind not in (SNAPSHOT_COMMAND, "doctor") or not isinstance(doc.get("facts"), dict):
         raise MalformedFile(
-            f"{name} is not a neuron-env facts snapshot (schema {schema or 'missing'!r}).",
+            f"{name} is not a neuron-env facts snapshot (schema {schema[:100] or 'missing'!r}).",
             hint="Create one with 'neuron-env facts -o FILE'.",
         )
     if version != str(SNAPSHOT_MAJOR):

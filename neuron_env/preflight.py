@@ -7,14 +7,18 @@ never fail the run), 1 not ready (a check failed or could not run), 2 preflight 
 
 from __future__ import annotations
 
+import math
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from neuron_env.errors import BadInput
 from neuron_env.resources import data_dir
+
+if TYPE_CHECKING:
+    from neuron_env.matrix import Matrix
 
 CiSystem = Literal["github", "gitlab", "none"]
 EXTENSIONS = {"text": "txt", "json": "json", "junit": "xml", "github": "md"}
@@ -70,6 +74,23 @@ def plan_outputs(output_format: str | None, output: str | None, ci: CiContext) -
             files.append((folder / f"{REPORT_NAME}.{EXTENSIONS[chosen]}", chosen))
         return OutputPlan("text", tuple(files), github, summary)
     return OutputPlan("text", ((Path(output), chosen),), github, summary)
+
+
+def check_healthcheck_settings(
+    matrix: Matrix, release: str | None, torch: str | None, allow: Sequence[str], timeout: float
+) -> None:
+    """What the health-check script embeds must work on every node: else it drains them all.
+
+    ``--allow`` names real check ids, ``--release`` a known release, ``--torch`` a PyTorch that
+    release (or, without one, some known release) pairs, ``--timeout`` a positive number.
+    """
+    from neuron_env.checks.registry import select_checks
+    from neuron_env.doctor import check_request
+
+    select_checks(allow=allow)  # unknown ids are bad input, with a "did you mean"
+    if not (math.isfinite(timeout) and timeout >= 1):
+        raise BadInput(f"--timeout {timeout:g} is not a number of seconds (1 or more).")
+    check_request(matrix, release, torch)
 
 
 def render_slurm_healthcheck(

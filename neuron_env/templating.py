@@ -3,8 +3,9 @@
 Templates hold layout; Python prepares every value. Two rules keep the output safe:
 
 * ``StrictUndefined``: a name missing from the context is an error, never an empty string.
-* Every ``{{ value }}`` must pass through a quoting filter (``sh``, ``sh_args``, ``yaml``, ``hcl``,
-  ``hcl_heredoc``, ``comment``) or be declared ``verbatim`` (a file of our own, such as the
+* Every ``{{ value }}`` must pass through a quoting filter (``sh``, ``sh_args``, ``sh_pipeline``,
+  ``yaml``, ``hcl``, ``hcl_heredoc``, ``docker_string``, ``docker_image``, ``json_words``,
+  ``comment``) or be declared ``verbatim`` (a file of our own, such as the
   bootstrap script). An unquoted string is refused at render time (see :func:`_finalize`), so a
   template cannot forget to quote a value that reaches a shell.
 
@@ -29,8 +30,13 @@ from neuron_env.resources import data_dir
 
 TEMPLATE_DIRS = ("templates", "ami")
 
-# Control characters have no place in any value we render (names, ids, versions, paths).
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# Control characters have no place in any value we render (names, ids, versions, paths). Besides
+# C0, DEL and C1 (U+0085 NEL is one), YAML also ends a line, and so a comment, at U+2028 and
+# U+2029, so a note holding one could add a key to a CloudFormation template; the bidirectional
+# and zero-width format characters make a value read differently from what it is.
+_CONTROL = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+)
 
 
 class Quoted(str):
@@ -72,6 +78,10 @@ def environment() -> jinja2.Environment:
         hcl_heredoc=hcl_heredoc_body,
         comment=comment_text,
         verbatim=verbatim,
+        sh_pipeline=sh_pipeline,
+        docker_string=docker_string,
+        docker_image=docker_image,
+        json_words=json_words,
     )
     return env
 
@@ -93,8 +103,9 @@ def _plain(value: object) -> str:
     text = str(value)
     if _CONTROL.search(text):
         raise UnsafeValue(
-            f"Cannot render {text!r}: it contains a control character (a newline, tab, ...), "
-            "which has no place in a name, id, version or path."
+            f"Cannot render {text!a}: it contains a control character or line separator "
+            "(a newline, tab, U+2028, ...), which has no place in a name, id, version, path or "
+            "note."
         )
     return text
 
@@ -107,6 +118,44 @@ def sh_quote(value: object) -> Quoted:
 def sh_args(values: Iterable[object]) -> Quoted:
     """Shell words separated by spaces, each quoted."""
     return Quoted(" ".join(shlex.quote(_plain(v)) for v in values))
+
+
+def sh_pipeline(stages: Iterable[Iterable[object]]) -> Quoted:
+    """A pipeline: each stage's words quoted, the stages joined by ``|``."""
+    return Quoted(" | ".join(" ".join(shlex.quote(_plain(w)) for w in stage) for stage in stages))
+
+
+def docker_string(value: object) -> Quoted:
+    """A Dockerfile double-quoted word (LABEL, ENV): ``\\``, ``"`` and ``$`` escaped, so the
+    builder neither ends the word nor substitutes a variable."""
+    text = _plain(value).replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$")
+    return Quoted(f'"{text}"')
+
+
+# [registry[:port]/]path[:tag][@digest], as the OCI distribution spec writes image references.
+_IMAGE_REFERENCE = re.compile(
+    r"(?:[a-z0-9]+(?:[.-][a-z0-9]+)*(?::[0-9]{1,5})?/)?"
+    r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*"
+    r"(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[0-9a-f]{64})?"
+)
+
+
+def is_image_reference(text: str) -> bool:
+    """Whether ``text`` is an image reference a ``FROM`` line can hold as it is."""
+    return len(text) <= 255 and _IMAGE_REFERENCE.fullmatch(text) is not None
+
+
+def docker_image(value: object) -> Quoted:
+    """An image reference for ``FROM``, which has no quoting: anything else is refused."""
+    text = _plain(value)
+    if not is_image_reference(text):
+        raise UnsafeValue(f"{text!a} is not an image reference ([REGISTRY/]NAME[:TAG][@DIGEST]).")
+    return Quoted(text)
+
+
+def json_words(values: Iterable[object]) -> Quoted:
+    """A JSON array of strings (the exec form of CMD, HEALTHCHECK, SHELL), ASCII only."""
+    return Quoted(json.dumps([_plain(v) for v in values], ensure_ascii=True))
 
 
 def yaml_scalar(value: object) -> Quoted:
@@ -126,8 +175,8 @@ def hcl_string(value: object) -> Quoted:
 
 def hcl_heredoc_body(value: str) -> Quoted:
     """Multi-line text for an HCL heredoc, its template sequences escaped."""
-    if "\r" in value or "\x00" in value:
-        raise UnsafeValue("heredoc text contains a carriage return or NUL")
+    if "\r" in value or "\x00" in value or "\u2028" in value or "\u2029" in value:
+        raise UnsafeValue("heredoc text contains a carriage return, NUL or line separator")
     return Quoted(_no_hcl_templates(value))
 
 

@@ -8,7 +8,9 @@
 # Stages, in order; each is idempotent (a marker under /var/lib/neuron-env/stages records the
 # inputs it ran with, and a second run with the same inputs skips it):
 #   prerequisites  apt: python3-venv, curl, gnupg, ca-certificates
-#   tool           neuron-env itself, in its own venv (/opt/neuron-env/tool), on PATH
+#   tool           neuron-env itself, in its own venv (/opt/neuron-env/tool), on PATH: from a
+#                  URL or S3 object whose sha256 is checked before anything is installed, from
+#                  the image (ami), or from the configured index (pypi, checked with a sha256)
 #   system         'neuron-env install --system --execute': Neuron apt repo, driver, runtime,
 #                  collectives, tools, kernel headers (auto: only if neuron-ls is missing)
 #   efa            the EFA installer, signature checked (auto: only if /opt/amazon/efa is missing)
@@ -37,13 +39,18 @@ readonly IMDS=${AWS_EC2_METADATA_SERVICE_ENDPOINT:-http://169.254.169.254/}
 readonly STATUS_TAG=neuron-env:status
 readonly EFA_URL=https://efa-installer.amazonaws.com/aws-efa-installer-latest.tar.gz
 
-release='' torch='' spec='' venv=/opt/neuron-env/venv level=1
+release='' torch='' source='' sha256='' spec='' venv=/opt/neuron-env/venv level=1
 system_mode=auto efa_mode=auto python_mode=auto tag=yes image_build=no efa_url=$EFA_URL
-validated=no
+validated=no fetched=''
 
 usage() {
   cat <<'USAGE'
-Usage: neuron-env-bootstrap --release R --torch X.Y --neuron-env-spec SPEC [options]
+Usage: neuron-env-bootstrap --release R --torch X.Y --neuron-env-source SOURCE [options]
+  --neuron-env-source SOURCE where neuron-env comes from: an http(s):// or s3:// wheel (.whl) or
+                             wheelhouse (.tar.gz), checked against --neuron-env-sha256; ami (the
+                             image already holds it); pypi (pip install --neuron-env-spec SPEC)
+  --neuron-env-sha256 HEX    the source file's sha256 (required for URL and S3 sources)
+  --neuron-env-spec SPEC     with pypi: the requirement to install (e.g. neuron-env==0.1.0)
   --venv DIR                 Python environment to use or build (default /opt/neuron-env/venv)
   --system auto|always|never     Neuron apt packages (auto: when neuron-ls is missing)
   --efa auto|always|never        EFA installer (auto: when /opt/amazon/efa is missing)
@@ -78,6 +85,8 @@ parse_args() {
     case $1 in
       --release) release=${2-}; shift ;;
       --torch) torch=${2-}; shift ;;
+      --neuron-env-source) source=${2-}; shift ;;
+      --neuron-env-sha256) sha256=${2-}; shift ;;
       --neuron-env-spec) spec=${2-}; shift ;;
       --venv) venv=${2-}; shift ;;
       --system) system_mode=${2-}; shift ;;
@@ -94,13 +103,40 @@ parse_args() {
   done
   [[ $release =~ ^[0-9]+(\.[0-9]+)+$ ]] || die "--release must be a version like 2.33.1"
   [[ $torch =~ ^[0-9]+\.[0-9]+$ ]] || die "--torch must be a PyTorch minor like 2.14"
-  [[ -n $spec ]] || die "--neuron-env-spec is required (e.g. neuron-env==0.1.0)"
+  check_source
   [[ $venv == /* ]] || die "--venv must be an absolute path"
   [[ $level =~ ^[012]$ ]] || die "--level must be 0, 1 or 2"
   local mode
   for mode in "$system_mode" "$efa_mode" "$python_mode"; do
     [[ $mode =~ ^(auto|always|never)$ ]] || die "stage modes are auto, always or never"
   done
+}
+
+check_source() {
+  [[ -z $sha256 || $sha256 =~ ^[0-9a-f]{64}$ ]] ||
+    die "--neuron-env-sha256 must be 64 lowercase hex digits (sha256sum's output)"
+  case $source in
+    ami)
+      [[ -z $sha256 && -z $spec ]] || die "--neuron-env-source ami takes no sha256 or spec"
+      ;;
+    pypi)
+      [[ -n $spec ]] || die "--neuron-env-source pypi needs --neuron-env-spec (e.g. neuron-env==0.1.0)"
+      ;;
+    https://* | http://* | s3://*)
+      [[ -n $sha256 ]] || die "--neuron-env-source $source needs --neuron-env-sha256"
+      [[ -z $spec ]] || die "--neuron-env-spec goes with --neuron-env-source pypi only"
+      [[ $(source_file_name) =~ ^[A-Za-z0-9][A-Za-z0-9._+-]*\.(whl|tar\.gz|tgz)$ ]] ||
+        die "--neuron-env-source must name a wheel (.whl) or a wheelhouse (.tar.gz)"
+      ;;
+    '') die "--neuron-env-source is required (a URL or s3:// object with --neuron-env-sha256, ami or pypi)" ;;
+    *) die "--neuron-env-source must be an http(s):// or s3:// file, ami or pypi" ;;
+  esac
+}
+
+# The source's file name: the last segment of its path, without a query or fragment.
+source_file_name() {
+  local name=${source%%[?#]*}
+  printf '%s' "${name##*/}"
 }
 
 # stage NAME KEY FUNCTION: run FUNCTION unless NAME already ran with the same KEY.
@@ -136,10 +172,67 @@ install_prerequisites() {
 }
 
 install_tool() {
-  run python3 -m venv "$TOOL_VENV"
-  run "$TOOL_VENV/bin/pip" install --upgrade "$spec"
+  local work=$STATE_DIR/tool-download
+  if [[ $source == ami ]]; then
+    if [[ ! -x $NEURON_ENV ]]; then
+      log "tool: --neuron-env-source ami, but this image has no ${NEURON_ENV#"$ROOT"}"
+      return 1
+    fi
+  elif [[ $source == pypi && -z $sha256 ]]; then
+    run python3 -m venv "$TOOL_VENV"
+    run "$TOOL_VENV/bin/pip" install --upgrade "$spec"
+  else
+    rm -rf "$work"
+    mkdir -m 0700 "$work"
+    run python3 -m venv "$TOOL_VENV"
+    fetch_tool "$work"
+    verify_sha256 "$fetched" || return 1
+    if [[ $fetched == *.whl ]]; then
+      run "$TOOL_VENV/bin/pip" install --upgrade "$fetched"
+    else
+      mkdir "$work/wheels"
+      run tar -xzf "$fetched" -C "$work/wheels"
+      run "$TOOL_VENV/bin/pip" install --upgrade --no-index --find-links "$work/wheels" neuron-env
+    fi
+    rm -rf "$work"
+  fi
   mkdir -p "$ROOT/usr/local/bin"
   ln -sfn "$NEURON_ENV" "$ROOT/usr/local/bin/neuron-env"
+}
+
+# fetch_tool DIR: download the source into DIR; its path is left in $fetched.
+fetch_tool() {
+  case $source in
+    pypi)
+      run "$TOOL_VENV/bin/pip" download --no-deps --only-binary=:all: --dest "$1/dist" "$spec"
+      fetched=$(find "$1/dist" -maxdepth 1 -type f -name '*.whl' -print -quit)
+      ;;
+    s3://*)
+      fetched=$1/$(source_file_name)
+      run aws s3 cp --only-show-errors "$source" "$fetched"
+      ;;
+    *)
+      fetched=$1/$(source_file_name)
+      run curl -fsSL --retry 3 --proto '=https,http' -o "$fetched" "$source"
+      ;;
+  esac
+  if [[ -z $fetched || ! -f $fetched ]]; then
+    log "tool: nothing was downloaded from $source"
+    return 1
+  fi
+}
+
+# verify_sha256 FILE: the file is exactly the one the user named, or it is deleted unused.
+verify_sha256() {
+  local actual
+  actual=$(sha256sum "$1")
+  actual=${actual%% *}
+  if [[ $actual != "$sha256" ]]; then
+    log "tool: ${1##*/} has sha256 $actual, not the expected $sha256; not installing it"
+    rm -f "$1"
+    return 1
+  fi
+  log "tool: ${1##*/} matches sha256 $sha256"
 }
 
 install_system() {
@@ -253,7 +346,7 @@ main() {
   printf 'running\n' >"$STATUS_FILE"
   rm -f "$READY_FILE"
   stage prerequisites "python3-venv ca-certificates curl gnupg" install_prerequisites
-  stage tool "$spec" install_tool
+  stage tool "$source${sha256:+ sha256:$sha256}${spec:+ $spec}" install_tool
   if wanted "$system_mode" system "$ROOT/opt/aws/neuron/bin/neuron-ls"; then
     stage system "$release $torch" install_system
   fi

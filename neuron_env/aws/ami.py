@@ -25,6 +25,7 @@ from neuron_env.aws.spec import (
     require_wheels,
     root_device,
 )
+from neuron_env.aws.tool_source import tool_source
 from neuron_env.errors import BadInput, UnsupportedCombination
 from neuron_env.matrix import Matrix, Note, Release, Request, resolve_target
 from neuron_env.matrix.model import Pairing
@@ -51,7 +52,9 @@ class AmiRequest:
     builder: str = DEFAULT_BUILDER
     level: int = 1
     volume_size: int = MIN_ROOT_GIB
-    neuron_env_spec: str = f"neuron-env=={__version__}"
+    neuron_env_source: str | None = None
+    neuron_env_sha256: str | None = None
+    neuron_env_spec: str | None = None
 
 
 @dataclass(frozen=True)
@@ -77,10 +80,16 @@ def build_ami_recipe(matrix: Matrix, request: AmiRequest) -> AmiRecipe:
     source = _source_image(release, pairing, request.base, os_id)
     if source.venv is None:
         require_wheels(release, pairing, os_id)  # the recipe builds the venv from pip wheels
+    tool = tool_source(
+        request.neuron_env_source,
+        request.neuron_env_sha256,
+        request.neuron_env_spec,
+        allow_ami=False,
+    )
     bootstrap = BootstrapArgs(
         release=str(release.version),
         torch=pairing.torch_minor,
-        neuron_env_spec=values.pip_spec(request.neuron_env_spec),
+        tool=tool,
         system="always",
         venv=source.venv or DEFAULT_VENV,
         python_env="auto" if source.venv else "always",
@@ -88,7 +97,7 @@ def build_ami_recipe(matrix: Matrix, request: AmiRequest) -> AmiRecipe:
         tag=False,
         image_build=True,
     )
-    notes = tuple(_notes(target.notes, source))
+    notes = (*_notes(target.notes, source), *tool.notes())
     context = {
         "version": __version__,
         "description": f"Neuron {release.version}, PyTorch {pairing.torch}, {os_id}",

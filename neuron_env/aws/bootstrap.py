@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from neuron_env.aws.tool_source import ToolSource
 from neuron_env.resources import data_dir
 
 Mode = Literal["auto", "always", "never"]
@@ -30,7 +31,7 @@ class BootstrapArgs:
 
     release: str
     torch: str
-    neuron_env_spec: str
+    tool: ToolSource
     venv: str = DEFAULT_VENV
     system: Mode = "auto"
     efa: Mode = "auto"
@@ -43,7 +44,8 @@ class BootstrapArgs:
         """The command-line arguments, one list element per word (quoted when rendered)."""
         args = [
             *("--release", self.release, "--torch", self.torch),
-            *("--neuron-env-spec", self.neuron_env_spec, "--venv", self.venv),
+            *self.tool.argv(),
+            *("--venv", self.venv),
             *("--system", self.system, "--efa", self.efa, "--python-env", self.python_env),
             *("--level", str(self.level)),
         ]

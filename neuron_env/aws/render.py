@@ -81,7 +81,7 @@ def user_data(spec: LaunchSpec) -> str:
     if size > USER_DATA_LIMIT:
         raise BadInput(
             f"The user data would be {size} bytes; EC2 accepts at most {USER_DATA_LIMIT}.",
-            hint="Shorten --neuron-env-spec.",
+            hint="Shorten --neuron-env-source or --neuron-env-spec.",
         )
     return text
 

@@ -11,17 +11,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from neuron_env import __version__
 from neuron_env.aws import values
 from neuron_env.aws.bootstrap import DEFAULT_VENV, STATUS_TAG, BootstrapArgs
 from neuron_env.aws.efa import NetworkInterface, efa_layout
 from neuron_env.aws.image import ImageChoice, custom_image, dlami_image, image_notes
+from neuron_env.aws.tool_source import tool_source
 from neuron_env.errors import BadInput, UnsupportedCombination
 from neuron_env.matrix import Matrix, Note, Release, Request, resolve_target
 from neuron_env.matrix.model import InstanceType, Pairing
 from neuron_env.resources import shipped_matrix_dir
 from neuron_env.wording import join_words
 
+# The largest EC2 instances have 32 network cards; past 64 the matrix file is wrong, and the
+# interface list (one per EFA card) must stay bounded.
+MAX_NETWORK_CARDS = 64
 MIN_ROOT_GIB = 512  # Neuron docs: the primary EBS volume must be at least 512 GB on Trn1/2/3.
 CapacityKind = Literal["capacity-block", "capacity-reservation"]
 
@@ -45,7 +48,9 @@ class LaunchRequest:
     volume_size: int = MIN_ROOT_GIB
     containers: bool = False
     level: int = 1
-    neuron_env_spec: str = f"neuron-env=={__version__}"
+    neuron_env_source: str | None = None
+    neuron_env_sha256: str | None = None
+    neuron_env_spec: str | None = None
 
 
 @dataclass(frozen=True)
@@ -136,7 +141,7 @@ def build_launch_spec(matrix: Matrix, request: LaunchRequest) -> LaunchSpec:
         iam_instance_profile=_profile(request.iam_instance_profile),
         capacity=capacity,
         placement_group=_placement(request, capacity),
-        notes=tuple(_notes(release, target.notes, image, request, os_id)),
+        notes=tuple(_notes(release, target.notes, image, request, os_id, bootstrap)),
     )
 
 
@@ -154,6 +159,14 @@ def instance_facts(release: Release, instance_type: str) -> InstanceType:
     """The matrix's row for ``instance_type``: its network cards and EFA interfaces."""
     known = release.instance_types.get(instance_type)
     if known is not None:
+        if known.network_cards > MAX_NETWORK_CARDS:
+            raise BadInput(
+                f"{release.origin}: instance type {instance_type} has network-cards = "
+                f"{known.network_cards}; EC2 instances have at most {MAX_NETWORK_CARDS} network "
+                "cards, and a launch template holds one interface per EFA card.",
+                hint="Correct the matrix file ('aws ec2 describe-instance-types' reports "
+                "MaximumNetworkCards).",
+            )
         return known
     raise UnsupportedCombination(
         f"{instance_type} is not in the instance table of Neuron {release.version}, so its "
@@ -181,10 +194,16 @@ def _bootstrap_args(
 ) -> BootstrapArgs:
     if not image.has_python_env and image.source == "dlami":
         require_wheels(release, pairing, image.os)
+    tool = tool_source(
+        request.neuron_env_source,
+        request.neuron_env_sha256,
+        request.neuron_env_spec,
+        allow_ami=image.source == "ami",
+    )
     return BootstrapArgs(
         release=str(release.version),
         torch=pairing.torch_minor,
-        neuron_env_spec=values.pip_spec(request.neuron_env_spec),
+        tool=tool,
         venv=image.venv or DEFAULT_VENV,
         level=request.level,
     )
@@ -255,9 +274,11 @@ def _notes(
     image: ImageChoice,
     request: LaunchRequest,
     os_id: str,
+    bootstrap: BootstrapArgs,
 ) -> Iterator[Note]:
     yield from (n for n in target_notes if n.code != "python.unspecified")
     yield from image_notes(image, release)
+    yield from bootstrap.tool.notes()
     if request.os is None:
         yield Note("info", "os.default", f"OS: {os_id} (the default; choose with --os).")
     if release.origin.resolve().parent != shipped_matrix_dir().resolve():
@@ -265,7 +286,7 @@ def _notes(
             "warning",
             "release.not-shipped",
             f"Neuron {release.version} comes from {release.origin}, not from neuron-env itself: "
-            f"the host's neuron-env ({request.neuron_env_spec}) must know this release too "
+            f"the host's neuron-env ({bootstrap.tool.spec}) must know this release too "
             "(a version that ships it, or its file in $NEURON_ENV_MATRIX_DIR on the image).",
         )
     yield Note(

@@ -1,50 +1,113 @@
 """Choosing what to judge a host against: the Neuron release and the PyTorch pairing.
 
 ``--release`` and ``--torch`` win. Otherwise the release is the newest one consistent with what
-is installed (torch-neuronx family, system package versions) and the pairing is the installed
-torch's; with nothing installed, the latest release.
+is installed (torch-neuronx family, system package versions) among the releases that pair the
+installed (or requested) PyTorch, and the pairing is the installed torch's; with nothing
+installed, the latest release.
 """
 
 from __future__ import annotations
 
-from neuron_env.checks.model import Context
+import shlex
+
+from neuron_env.checks.model import NEW_ENV, Context
+from neuron_env.checks.placeholders import is_placeholder
 from neuron_env.checks.versions import loose_version, same_release_line
 from neuron_env.errors import UnsupportedCombination
-from neuron_env.facts import HostFacts
+from neuron_env.facts import HostFacts, PythonFacts
 from neuron_env.matrix import Matrix, Release
 from neuron_env.matrix.model import Pairing
+from neuron_env.wording import join_words
+
+OWN_DISTRIBUTION = "neuron-env"
 
 
 def build_context(
     matrix: Matrix, facts: HostFacts, *, release: str | None = None, torch: str | None = None
 ) -> Context:
     """The release and pairing to judge ``facts`` against, with the reasons for the choice."""
-    chosen, release_reason = _release(matrix, facts, release)
-    pairing, torch_reason = _pairing(chosen, facts, torch)
-    return Context(chosen, release_reason, pairing, torch_reason, _fix_target(facts))
+    chosen, release_reason = _release(matrix, facts, release, torch)
+    pairing, torch_reason = _pairing(matrix, chosen, facts, torch, requested=release is not None)
+    python = facts.python
+    return Context(
+        chosen,
+        release_reason,
+        pairing,
+        torch_reason,
+        _fix_target(python),
+        requested=release is not None,
+        known=matrix.releases,
+        new_env=_new_env(python, pairing or chosen.pairings[-1]),
+        python=shlex.quote(python.executable) if python else "",
+        has_pip=python is None or "pip" in python.distributions,
+    )
 
 
-def _release(matrix: Matrix, facts: HostFacts, requested: str | None) -> tuple[Release, str]:
+def _release(
+    matrix: Matrix, facts: HostFacts, requested: str | None, torch: str | None
+) -> tuple[Release, str]:
     if requested is not None:
         return matrix.get(requested), "requested with --release"
-    evidence = installed_evidence(facts)
+    candidates, pairs = _pairing_releases(matrix, facts, torch)
+    newest = candidates[-1]
+    evidence = installed_evidence(facts, matrix.releases)
     if not evidence:
-        return matrix.latest(), "the latest; nothing installed to detect a release from"
-    scored = [(_agreement(r, evidence), r.version, r) for r in matrix.releases]
+        return newest, pairs or "the latest; nothing installed to detect a release from"
+    scored = [(_agreement(r, evidence), r.version, r) for r in candidates]
     best_score = max(score for score, _, _ in scored)
     if best_score == 0:
-        return matrix.latest(), "the latest; installed versions match no known release"
+        why = "installed versions match no known release"
+        return newest, f"{pairs}; {why}" if pairs else f"the latest; {why}"
     best = max((s for s in scored if s[0] == best_score), key=lambda s: s[1])[2]
     shown = [f"{name} {version}" for name, version in list(evidence.items())[:2]]
     more = f" and {len(evidence) - 2} more package versions" if len(evidence) > 2 else ""
     return best, f"detected from {', '.join(shown)}{more}"
 
 
-def installed_evidence(facts: HostFacts) -> dict[str, str]:
-    """Installed versions that identify a release: torch-neuronx and the apt packages."""
+def _pairing_releases(
+    matrix: Matrix, facts: HostFacts, torch: str | None
+) -> tuple[tuple[Release, ...], str]:
+    """The releases that pair the requested or installed PyTorch, and a reason when that list
+    leaves out newer releases (a torch 2.13 environment is judged against 2.33.1, not 2.34.0)."""
+    minor, where = _torch_minor(facts, torch)
+    pairing = tuple(r for r in matrix.releases if minor and r.pairing_for(minor))
+    if not pairing:
+        return matrix.releases, ""
+    latest = matrix.latest()
+    if pairing[-1] is latest:
+        return pairing, ""
+    pairs = join_words([p.torch_minor for p in latest.pairings])
+    return pairing, (
+        f"the newest release that pairs {where}; {latest.version} pairs PyTorch {pairs} only"
+    )
+
+
+def _torch_minor(facts: HostFacts, torch: str | None) -> tuple[str | None, str]:
+    if torch is not None:
+        version = loose_version(torch)
+        minor = f"{version.major}.{version.minor}" if version else None
+        return minor, f"PyTorch {minor} (--torch)"
+    installed = facts.python.dist("torch") if facts.python else None
+    version = loose_version(installed.version) if installed else None
+    if installed is None or version is None:
+        return None, ""
+    return f"{version.major}.{version.minor}", f"the installed torch {installed.version}"
+
+
+def installed_evidence(facts: HostFacts, releases: tuple[Release, ...] = ()) -> dict[str, str]:
+    """Installed versions that identify a release: torch-neuronx and the apt packages.
+
+    A placeholder's, a legacy XLA build's or an unknown family's torch-neuronx says nothing
+    about the release, so it is never evidence.
+    """
     evidence: dict[str, str] = {}
     if facts.python and (dist := facts.python.dist("torch-neuronx")):
-        evidence["torch-neuronx"] = dist.version
+        version = loose_version(dist.version)
+        known = version is not None and any(
+            same_release_line(version, p.torch_neuronx) for r in releases for p in r.pairings
+        )
+        if (known or not releases) and not is_placeholder("torch-neuronx", dist, releases):
+            evidence["torch-neuronx"] = dist.version
     packages = facts.system.packages if facts.system else {}
     # The driver first: it says the most about which release a host was set up for.
     for name in sorted(packages, key=lambda n: (n != "aws-neuronx-dkms", n)):
@@ -68,17 +131,14 @@ def _agreement(release: Release, evidence: dict[str, str]) -> int:
     return score
 
 
-def _pairing(release: Release, facts: HostFacts, torch: str | None) -> tuple[Pairing | None, str]:
+def _pairing(
+    matrix: Matrix, release: Release, facts: HostFacts, torch: str | None, *, requested: bool
+) -> tuple[Pairing | None, str]:
     if torch is not None:
         minor = ".".join(torch.split(".")[:2])
         pairing = release.pairing_for(minor)
         if pairing is None:
-            supported = " and ".join(p.torch_minor for p in release.pairings)
-            raise UnsupportedCombination(
-                f"Neuron {release.version} pairs torch-neuronx with PyTorch {supported} only, "
-                f"not {minor}.",
-                hint="Pick one of those with --torch, or another release with --release.",
-            )
+            raise _unpaired(matrix, release, minor, requested)
         return pairing, "requested with --torch"
     installed = facts.python.dist("torch") if facts.python else None
     version = loose_version(installed.version) if installed else None
@@ -88,8 +148,40 @@ def _pairing(release: Release, facts: HostFacts, torch: str | None) -> tuple[Pai
     return pairing, f"the installed torch {installed.version if installed else ''}".strip()
 
 
-def _fix_target(facts: HostFacts) -> str:
-    python = facts.python
+def _unpaired(
+    matrix: Matrix, release: Release, minor: str, requested: bool
+) -> UnsupportedCombination:
+    supported = " and ".join(p.torch_minor for p in release.pairings)
+    elsewhere = [str(r.version) for r in matrix.releases if r.pairing_for(minor)]
+    if elsewhere and requested:
+        hint = (
+            f"PyTorch {minor} is paired in Neuron {join_words(elsewhere)}: "
+            f"use --release {elsewhere[-1]}."
+        )
+    else:
+        every = sorted({p.torch_minor for r in matrix.releases for p in r.pairings})
+        hint = f"Pick one of {join_words(every)} with --torch."
+    return UnsupportedCombination(
+        f"Neuron {release.version} pairs torch-neuronx with PyTorch {supported} only, not {minor}.",
+        hint=hint,
+    )
+
+
+def _fix_target(python: PythonFacts | None) -> str:
     if python is None:
         return ""
-    return f"--venv {python.prefix}" if python.in_venv else f"--python {python.executable}"
+    if python.in_venv:
+        return f"--venv {shlex.quote(python.prefix)}"
+    # install refuses an interpreter outside a venv: it creates one with it instead.
+    return f"--venv {NEW_ENV} --python {shlex.quote(python.executable)}"
+
+
+def _new_env(python: PythonFacts | None, pairing: Pairing) -> str:
+    """What to create first when an install into the target could not work as printed."""
+    if python is None:
+        return ""
+    if python.minor not in pairing.python:
+        return f"python{pairing.python[0]} -m venv {NEW_ENV}"
+    if OWN_DISTRIBUTION in python.distributions:  # never install into neuron-env's own venv
+        return f"python{python.minor} -m venv {NEW_ENV}"
+    return ""

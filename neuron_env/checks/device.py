@@ -2,13 +2,31 @@
 
 from __future__ import annotations
 
+import re
+import shlex
+
 from neuron_env.checks.model import Context, Verdict, fail, ok, skip
 from neuron_env.facts import DeviceRun, HostFacts
 
 
 def check_smoke(facts: HostFacts, ctx: Context) -> Verdict:
     assert facts.device is not None
-    return _judge(facts.device.smoke, "smoke", f"neuron-env smoke --device {facts.device.device}")
+    return _judge(facts.device.smoke, "smoke", f"neuron-env smoke{_where(facts, ctx)}")
+
+
+def _where(facts: HostFacts, ctx: Context) -> str:
+    """`` --device D --python PY`` (quoted: both come from the facts); the defaults left out."""
+    assert facts.device is not None
+    device = facts.device.device
+    flags = "" if device in ("", "neuron") else f" --device {shlex.quote(device)}"
+    return flags + (f" --python {ctx.python}" if ctx.python else "")
+
+
+def _doctor_hint(hint: str) -> str:
+    """The worker's hint without advice for another command's flags (doctor has no --device)."""
+    hint = re.sub(r",? or test another device with --device \S+?(?=\.)", "", hint)
+    kept = [s for s in re.split(r"(?<=\.)\s+", hint) if "--device" not in s]
+    return " ".join(kept).strip()
 
 
 def check_selftest(facts: HostFacts, ctx: Context) -> Verdict:
@@ -19,7 +37,7 @@ def check_selftest(facts: HostFacts, ctx: Context) -> Verdict:
         and not facts.device.smoke.ok
     ):
         return skip("Not run: the smoke test failed first")
-    command = f"neuron-env selftest --level standard --device {facts.device.device}"
+    command = f"neuron-env selftest --level standard -v{_where(facts, ctx)}"
     return _judge(facts.device.selftest, "self-test", command)
 
 
@@ -31,4 +49,4 @@ def _judge(run: DeviceRun | None, what: str, rerun: str) -> Verdict:
     detail = "\n".join(run.details[:8]) + (
         f"\n… {len(run.details) - 8} more" if len(run.details) > 8 else ""
     )
-    return fail(run.summary, fix=run.hint or f"See the cases: {rerun} -v", detail=detail)
+    return fail(run.summary, fix=_doctor_hint(run.hint) or rerun, detail=detail)

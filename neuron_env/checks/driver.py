@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 from neuron_env.checks.model import Context, Verdict, fail, ok, warn
 from neuron_env.checks.versions import loose_version, older
 from neuron_env.facts import HostFacts
@@ -9,22 +11,29 @@ from neuron_env.wording import plural
 
 DRIVER_PACKAGE = "aws-neuronx-dkms"
 RELOAD = "sudo rmmod neuron && sudo modprobe neuron"
+ON_THE_HOST = "on the host: "
 
 
 def check_module(facts: HostFacts, ctx: Context) -> Verdict:
     assert facts.driver is not None
     pin = ctx.release.system_packages.get(DRIVER_PACKAGE)
     wanted = pin.version if pin else None
-    install = f"sudo apt-get install -y {DRIVER_PACKAGE}" + (f"={wanted}*" if wanted else "")
+    # Quoted: an unquoted 'pkg=1.2*' is a glob the shell may expand against the working directory.
+    install = "sudo apt-get install -y " + shlex.quote(
+        f"{DRIVER_PACKAGE}={wanted}*" if wanted else DRIVER_PACKAGE
+    )
     if not facts.driver.module_loaded:
+        # In a container the driver is the host's: neither its dpkg database nor apt here counts.
         packaged = facts.system is not None and DRIVER_PACKAGE in facts.system.packages
         fix = "sudo modprobe neuron" if packaged else f"{install} && sudo modprobe neuron"
+        fix = f"{ON_THE_HOST}{install} && sudo modprobe neuron" if _in_container(facts) else fix
         return fail("The Neuron kernel driver (module 'neuron') is not loaded", fix=fix)
     version_text = facts.driver.module_version or _packaged_driver(facts)
     version = loose_version(version_text)
     if version is None:
         return warn(
-            "Neuron driver loaded; its version is unknown", fix=f"modinfo neuron; {install}"
+            "Neuron driver loaded; its version is unknown",
+            fix=_host_step(facts, f"modinfo neuron; {install}"),
         )
     if wanted is None:
         return ok(
@@ -35,9 +44,18 @@ def check_module(facts: HostFacts, ctx: Context) -> Verdict:
         return fail(
             f"Neuron driver {version_text} is older than the {wanted} Neuron "
             f"{ctx.release.version} needs",
-            fix=f"{install} && {RELOAD}",
+            fix=_host_step(facts, f"{install} && {RELOAD}"),
         )
     return ok(f"Neuron driver {version_text} loaded (Neuron {ctx.release.version} needs {wanted})")
+
+
+def _in_container(facts: HostFacts) -> bool:
+    return bool(facts.os and facts.os.container)
+
+
+def _host_step(facts: HostFacts, command: str) -> str:
+    """A driver step: inside a container it is run on the host, not here."""
+    return f"{ON_THE_HOST}{command}" if _in_container(facts) else command
 
 
 def _packaged_driver(facts: HostFacts) -> str | None:
@@ -53,10 +71,12 @@ def check_devices(facts: HostFacts, ctx: Context) -> Verdict:
     if blocked:
         sample = blocked[0]
         group = sample.group or "neuron"
+        # The group name comes from the facts (a snapshot may be hostile): quote it.
         return fail(
             f"{len(blocked)} of {len(nodes)} Neuron device nodes are not readable and writable by "
             f"this user ({sample.path} is {sample.mode} group {group})",
-            fix=f"sudo usermod -aG {group} $USER, then log in again (or run as root)",
+            fix=_host_step(facts, f'sudo usermod -aG {shlex.quote(group)} "$USER"'),
+            detail="Then log in again (or run as root) for the new group to apply.",
         )
     expected = _expected_devices(facts, ctx)
     if expected is not None and expected != len(nodes):
@@ -68,7 +88,7 @@ def check_devices(facts: HostFacts, ctx: Context) -> Verdict:
     if listing_error:
         return warn(
             f"{plural(len(nodes), 'Neuron device')}, accessible; neuron-ls failed: {listing_error}",
-            fix="sudo apt-get install --reinstall -y aws-neuronx-tools",
+            fix=_host_step(facts, "sudo apt-get install --reinstall -y aws-neuronx-tools"),
         )
     return ok(f"{plural(len(nodes), 'Neuron device')}, accessible")
 
@@ -76,15 +96,15 @@ def check_devices(facts: HostFacts, ctx: Context) -> Verdict:
 def _no_devices(facts: HostFacts) -> Verdict:
     assert facts.driver is not None
     if facts.driver.module_loaded:
-        in_container = bool(facts.os and facts.os.container)
         fix = (
             "Pass the devices into the container, e.g. docker run --device=/dev/neuron0 ..."
-            if in_container
+            if _in_container(facts)
             else RELOAD
         )
         return fail("The driver is loaded but there are no /dev/neuron* device nodes", fix=fix)
     return fail(
-        "No /dev/neuron* device nodes (the driver is not loaded)", fix="sudo modprobe neuron"
+        "No /dev/neuron* device nodes (the driver is not loaded)",
+        fix=_host_step(facts, "sudo modprobe neuron"),
     )
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+import shlex
 
-from neuron_env.checks.model import Context, Verdict, fail, ok, warn
+from neuron_env.checks.model import Context, Verdict, fail, ok, skip, warn
 from neuron_env.facts import HostFacts
 from neuron_env.wording import plural
 
@@ -20,7 +21,7 @@ def check_variables(facts: HostFacts, ctx: Context) -> Verdict:
     env = facts.env.variables
     errors = _invalid(env)
     if errors:
-        return fail("; ".join(errors), fix="Fix or unset these variables.")
+        return fail("; ".join(e for e, _ in errors), fix=_unset([n for _, n in errors]))
     notes = []
     legacy = [name for name in LEGACY_XLA_VARIABLES if name in env]
     if legacy:
@@ -33,30 +34,53 @@ def check_variables(facts: HostFacts, ctx: Context) -> Verdict:
             "TORCH_DEVICE_BACKEND_AUTOLOAD=0: programs must 'import torch_neuronx' themselves"
         )
     if notes:
-        return warn("; ".join(notes), fix="Unset the variables you do not need.")
+        autoload = (
+            ["TORCH_DEVICE_BACKEND_AUTOLOAD"]
+            if env.get("TORCH_DEVICE_BACKEND_AUTOLOAD") == "0"
+            else []
+        )
+        return warn("; ".join(notes), fix=_unset([*legacy, *autoload]))
     if not env:
         return ok("No Neuron variables set (defaults apply)")
     shown = ", ".join(f"{k}={v}" for k, v in env.items())
     return ok(f"{plural(len(env), 'Neuron variable')} set, all valid", detail=shown)
 
 
-def _invalid(env: dict[str, str]) -> list[str]:
+def _invalid(env: dict[str, str]) -> list[tuple[str, str]]:
+    """(problem, variable) for each invalid value."""
     errors = []
     lnc = env.get("NEURON_LOGICAL_NC_CONFIG")
     if lnc is not None and lnc not in ("1", "2"):
-        errors.append(f"NEURON_LOGICAL_NC_CONFIG={lnc} (only 1 or 2 is supported)")
+        errors.append(
+            (
+                f"NEURON_LOGICAL_NC_CONFIG={lnc} (only 1 or 2 is supported)",
+                "NEURON_LOGICAL_NC_CONFIG",
+            )
+        )
     cores = env.get("NEURON_RT_VISIBLE_CORES")
     if cores is not None and not CORE_LIST.match(cores.replace(" ", "")):
-        errors.append(f"NEURON_RT_VISIBLE_CORES={cores} (expected e.g. 0-3 or 0,2)")
+        errors.append(
+            (
+                f"NEURON_RT_VISIBLE_CORES={cores} (expected e.g. 0-3 or 0,2)",
+                "NEURON_RT_VISIBLE_CORES",
+            )
+        )
     count = env.get("NEURON_RT_NUM_CORES")
     if count is not None and not count.isdigit():
-        errors.append(f"NEURON_RT_NUM_CORES={count} (expected a number)")
+        errors.append((f"NEURON_RT_NUM_CORES={count} (expected a number)", "NEURON_RT_NUM_CORES"))
     return errors
+
+
+def _unset(names: list[str]) -> str:
+    """``unset A B`` (the defaults then apply); set a valid value instead where one is needed."""
+    return "unset " + " ".join(shlex.quote(n) for n in names)
 
 
 def check_cache(facts: HostFacts, ctx: Context) -> Verdict:
     assert facts.env is not None
     problems, warnings = [], []
+    if not facts.env.cache_dirs:  # the probe always lists them: only a hand-made snapshot
+        return skip("No compile cache or debug directories in the facts; not inspected")
     for entry in facts.env.cache_dirs:
         free_gib = (entry.free_bytes or 0) / GIB
         where = f"{entry.path} ({entry.variable})"

@@ -7,6 +7,7 @@ contract (CI scripts ``--skip`` them): never rename one.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -65,13 +66,42 @@ class Context:
     pairing: Pairing | None
     torch_reason: str
     fix_target: str = ""
-    """``--venv DIR`` / ``--python PATH`` naming the target in fix commands."""
+    """``--venv DIR`` / ``--python PATH`` (shell-quoted) naming the target in fix commands."""
+    requested: bool = False
+    """The release was asked for with ``--release``: another release's build fails, not warns."""
+    known: tuple[Release, ...] = ()
+    """Every release of the matrix: tells another release's version from an unknown one."""
+    new_env: str = ""
+    """When the target cannot take an install (wrong Python, neuron-env's own environment):
+    the command that creates one that can, e.g. ``python3.12 -m venv .venv-neuron``."""
+    python: str = ""
+    """The target interpreter, shell-quoted, for ``pip`` steps in fixes."""
+    has_pip: bool = True
+
+    @property
+    def releases(self) -> tuple[Release, ...]:
+        return self.known or (self.release,)
 
     def install_command(self, torch: str | None = None) -> str:
         minor = torch or (self.pairing.torch_minor if self.pairing else None)
-        minor = minor or self.release.pairings[-1].torch_minor
+        if minor is None or self.release.pairing_for(minor) is None:  # else install refuses it
+            minor = self.release.pairings[-1].torch_minor
         parts = ["neuron-env install --torch", minor, "--release", str(self.release.version)]
+        if self.new_env:
+            return " ".join([self.new_env, "&&", *parts, "--venv", NEW_ENV])
         return " ".join([*parts, self.fix_target]).strip()
+
+    def uninstall_then_install(self, names: Iterable[str], torch: str | None = None) -> str:
+        """Remove ``names`` from the target, then install the release (every value quoted)."""
+        quoted = " ".join(shlex.quote(n) for n in names)
+        python = self.python or "python"
+        steps = [] if self.has_pip else [f"{python} -m ensurepip --default-pip"]
+        steps += [f"{python} -m pip uninstall -y {quoted}", self.install_command(torch)]
+        return " && ".join(steps)
+
+
+NEW_ENV = ".venv-neuron"
+"""Where fixes create an environment when the target cannot be installed into."""
 
 
 CheckFunction = Callable[[HostFacts, Context], Verdict]

@@ -94,11 +94,9 @@ def check_python(facts: HostFacts, ctx: Context) -> Verdict:
     where = f"torch-neuronx {ctx.pairing.torch_neuronx}" if ctx.pairing else "TorchNeuron"
     if python.minor in supported:
         return ok(f"Python {python.version} ({python.executable})")
-    first = supported[0]
     return fail(
         f"Python {python.version} is not supported by {where} (needs {version_span(supported)})",
-        fix=f"Create an environment with Python {first}: 'python{first} -m venv ENV', then "
-        f"'neuron-env install --torch {_torch_minor(ctx)} --venv ENV'.",
+        fix=ctx.install_command(),  # creates an environment with a supported Python first
         detail=f"Target interpreter: {python.executable}",
     )
 
@@ -106,10 +104,6 @@ def check_python(facts: HostFacts, ctx: Context) -> Verdict:
 def _all_pythons(release: Release) -> tuple[str, ...]:
     found = {py for pairing in release.pairings for py in pairing.python}
     return tuple(sorted(found, key=lambda v: tuple(int(p) for p in v.split("."))))
-
-
-def _torch_minor(ctx: Context) -> str:
-    return ctx.pairing.torch_minor if ctx.pairing else ctx.release.pairings[-1].torch_minor
 
 
 def check_instance(facts: HostFacts, ctx: Context) -> Verdict:

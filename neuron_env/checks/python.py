@@ -1,16 +1,15 @@
-"""Python environment checks: torch, torch-neuronx, compiler, placeholders and conflicts."""
+"""Python environment checks: torch, torch-neuronx, the compiler and nki, placeholders."""
 
 from __future__ import annotations
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from neuron_env.checks.conflicts import xla_leftovers
 from neuron_env.checks.model import Context, Verdict, fail, ok, warn
-from neuron_env.checks.versions import loose_version, same_release_line
+from neuron_env.checks.placeholders import is_placeholder, placeholder_reason
+from neuron_env.checks.versions import package_version, same_release_line
 from neuron_env.facts import Distribution, HostFacts
-from neuron_env.matrix.model import Release
-
-WRONG_PACKAGE = "WRONG PACKAGE"
 
 
 def check_torch(facts: HostFacts, ctx: Context) -> Verdict:
@@ -18,7 +17,7 @@ def check_torch(facts: HostFacts, ctx: Context) -> Verdict:
     dist = facts.python.dist("torch")
     if dist is None:
         return fail("PyTorch is not installed in the target environment", fix=ctx.install_command())
-    version = loose_version(dist.version)
+    version = package_version(dist.version)
     if ctx.pairing is None:
         supported = " and ".join(p.torch_minor for p in ctx.release.pairings)
         return fail(
@@ -47,19 +46,32 @@ def check_torch_neuronx(facts: HostFacts, ctx: Context) -> Verdict:
         return fail(
             "torch-neuronx is not installed in the target environment", fix=ctx.install_command()
         )
-    release, version = ctx.release, loose_version(dist.version)
-    fix = f"pip uninstall -y torch-neuronx && {ctx.install_command()}"
-    if is_placeholder("torch-neuronx", dist, release):
+    release, version = ctx.release, package_version(dist.version)
+    if is_placeholder("torch-neuronx", dist, ctx.releases):
         return fail(
             f"torch-neuronx {dist.version} is the 'WRONG PACKAGE' placeholder "
             "from the default index",
-            fix=fix,
+            fix=ctx.uninstall_then_install(["torch-neuronx"]),
         )
-    if version is None or version in release.legacy_xla.versions:
+    if version is None:
+        return fail(
+            f"torch-neuronx {dist.version!r} is not a valid version: not a build pip installs",
+            fix=ctx.uninstall_then_install(["torch-neuronx"]),
+        )
+    if version in release.legacy_xla.versions:
         return fail(
             f"torch-neuronx {dist.version} is the legacy PyTorch/XLA line, not TorchNeuron "
             "(same package name, different product)",
-            fix=fix,
+            fix=ctx.uninstall_then_install(["torch-neuronx", *xla_leftovers(facts, ctx)]),
+        )
+    families = sorted({p.torch_neuronx for r in ctx.releases for p in r.pairings})
+    if not any(same_release_line(version, family) for family in families):
+        return fail(
+            f"torch-neuronx {dist.version} is not a build of any Neuron release neuron-env "
+            f"knows ({', '.join(map(str, families))}): an impostor from another index, or a "
+            "release this matrix does not describe",
+            fix=ctx.uninstall_then_install(["torch-neuronx"]),
+            detail="For a newer Neuron release, add its matrix file with --matrix-dir DIR.",
         )
     return _judge_native_family(dist, version, facts, ctx)
 
@@ -78,7 +90,9 @@ def _judge_native_family(
     pairing = ctx.release.pairing_for(torch_minor)
     if pairing is None or not same_release_line(version, pairing.torch_neuronx):
         shipped = f"{pairing.torch_neuronx}" if pairing else "no build for this PyTorch"
-        return warn(
+        # Asked "is this host ready for R?": another release's build is a no.
+        verdict = fail if ctx.requested else warn
+        return verdict(
             f"torch-neuronx {dist.version} is not Neuron {ctx.release.version}'s build ({shipped})",
             fix=ctx.install_command(torch_minor),
         )
@@ -91,7 +105,7 @@ def _minor(version: Version) -> str:
 
 def _installed_version(facts: HostFacts, name: str) -> Version | None:
     dist = facts.python.dist(name) if facts.python else None
-    return loose_version(dist.version) if dist else None
+    return package_version(dist.version) if dist else None
 
 
 def check_compiler(facts: HostFacts, ctx: Context) -> Verdict:
@@ -100,11 +114,21 @@ def check_compiler(facts: HostFacts, ctx: Context) -> Verdict:
     for name, pkg in ctx.release.packages.items():
         dist = facts.python.dist(name)
         spec = SpecifierSet(pkg.requirement_spec)
+        version = package_version(dist.version) if dist else None
         if dist is None:
             problems.append(f"{name} is not installed")
-        elif is_placeholder(name, dist, ctx.release):
+        elif is_placeholder(name, dist, ctx.releases):
             problems.append(f"{name} {dist.version} is the 'WRONG PACKAGE' placeholder")
-        elif (v := loose_version(dist.version)) is None or v not in spec:
+        elif version is not None and version in spec:
+            continue
+        elif not _any_release_pins(ctx, name, version):
+            problems.append(
+                f"{name} {dist.version} is no Neuron release's version (Neuron "
+                f"{ctx.release.version} pins {spec}): an impostor from another index?"
+            )
+        elif ctx.requested and pkg.confirmed:
+            problems.append(f"{name} {dist.version} (Neuron {ctx.release.version} pins {spec})")
+        else:
             notes.append(f"{name} {dist.version} (Neuron {ctx.release.version} pins {spec})")
     if problems:
         return fail("; ".join(problems), fix=ctx.install_command())
@@ -114,57 +138,30 @@ def check_compiler(facts: HostFacts, ctx: Context) -> Verdict:
     return ok(", ".join(f"{name} {installed[name].version}" for name in ctx.release.packages))
 
 
+def _any_release_pins(ctx: Context, name: str, version: Version | None) -> bool:
+    """True when some known release pins ``version`` of ``name`` (another release's build)."""
+    return version is not None and any(
+        version in SpecifierSet(r.packages[name].requirement_spec)
+        for r in ctx.releases
+        if name in r.packages
+    )
+
+
 def check_placeholders(facts: HostFacts, ctx: Context) -> Verdict:
     assert facts.python is not None
-    found = [
-        f"{name} {dist.version}"
+    found = {
+        name: (dist, reason)
         for name, dist in sorted(facts.python.distributions.items())
-        if is_placeholder(name, dist, ctx.release)
-    ]
-    if found:
-        names = " ".join(f.split()[0] for f in found)
-        return fail(
-            "'WRONG PACKAGE' placeholders from the default index are installed: "
-            + ", ".join(found),
-            fix=f"pip uninstall -y {names} && {ctx.install_command()}",
-            detail="They come from installing Neuron package names without the Neuron index.",
-        )
-    return ok("No 'WRONG PACKAGE' placeholders")
-
-
-def is_placeholder(name: str, dist: Distribution, release: Release) -> bool:
-    known = release.placeholders.get(name)
-    version = loose_version(dist.version)
-    by_version = known is not None and version is not None and version in known.versions
-    return by_version or WRONG_PACKAGE in dist.summary
-
-
-def check_conflicts(facts: HostFacts, ctx: Context) -> Verdict:
-    assert facts.python is not None
-    dists = facts.python.distributions
-    neuronx = _installed_version(facts, "torch-neuronx")
-    native = neuronx is not None and neuronx not in ctx.release.legacy_xla.versions
-    if native and "torch-xla" in dists:
-        return fail(
-            f"torch-xla {dists['torch-xla'].version} is installed beside the native backend",
-            fix="pip uninstall -y torch-xla",
-            detail="TorchNeuron replaces PyTorch/XLA; mixing them breaks device registration.",
-        )
-    notes = []
-    if native and "libneuronxla" in dists:
-        notes.append(
-            f"libneuronxla {dists['libneuronxla'].version} (the XLA/JAX runtime) is installed"
-        )
-    if "torchao" in dists and "torchao-neuron" not in dists:
-        notes.append(
-            "upstream torchao is installed; TorchNeuron needs torchao-neuron (same import name)"
-        )
-    others = [b for b in facts.python.torch_backends if b != "torch_neuronx"]
-    if others:
-        notes.append(
-            f"other torch backends autoload ({', '.join(others)}); "
-            "a PrivateUse1 backend loaded first hides torch.neuron"
-        )
-    if notes:
-        return warn("; ".join(notes), fix="Uninstall what this environment does not need.")
-    return ok("No conflicting packages")
+        if (reason := placeholder_reason(name, dist, ctx.releases))
+    }
+    if not found:
+        return ok("No 'WRONG PACKAGE' placeholders")
+    listed = ", ".join(f"{name} {dist.version}" for name, (dist, _) in found.items())
+    why = [f"{name}: {reason}" for name, (_, reason) in found.items()]
+    return fail(
+        "Placeholders from the default index are installed under Neuron names ('WRONG PACKAGE' "
+        f"or empty packages): {listed}",
+        fix=ctx.uninstall_then_install(found),
+        detail="They come from installing Neuron package names without the Neuron index.\n"
+        + "\n".join(why),
+    )

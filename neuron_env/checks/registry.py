@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from neuron_env.checks import device, driver, environment, platform, python, system
+from neuron_env.checks import (
+    conflicts,
+    device,
+    driver,
+    environment,
+    platform,
+    python,
+    requirements,
+    system,
+)
 from neuron_env.checks.model import Check, Context, Finding, Verdict
 from neuron_env.errors import BadInput
 from neuron_env.facts import HostFacts
@@ -44,8 +53,11 @@ CHECKS: tuple[Check, ...] = (
           "No 'WRONG PACKAGE' placeholders from the default index under Neuron names",
           ("python",), python.check_placeholders),
     Check("python.conflicts", "python", "Conflicting packages",
-          "No torch-xla beside the native backend, no upstream torchao, no competing backends",
-          ("python",), python.check_conflicts),
+          "No legacy PyTorch/XLA stack, no torchao beside torchao-neuron, no competing backends",
+          ("python",), conflicts.check_conflicts),
+    Check("python.requirements", "python", "Requirements",
+          "Every installed distribution's Requires-Dist met (as pip check), companions at the "
+          "release's versions", ("python",), requirements.check_requirements),
     Check("env.variables", "env", "Environment variables",
           "Neuron variables valid (LNC 1 or 2, core lists) and no legacy XLA variables",
           ("env",), environment.check_variables),
@@ -79,7 +91,11 @@ def select_checks(
         raise BadInput(f"{too_deep[0].id} runs at --level {too_deep[0].level} and above.",
                        hint=f"Add --level {too_deep[0].level}.")  # fmt: skip
     chosen = [c for c in catalog if (not only or c.id in only) and c.id not in skipped]
-    return [c for c in chosen if c.level <= level]
+    chosen = [c for c in chosen if c.level <= level]
+    if not chosen:  # judging nothing must not read as "Ready"
+        raise BadInput("--check and --skip leave no check to run.",
+                       hint="List them with 'neuron-env doctor --list-checks'.")  # fmt: skip
+    return chosen
 
 
 def run_checks(facts: HostFacts, ctx: Context, checks: Iterable[Check]) -> list[Finding]:

@@ -33,9 +33,9 @@ def check_packages(facts: HostFacts, ctx: Context) -> Verdict:
     if missing:
         return fail(
             f"Missing Neuron system packages: {', '.join(missing)}",
-            fix=f"neuron-env install --system --torch {_torch(ctx)} --release "
-            f"{ctx.release.version}  (prints the apt steps), or: sudo apt-get install -y "
-            + " ".join(pins),
+            fix="sudo apt-get install -y " + " ".join(pins),
+            detail=f"'neuron-env install --system --torch {_torch(ctx)} --release "
+            f"{ctx.release.version}' prints every apt step (repository, key, pins).",
         )
     headers = _headers_problem(facts)
     if stale:
@@ -70,10 +70,13 @@ def _torch(ctx: Context) -> str:
 def _headers_problem(facts: HostFacts) -> Verdict | None:
     assert facts.system is not None
     if facts.system.kernel_headers is False and not (facts.os and facts.os.container):
-        kernel = facts.os.kernel if facts.os else "$(uname -r)"
+        kernel = facts.os.kernel if facts.os and facts.os.kernel else None
+        package = (
+            shlex.quote(f"linux-headers-{kernel}") if kernel else '"linux-headers-$(uname -r)"'
+        )
         return warn(
-            f"linux-headers-{kernel} is not installed: the driver (DKMS) cannot be rebuilt "
-            "after a kernel update",
-            fix=f"sudo apt-get install -y linux-headers-{kernel}",
+            f"linux-headers-{kernel or '(this kernel)'} is not installed: the driver (DKMS) "
+            "cannot be rebuilt after a kernel update",
+            fix=f"sudo apt-get install -y {package}",
         )
     return None

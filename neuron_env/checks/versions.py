@@ -20,6 +20,17 @@ def loose_version(text: str | None) -> Version | None:
         return Version(match.group(0)) if match else None
 
 
+def package_version(text: str | None) -> Version | None:
+    """A Python distribution's version, strictly PEP 440 (pip installs nothing else): a forged
+    ``2.14.0\n::error::x`` from a snapshot is no version at all, not 2.14.0."""
+    if not text:
+        return None
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
+
+
 def same_release_line(installed: Version, family: Version) -> bool:
     """True when ``installed`` (2.14.3.0.12345) belongs to the family ``family`` (2.14.3.0)."""
     return installed.release[: len(family.release)] == family.release

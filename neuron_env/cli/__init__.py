@@ -1,7 +1,9 @@
 """The ``neuron-env`` command line: thin adapters from options to the library.
 
-Each command module registers its commands on :data:`app`; heavy imports (torch, boto3, jinja2, the
-matrix itself) happen inside the commands so that ``neuron-env --help`` starts fast.
+The top-level group knows each command by name and one line of help (:data:`COMMANDS`) and imports
+a command's module only when that command runs or shows its own help, so ``neuron-env --help``,
+``neuron-env --version`` and ``neuron-env doctor --help`` do not build the options of every other
+command. Heavy imports (torch, boto3, jinja2, the matrix itself) happen inside the commands.
 """
 
 from __future__ import annotations
@@ -9,25 +11,175 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from neuron_env import __version__
-from neuron_env.cli import cloud as cloud_commands
-from neuron_env.cli import device as device_commands
-from neuron_env.cli import doctor as doctor_commands
-from neuron_env.cli import evaluate as evaluate_commands
-from neuron_env.cli import fleet as fleet_commands
-from neuron_env.cli import install as install_commands
-from neuron_env.cli import matrix as matrix_commands
-from neuron_env.cli import preflight as preflight_commands
-from neuron_env.cli import scan as scan_commands
 from neuron_env.cli._common import Settings, print_error
 from neuron_env.errors import NeuronEnvError
 
+
+@dataclass(frozen=True)
+class LazyCommand:
+    """Where a top-level command lives, and the help line ``neuron-env --help`` shows for it.
+
+    ``attribute`` is a command function (registered with ``app.command``) or, when ``group`` is set,
+    a :class:`typer.Typer` of subcommands (registered with ``app.add_typer``). ``help`` is the first
+    paragraph of the command's own help (a test keeps the two equal).
+    """
+
+    module: str
+    attribute: str
+    help: str
+    group: bool = False
+
+
+COMMANDS: dict[str, LazyCommand] = {
+    "doctor": LazyCommand(
+        "neuron_env.cli.doctor",
+        "doctor",
+        "Validate this host and a Python environment for TorchNeuron; say what to fix.",
+    ),
+    "facts": LazyCommand(
+        "neuron_env.cli.doctor",
+        "facts",
+        "Collect a JSON snapshot of this host and a Python environment (facts only, no verdicts).",
+    ),
+    "preflight": LazyCommand(
+        "neuron_env.cli.preflight",
+        "preflight",
+        "Gate a CI job or a node on a healthy Trainium environment (doctor + device levels).",
+    ),
+    "install": LazyCommand(
+        "neuron_env.cli.install",
+        "install",
+        "Install TorchNeuron into a virtual environment: exact pins, each from its own index.",
+    ),
+    "download": LazyCommand(
+        "neuron_env.cli.install",
+        "download",
+        "Fill a wheelhouse for an air-gapped machine, routed like 'install'.",
+    ),
+    "smoke": LazyCommand(
+        "neuron_env.cli.device",
+        "smoke",
+        "Quick device check: availability and count, then a matmul vs CPU in fp32 and bf16.",
+    ),
+    "selftest": LazyCommand(
+        "neuron_env.cli.device",
+        "selftest",
+        "Kernel self-test: each case on the device vs CPU, eager and torch.compile, fwd and bwd.",
+    ),
+    "scan": LazyCommand(
+        "neuron_env.cli.scan",
+        "scan",
+        "Find code that needs changes for TorchNeuron: PyTorch/XLA idioms, APIs the release does\n"
+        "not support, float64, torch.compile options, hard-coded CUDA devices.",
+    ),
+    "evaluate": LazyCommand(
+        "neuron_env.cli.evaluate",
+        "evaluate",
+        "Run your model on the device and compare it with the CPU: numerics, CPU fallback, "
+        "timings.",
+    ),
+    "fleet": LazyCommand(
+        "neuron_env.cli.fleet",
+        "app",
+        "Validate many Trainium hosts: collect their facts (AWS Systems Manager or any other way) "
+        "and judge them together.",
+        group=True,
+    ),
+    "matrix": LazyCommand(
+        "neuron_env.cli.matrix",
+        "app",
+        "The versioned support matrix: which torch, torch-neuronx, Python, OS and instance go "
+        "together, per Neuron release.",
+        group=True,
+    ),
+    "launch-template": LazyCommand(
+        "neuron_env.cli.cloud",
+        "launch_template_app",
+        "EC2 launch templates for Trainium hosts: DLAMI, EFA layout, IMDSv2, storage, capacity and "
+        "boot-time validation, rendered from the support matrix.",
+        group=True,
+    ),
+    "ami": LazyCommand(
+        "neuron_env.cli.cloud",
+        "ami_app",
+        "Packer recipes for Neuron-ready AMIs, rendered from the support matrix.",
+        group=True,
+    ),
+    "image": LazyCommand(
+        "neuron_env.cli.image",
+        "image_app",
+        "Container images for Trainium: a Dockerfile with the release's Neuron user space, EFA "
+        "and the Python environment built by neuron-env install, rendered from the support matrix.",
+        group=True,
+    ),
+}
+
+
+def load_command(name: str) -> Any:
+    """Import the module of top-level command ``name`` and build its click command."""
+    spec = COMMANDS[name]
+    target = getattr(import_module(spec.module), spec.attribute)
+    holder = typer.Typer(add_completion=False, rich_markup_mode=None)
+    if spec.group:
+        holder.add_typer(target, name=name)
+    else:
+        holder.command(name)(target)
+    return typer.main.get_group(holder).commands[name]
+
+
+class _LazyCommands(Mapping[str, Any]):
+    """The top-level commands by name, each built the first time it is looked up."""
+
+    def __init__(self) -> None:
+        self._built: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in COMMANDS:
+            raise KeyError(name)
+        if name not in self._built:
+            self._built[name] = load_command(name)
+        return self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(COMMANDS)
+
+    def __len__(self) -> int:
+        return len(COMMANDS)
+
+
+class LazyGroup(TyperGroup):
+    """The top-level group: knows every command by name, builds only the one that runs."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        self.commands = _LazyCommands()  # type: ignore[assignment]
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        from typer._click.utils import make_default_short_help
+
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = [
+            (name, make_default_short_help(spec.help, limit)) for name, spec in COMMANDS.items()
+        ]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
 app = typer.Typer(
+    cls=LazyGroup,
     name="neuron-env",
     help="Provision and validate PyTorch environments for AWS Trainium (TorchNeuron).\n\n"
     "Examples:\n\n"
@@ -42,18 +194,6 @@ app = typer.Typer(
     rich_markup_mode=None,  # plain click help: no rich/markdown import on --help
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-app.command("doctor")(doctor_commands.doctor)
-app.command("facts")(doctor_commands.facts)
-app.command("preflight")(preflight_commands.preflight)
-app.add_typer(fleet_commands.app, name="fleet")
-app.add_typer(matrix_commands.app, name="matrix")
-app.command("install")(install_commands.install)
-app.command("download")(install_commands.download)
-device_commands.register(app)
-app.command("scan")(scan_commands.scan)
-evaluate_commands.register(app)
-app.add_typer(cloud_commands.launch_template_app, name="launch-template")
-app.add_typer(cloud_commands.ami_app, name="ami")
 
 
 def _show_version(value: bool) -> None:

@@ -78,13 +78,18 @@ def write_output(path: Path | None, text: str, *, append: bool = False) -> None:
 
 
 def print_error(exc: NeuronEnvError) -> None:
-    """One paragraph saying what went wrong, then the next step, on stderr."""
+    """One paragraph saying what went wrong, then the next step, on stderr.
+
+    Messages quote paths and file contents: their control characters are shown, not acted on.
+    """
+    from neuron_env.escape import terminal
+
     width = min(_terminal_width(), 100)
-    lines = _wrap(exc.message, width - 7) or [""]
+    lines = _wrap(terminal(exc.message), width - 7) or [""]
     body = "\n       ".join(lines)
     out = f"error: {body}\n"
     if exc.hint:
-        out += "\n".join(_wrap(exc.hint, width)) + "\n"
+        out += "\n".join(_wrap(terminal(exc.hint), width)) + "\n"
     sys.stderr.write(out)
 
 

@@ -118,13 +118,31 @@ LevelOption = Annotated[
         help="Boot-time neuron-env doctor level (1 adds a device smoke test).",
     ),
 ]
+SourceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--neuron-env-source",
+        metavar="URL|s3://B/K|ami|pypi",
+        help="Where the host gets neuron-env (required): a wheel or wheelhouse URL or S3 object "
+        "with --neuron-env-sha256, ami (the copy on an image built by 'neuron-env ami render'), "
+        "or pypi (the host's configured index).",
+    ),
+]
+Sha256Option = Annotated[
+    str | None,
+    typer.Option(
+        "--neuron-env-sha256",
+        metavar="HEX",
+        help="sha256 of the --neuron-env-source file; the host refuses anything else.",
+    ),
+]
 SpecOption = Annotated[
     str | None,
     typer.Option(
         "--neuron-env-spec",
         metavar="SPEC",
-        help="What the host pip-installs as "
-        "neuron-env (default: this version, neuron-env==VERSION).",
+        help="With --neuron-env-source pypi: what the host pip-installs "
+        "(default: this version, neuron-env==VERSION).",
     ),
 ]
 RegionOption = Annotated[
@@ -154,6 +172,8 @@ def render(
     volume_size: VolumeSizeOption = 512,
     containers: ContainersOption = False,
     level: LevelOption = 1,
+    neuron_env_source: SourceOption = None,
+    neuron_env_sha256: Sha256Option = None,
     neuron_env_spec: SpecOption = None,
     output_format: Annotated[
         str,
@@ -179,8 +199,11 @@ def render(
     Examples:
 
     \b
-      neuron-env launch-template render --instance-type trn2.48xlarge --torch 2.14
       neuron-env launch-template render --instance-type trn2.48xlarge --torch 2.14 \\
+          --neuron-env-source s3://my-bucket/neuron_env-0.1.0-py3-none-any.whl \\
+          --neuron-env-sha256 "$(sha256sum neuron_env-0.1.0-py3-none-any.whl | cut -d' ' -f1)"
+      neuron-env launch-template render --instance-type trn2.48xlarge --torch 2.14 \\
+          --ami ami-0123456789abcdef0 --neuron-env-source ami \\
           --capacity-block cr-0123456789abcdef0 --subnet subnet-0123456789abcdef0 \\
           --security-group sg-0123456789abcdef0 --format terraform -o lt.tf
     """
@@ -210,6 +233,8 @@ def create(
     volume_size: VolumeSizeOption = 512,
     containers: ContainersOption = False,
     level: LevelOption = 1,
+    neuron_env_source: SourceOption = None,
+    neuron_env_sha256: Sha256Option = None,
     neuron_env_spec: SpecOption = None,
     set_default: Annotated[
         bool, typer.Option("--set-default", help="Make the resulting version the default.")
@@ -235,7 +260,7 @@ def create(
 
     \b
       neuron-env launch-template create --name trn2-train --instance-type trn2.48xlarge \\
-          --torch 2.14 --set-default
+          --torch 2.14 --neuron-env-source URL --neuron-env-sha256 HEX --set-default
     """
     from neuron_env.cli import cloud_flow
 
@@ -295,6 +320,8 @@ def ami_render(
     ] = "trn2.3xlarge",
     level: LevelOption = 1,
     volume_size: VolumeSizeOption = 512,
+    neuron_env_source: SourceOption = None,
+    neuron_env_sha256: Sha256Option = None,
     neuron_env_spec: SpecOption = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite different files.")] = False,
 ) -> None:
@@ -307,7 +334,9 @@ def ami_render(
     Example:
 
     \b
-      neuron-env ami render --torch 2.14 --output ./neuron-ami
+      neuron-env ami render --torch 2.14 --output ./neuron-ami \\
+          --neuron-env-source https://artifacts.example.com/neuron_env-0.1.0-py3-none-any.whl \\
+          --neuron-env-sha256 HEX
       cd neuron-ami && packer init . && packer build .
     """
     from neuron_env.cli import cloud_flow
@@ -315,7 +344,14 @@ def ami_render(
     cloud_flow.render_ami(
         ctx,
         cloud_flow.ami_request(
-            torch, release, os, base, builder, level, volume_size, neuron_env_spec
+            torch,
+            release,
+            os,
+            base,
+            builder,
+            level,
+            volume_size,
+            (neuron_env_source, neuron_env_sha256, neuron_env_spec),
         ),
         output,
         force,
@@ -340,6 +376,8 @@ def _launch_options(options: dict[str, Any]) -> dict[str, Any]:
         "volume_size",
         "containers",
         "level",
+        "neuron_env_source",
+        "neuron_env_sha256",
         "neuron_env_spec",
     )
     return {name: options[name] for name in names}

@@ -28,6 +28,8 @@ from neuron_env.cli._common import console, load_matrix, print_json, write_outpu
 from neuron_env.errors import BadInput, OperationFailed
 from neuron_env.matrix import Note
 
+ToolSourceOptions = tuple[str | None, str | None, str | None]  # source, sha256, spec
+
 
 @dataclass(frozen=True)
 class CreateOptions:
@@ -53,10 +55,9 @@ def ami_request(
     builder: str,
     level: int,
     volume_size: int,
-    spec: str | None,
+    source: ToolSourceOptions,
 ) -> AmiRequest:
-    extra = {} if spec is None else {"neuron_env_spec": spec}
-    return AmiRequest(torch, release, os, base, builder, level, volume_size, **extra)
+    return AmiRequest(torch, release, os, base, builder, level, volume_size, *source)
 
 
 def render(

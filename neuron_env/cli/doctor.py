@@ -180,7 +180,7 @@ def run_doctor(
     probe_timeout: float,
 ) -> DoctorReport:
     """Facts (live or from a snapshot) judged against the matrix; shared with preflight."""
-    from neuron_env.doctor import judge
+    from neuron_env.doctor import check_request, judge
     from neuron_env.worker.interrupts import stop_on_interrupt
 
     # The device levels run in the pool's thread, which signals cannot reach: Ctrl-C or SIGTERM
@@ -189,6 +189,7 @@ def run_doctor(
     with guard, ThreadPoolExecutor(max_workers=1) as pool:  # probe the host while matrix loads
         host = pool.submit(_facts_for, facts_file, python, sysroot, probe_timeout, options.level)
         matrix = load_matrix(ctx)
+        check_request(matrix, options.release, options.torch)
         return judge(matrix, host.result(), options)
 
 
@@ -204,13 +205,23 @@ def _facts_for(
             "--facts judges a saved snapshot; it cannot be combined with --python or --sysroot."
         )
     snapshot = read_snapshot(facts_file)
-    recorded = snapshot.device.level if snapshot.device else 0
+    recorded = _levels_held(snapshot)
     if level > recorded:
         raise BadInput(
             f"{facts_file} holds level-{recorded} facts; --level {level} needs the device results.",
             hint=f"Collect them on the host with 'neuron-env facts --level {level} -o FILE'.",
         )
     return snapshot
+
+
+def _levels_held(snapshot: HostFacts) -> int:
+    """The device level whose results the snapshot holds (not merely the one it claims)."""
+    device = snapshot.device
+    if device is None or device.smoke is None:
+        return 0
+    if device.selftest is None and device.smoke.ok:  # a failed smoke test stops the suite
+        return min(device.level, 1)
+    return device.level
 
 
 def _collect(python: Path | None, sysroot: Path, probe_timeout: float, level: int) -> HostFacts:

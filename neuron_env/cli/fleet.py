@@ -173,9 +173,10 @@ def doctor(
     from neuron_env.fleet.report import report_fleet
 
     _check_format(output_format)
+    from neuron_env.doctor import check_request
+
     matrix = load_matrix(ctx)  # bad input (an unknown release) before anything runs remotely
-    if release is not None:
-        matrix.get(release)
+    check_request(matrix, release, torch)
     options = _collect_options(
         targets, instance_ids, concurrency, max_errors, timeout, python, refresh
     )
@@ -255,7 +256,8 @@ def _run_collect(
 
 
 def _print_collect(result: CollectResult, output: Path, as_json: bool) -> None:
-    from rich.markup import escape
+    from neuron_env.escape import shell
+    from neuron_env.report.text import shown as escape  # hosts' stderr, shown inertly
 
     if as_json:
         payload = {"directory": str(output), "collected": result.collected,
@@ -271,4 +273,4 @@ def _print_collect(result: CollectResult, output: Path, as_json: bool) -> None:
         out.print(f"  [red]?[/] {escape(missing.name)}: {escape(missing.reason)}")
     if result.missing:
         out.print(f"{len(result.missing)} without a snapshot (recorded in _not-collected.json).")
-    out.print(f"Next: neuron-env fleet report {escape(str(output))}")
+    out.print(f"Next: neuron-env fleet report {escape(shell(str(output)))}")

@@ -21,7 +21,7 @@ import typer
 from rich.markup import escape
 
 from neuron_env.cli._common import console, load_matrix, print_json
-from neuron_env.errors import EXIT_FAILED, BadInput
+from neuron_env.errors import EXIT_FAILED, BadInput, Interrupted
 from neuron_env.matrix import Matrix
 
 TAIL_LINES = 15
@@ -74,10 +74,29 @@ def run_install(ctx: typer.Context, o: InstallOptions) -> None:
     matrix = load_matrix(ctx)
     if o.system:
         _run_system(matrix, o)
-    elif o.export is not None:
-        _run_export(matrix, o)
+        return
+    if o.export is not None:
+        with _interrupt_before_changes():
+            _run_export(matrix, o)
     else:
         _run_environment(matrix, o)
+
+
+@contextlib.contextmanager
+def _interrupt_before_changes() -> Iterator[None]:
+    """Ctrl-C or SIGTERM while planning, asking or exporting: exit 130 and say nothing changed.
+
+    The install transaction reports its own interrupts (before or after its commit point).
+    """
+    from neuron_env.install.staging import sigterm_as_interrupt
+
+    try:
+        with sigterm_as_interrupt():
+            yield
+    except KeyboardInterrupt:
+        raise Interrupted(
+            "Interrupted before anything was changed.", hint="Run the same command again."
+        ) from None
 
 
 def _run_environment(matrix: Matrix, o: InstallOptions) -> None:
@@ -91,23 +110,34 @@ def _run_environment(matrix: Matrix, o: InstallOptions) -> None:
         pytorch_index=o.pytorch_index, wheelhouse=o.wheelhouse, offline=o.offline,
         sysroot=o.sysroot,
     )  # fmt: skip
-    prepared = prepare(matrix, request)
-    plan = prepared.plan
-    if not (o.quiet or o.json):
-        views.print_plan(console(), plan, prepared.backend.describe())
-    if o.dry_run:
-        _finish_dry_run(
-            o.json, "install", {"plan": plan, "dry_run": True, "result": None}, quiet=o.quiet
-        )
-        return
-    _confirm(o.yes or o.json or o.quiet, f"Install into {plan.venv}?")
+    with _interrupt_before_changes():
+        prepared = prepare(matrix, request)
+        plan = prepared.plan
+        if not (o.quiet or o.json):
+            views.print_plan(console(), plan, prepared.backend.describe())
+        if o.dry_run:
+            _finish_dry_run(
+                o.json, "install", {"plan": plan, "dry_run": True, "result": None}, quiet=o.quiet
+            )
+            return
+        _confirm(o.yes or o.json or o.quiet, f"Install into {plan.venv}?")
     log = log_path(o.log, "install")
     with _failure_tail(), progress_display(not (o.quiet or o.json), log) as progress:
-        result = execute(plan, prepared.target, prepared.backend, log=log, progress=progress)
+        result = execute(
+            plan, prepared.target, prepared.backend, log=log, progress=progress,
+            notice=_notice(o.quiet),
+        )  # fmt: skip
     if o.json:
         print_json("install", {"plan": plan, "dry_run": False, "result": result})
     elif not o.quiet:
         views.print_result(console(), plan, result)
+
+
+def _notice(quiet: bool) -> Callable[[str], None]:
+    """Lines the user must see even with --json (on stderr): e.g. a killed install's leftovers."""
+    if quiet:
+        return lambda _: None
+    return lambda text: console(stderr=True).print(f"[yellow]![/] {escape(text)}")
 
 
 def _run_export(matrix: Matrix, o: InstallOptions) -> None:

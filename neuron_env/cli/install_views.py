@@ -82,6 +82,8 @@ def print_plan(out: Console, plan: InstallPlan, backend: str) -> None:
         default = plan.default_route
         table.add_row(Text("everything else"), "", "", Text(default.name), _source(default))
     out.print(table)
+    if plan.remove:
+        out.print(f"[bold]Remove[/] (legacy PyTorch/XLA): {escape(', '.join(plan.remove))}")
     _notes(out, plan.notes)
 
 
@@ -95,6 +97,8 @@ def print_result(out: Console, plan: InstallPlan, result: InstallResult) -> None
     )
     versions = " · ".join(f"{name} {version}" for name, version in result.versions.items())
     out.print(f"  {escape(versions)}")
+    if plan.remove:
+        out.print(f"  removed (legacy PyTorch/XLA): {escape(', '.join(plan.remove))}")
     out.print(
         "  verified: versions match the pins · no placeholder · no legacy XLA build · "
         f"import torch → {escape(result.torch_import)}"

@@ -161,3 +161,48 @@ def validate(
         matrix_views.print_validation(console(), results)
     if any(isinstance(outcome, NeuronEnvError) for _, outcome in results):
         raise typer.Exit(EXIT_BAD_INPUT)
+
+
+@app.command("verify")
+def verify(
+    ctx: typer.Context,
+    release: ReleaseOption = None,
+    neuron_index: Annotated[
+        str | None,
+        typer.Option("--neuron-index", metavar="URL", help="Read this mirror of the Neuron index."),
+    ] = None,
+    pytorch_index: Annotated[
+        str | None,
+        typer.Option(
+            "--pytorch-index", metavar="URL", help="Read this mirror of the PyTorch index."
+        ),
+    ] = None,
+    json: JsonOption = False,
+    write: Annotated[
+        Path | None,
+        typer.Option(
+            "--write",
+            metavar="DIR",
+            help="Write an overlay release file into DIR, for --matrix-dir or "
+            "$NEURON_ENV_MATRIX_DIR.",
+        ),
+    ] = None,
+    timeout: Annotated[
+        float,
+        typer.Option("--timeout", metavar="SECONDS", min=0.1, help="Wait per request."),
+    ] = 15.0,
+) -> None:
+    """Check a release file against the package indexes themselves.
+
+    Reads the simple pages of every package the release pins and reports each fact as
+    confirmed, contradicted (with what the index shows) or unknown. Exits 1 when a fact is
+    contradicted or an index cannot be read.
+
+    Example: neuron-env matrix verify --release 2.34.0 --write ./matrix-overlay
+    """
+    from neuron_env.cli import matrix_verify
+
+    options = matrix_verify.VerifyOptions(
+        release, neuron_index, pytorch_index, json, write, timeout
+    )
+    raise typer.Exit(matrix_verify.run(load_matrix(ctx), options))

@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from neuron_env.errors import NeuronEnvError
+from neuron_env.escape import terminal
 from neuron_env.matrix import Change, Matrix, Release, Target
 from neuron_env.matrix.model import OsRelease
 from neuron_env.resources import shipped_matrix_dir
@@ -21,8 +22,8 @@ MARKS = {"info": "[cyan]i[/]", "warning": "[yellow]![/]"}
 
 
 def _flag(text: object, confirmed: bool = True) -> Text:
-    """Data as plain text (never parsed as markup), marked when unconfirmed."""
-    out = Text(str(text))
+    """Data as plain text (never markup, never a control code), marked when unconfirmed."""
+    out = Text(terminal(str(text)))
     if not confirmed:
         out.append(" (unconfirmed)", style="yellow")
     return out
@@ -39,7 +40,9 @@ def _table(title: str, *columns: str) -> Table:
 
 def _origin(release: Release) -> str:
     shipped = shipped_matrix_dir().resolve()
-    return "shipped" if release.origin.resolve().parent == shipped else str(release.origin)
+    return (
+        "shipped" if release.origin.resolve().parent == shipped else terminal(str(release.origin))
+    )
 
 
 # --- list ---------------------------------------------------------------------------------------
@@ -108,6 +111,7 @@ def print_release(out: Console, r: Release, *, with_sources: bool = False) -> No
     for table in (
         _pairings(r),
         _packages(r),
+        _companions(r),
         _indexes(r),
         _os_table(r),
         _instances(r),
@@ -151,6 +155,26 @@ def _packages(r: Release) -> Table:
             r.index_for(name) or "default",
             _flag(pkg.note),
         )
+    return table
+
+
+def _companions(r: Release) -> Table:
+    table = _table(
+        "Companions (installed only on request, each only from its index)",
+        "Package", "Pin", "PyTorch", "Instance families", "Index", "Note",
+    )  # fmt: skip
+    for name, c in r.companions.items():
+        shown = name if not c.import_name else f"{name}\n[dim]import {escape(c.import_name)}[/]"
+        table.add_row(
+            f"{shown}\n[dim]{escape(c.name)}[/]",
+            _flag(c.requirement_spec, c.confirmed),
+            ", ".join(c.torch),
+            _flag(", ".join(c.families), c.families_confirmed),
+            c.index,
+            _flag(c.note),
+        )
+    if not r.companions:
+        table.caption = "none listed for this release"
     return table
 
 
@@ -286,6 +310,7 @@ def print_target(out: Console, t: Target) -> None:
             _flag(pin.index_url or ""),
         )
     out.print(table)
+    _print_companions(out, t)
     system = [
         f"{s.name}={s.version}" if s.version else f"{s.name} (version unconfirmed)"
         for s in t.system_packages
@@ -296,6 +321,21 @@ def print_target(out: Console, t: Target) -> None:
         out.print()
     for note in t.notes:
         out.print(f"{MARKS[note.level]} {escape(note.message)}")
+
+
+def _print_companions(out: Console, t: Target) -> None:
+    if not t.companions:
+        return
+    table = _table("Companions (only on request)", "Package", "Pin", "Index", "Instance families")
+    for c in t.companions:
+        table.add_row(
+            c.name,
+            _flag(c.spec, c.confirmed),
+            c.index,
+            _flag(", ".join(c.families), c.families_confirmed),
+        )
+    out.print()
+    out.print(table)
 
 
 # --- diff ---------------------------------------------------------------------------------------
@@ -353,8 +393,7 @@ def print_validation(out: Console, results: Iterable[tuple[Path, object]]) -> No
                 plural(len(outcome.os), "OS release"),
                 plural(len(outcome.instance_types), "instance type"),
             ]
-            out.print(
-                f"[green]✓[/] {escape(str(path))}: Neuron {outcome.version}, {', '.join(counts)}"
-            )
+            shown = escape(terminal(str(path)))
+            out.print(f"[green]✓[/] {shown}: Neuron {outcome.version}, {', '.join(counts)}")
         elif isinstance(outcome, NeuronEnvError):
-            out.print(f"[red]✗[/] {escape(outcome.message)}")
+            out.print(f"[red]✗[/] {escape(terminal(outcome.message))}")

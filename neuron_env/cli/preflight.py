@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import console, write_output
+from neuron_env.cli._common import console, load_matrix, write_output
 from neuron_env.cli.doctor import ProbeTimeoutOption, PythonOption, SysrootOption, run_doctor
 from neuron_env.errors import BadInput
 
@@ -92,7 +92,12 @@ def preflight(
       neuron-env preflight --emit slurm-healthcheck --python /opt/venv/bin/python > healthcheck.sh
     """
     from neuron_env.doctor import DoctorOptions
-    from neuron_env.preflight import EMITTABLE, detect_ci, plan_outputs
+    from neuron_env.preflight import (
+        EMITTABLE,
+        check_healthcheck_settings,
+        detect_ci,
+        plan_outputs,
+    )
     from neuron_env.report import FORMATS
 
     if output_format is not None and output_format not in FORMATS:
@@ -100,6 +105,7 @@ def preflight(
     if emit is not None:
         if emit not in EMITTABLE:
             raise BadInput(f"--emit '{emit}' is not one of: {', '.join(EMITTABLE)}.")
+        check_healthcheck_settings(load_matrix(ctx), release, torch, allow or [], timeout)
         _emit_slurm(torch, release, level or 0, python, sysroot, strict, allow or [], timeout)
         return
     chosen = 1 if level is None else level

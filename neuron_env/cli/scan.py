@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import io
 import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 
 from neuron_env.cli._common import console, load_matrix, print_json, write_output
 from neuron_env.errors import BadInput
@@ -156,9 +156,15 @@ def _fix(
     With a JSON or SARIF report on stdout, the diff and the question go to stderr.
     """
     from neuron_env.scan import plan_fixes
+    from neuron_env.scan.fix import OLDEST_PYTHON
 
     out = console(stderr=not to_stdout)
-    patches = plan_fixes(report.fixable())
+    python = min(OLDEST_PYTHON, rules.oldest_python)
+    planned = plan_fixes(report.findings, outside=report.outside, python=python)
+    for refused in (p for p in planned if p.problem):
+        what = f"Not fixed: {refused.display}: {refused.problem}."
+        out.print(escape(what), soft_wrap=True)
+    patches = [p for p in planned if not p.problem and p.fixed]
     if not patches:
         out.print("Nothing to fix: no finding has an automatic fix.\n")
         return report
@@ -170,10 +176,21 @@ def _fix(
         return report
     if not _confirmed(out, _fixes(fixes, len(patches)), yes=yes, to_stdout=to_stdout):
         return report
-    for patch in patches:
-        patch.write()
-    out.print(f"Applied {_fixes(fixes, len(patches))}.\n")
+    written = [patch for patch in patches if _write(out, patch)]
+    if written:
+        out.print(f"Applied {_fixes(sum(len(p.fixed) for p in written), len(written))}.\n")
     return _run(paths, rules, options)
+
+
+def _write(out: Console, patch: FilePatch) -> bool:
+    from neuron_env.scan.fix import FileChanged
+
+    try:
+        patch.write()
+    except FileChanged as exc:
+        out.print(f"Not written: {escape(exc.message)} {escape(exc.hint or '')}", soft_wrap=True)
+        return False
+    return True
 
 
 def _confirmed(out: Console, what: str, *, yes: bool, to_stdout: bool) -> bool:
@@ -219,11 +236,26 @@ def _emit(report: ScanReport, output_format: str, output: Path | None, fail_on: 
     elif output_format == "json":
         text = json.dumps(envelope("scan", scan_payload(report, fail_on)), indent=2) + "\n"
     else:
-        text = json.dumps(sarif_document(report), indent=2) + "\n"
+        document = sarif_document(report)
+        _say_what_was_folded(document["runs"][0]["properties"])
+        text = json.dumps(document, indent=2) + "\n"
     if output is None:
         sys.stdout.write(text)
     else:
         write_output(output, text)
+
+
+def _say_what_was_folded(properties: dict[str, object]) -> None:
+    from neuron_env.scan.render_json import SARIF_RESULT_LIMIT
+
+    folded = properties.get("foldedResults")
+    if folded:
+        console(stderr=True).print(
+            f"SARIF: {folded:,} findings were folded into one result per rule to keep the run "
+            f"under GitHub's {SARIF_RESULT_LIMIT:,}-result limit (properties.folded counts them; "
+            "--format json lists them all).",
+            soft_wrap=True,
+        )
 
 
 def _print_text(out: Console, report: ScanReport) -> None:
@@ -233,11 +265,9 @@ def _print_text(out: Console, report: ScanReport) -> None:
 
 
 def _plain_text(report: ScanReport) -> str:
-    from rich.console import Console
+    from neuron_env.scan.render_text import render_report
 
-    buffer = io.StringIO()
-    _print_text(Console(file=buffer, color_system=None, width=120), report)
-    return buffer.getvalue()
+    return render_report(report)
 
 
 def _print_rules(rules: RuleSet, output_format: str) -> None:

@@ -23,6 +23,7 @@ from neuron_env.errors import BadInput, MalformedFile
 from neuron_env.facts import facts_from_document
 from neuron_env.fleet.model import NOT_COLLECTED, Missing
 from neuron_env.fleet.ssm import Invocation, SsmGateway, Throttled, batches
+from neuron_env.input_files import SNAPSHOT_LIMITS, InputRejected, parse_json
 
 NOT_INSTALLED_EXIT = 127
 TRUNCATED = "---Output truncated---"
@@ -111,6 +112,11 @@ class _Run:
     def start(self) -> None:
         options = self.options
         instances = self.gateway.instances(options.tags, options.instance_ids)
+        if not instances:
+            raise BadInput(
+                f"No running instance matches {_described(options)}: there is nothing to collect.",
+                hint="Check the tag, the instance ids and the region (--region, $AWS_REGION).",
+            )
         self.progress(f"{len(instances)} running instances match")
         todo = [i for i in instances if options.refresh or not (self.folder / f"{i}.json").exists()]
         self.result.skipped = [i for i in instances if i not in todo]
@@ -179,8 +185,10 @@ def _store(folder: Path, instance: str, answer: Invocation) -> str | None:
         return "output truncated by SSM (over 24,000 characters even compressed)"
     try:
         text = gzip.decompress(base64.b64decode(answer.stdout.strip(), validate=True)).decode()
-        doc = json.loads(text)
+        doc = parse_json(text, SNAPSHOT_LIMITS)
         facts_from_document(doc, instance)
+    except InputRejected as exc:
+        return f"unusable output: {exc.problem}"
     except (
         binascii.Error,
         OSError,
@@ -216,6 +224,13 @@ def _write_atomically(path: Path, text: str) -> None:
     partial = path.with_name(f".{path.name}.partial")
     partial.write_text(text, encoding="utf-8")
     partial.replace(path)
+
+
+def _described(options: CollectOptions) -> str:
+    tags = [f"tag:{key}={','.join(values)}" for key, values in options.tags]
+    ids = list(options.instance_ids)
+    shown = ", ".join([*tags, *ids[:5]]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+    return shown
 
 
 def parse_targets(targets: Sequence[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:

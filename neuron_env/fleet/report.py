@@ -8,16 +8,16 @@ failing check id with the fix for each group.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from neuron_env.doctor import DoctorOptions, judge
+from neuron_env.doctor import DoctorOptions, check_request, judge
 from neuron_env.errors import BadInput, MalformedFile
 from neuron_env.facts import read_snapshot
 from neuron_env.fleet.model import NOT_COLLECTED, FleetReport, Group, HostVerdict, Missing
+from neuron_env.input_files import SNAPSHOT_LIMITS, InputRejected, load_json
 from neuron_env.matrix import Matrix
 
 
@@ -27,15 +27,25 @@ def report_fleet(
     """Judge every snapshot in ``folder`` against ``release`` (default: each host's own)."""
     if not folder.is_dir():
         raise BadInput(f"{folder} is not a directory of facts snapshots.")
-    if release is not None:
-        matrix.get(release)  # an unknown release is bad input, not 1,000 identical errors
+    check_request(matrix, release, torch)  # bad input once, not 1,000 identical errors
     options = DoctorOptions(release=release, torch=torch)
     hosts, missing = [], list(not_collected(folder))
-    for path in snapshot_files(folder):
+    files = snapshot_files(folder)
+    if not files and not missing:
+        raise BadInput(
+            f"{folder} holds no facts snapshots (*.json): there is no host to judge.",
+            hint="Collect them with 'neuron-env fleet collect -o DIR' or "
+            "'neuron-env facts -o DIR/HOST.json' on each host.",
+        )
+    for path in files:
         try:
             hosts.append(_judge_host(matrix, path, options))
         except MalformedFile as exc:
             missing.append(Missing(path.stem, f"unreadable snapshot: {exc.message}"))
+        except BadInput as exc:  # e.g. --torch 2.13 for a host whose release pairs only 2.14
+            missing.append(Missing(path.stem, f"cannot be judged as asked: {exc.message}"))
+        except Exception as exc:  # one host's odd snapshot never sinks the whole fleet
+            missing.append(Missing(path.stem, f"snapshot could not be judged: {_crash(exc)}"))
     return FleetReport(
         hosts=tuple(hosts),
         groups=tuple(group_problems(hosts)),
@@ -85,7 +95,16 @@ def not_collected(folder: Path) -> Iterator[Missing]:
     if not path.exists():
         return
     try:
-        records: Sequence[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))["hosts"]
+        records: Sequence[dict[str, Any]] = load_json(path, SNAPSHOT_LIMITS)["hosts"]
         yield from (Missing(str(r["instance"]), str(r["reason"])) for r in records)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        yield Missing(NOT_COLLECTED, f"unreadable record of hosts not collected: {exc}")
+    except InputRejected as exc:
+        yield Missing(NOT_COLLECTED, f"unreadable record of hosts not collected: {exc.problem}")
+    except (ValueError, KeyError, TypeError) as exc:
+        yield Missing(NOT_COLLECTED, f"unreadable record of hosts not collected: {exc!r}")
+
+
+def _crash(exc: Exception) -> str:
+    return (
+        f"{type(exc).__name__}: {exc} (a neuron-env bug; run 'neuron-env doctor --facts FILE "
+        "--debug' and report it)"
+    )

@@ -17,6 +17,8 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion
 
 from neuron_env.errors import BadInput
 from neuron_env.matrix import Note, Release, Target
@@ -115,6 +117,7 @@ class InstallPlan:
     offline: bool
     guards: Guards
     notes: tuple[Note, ...]
+    remove: tuple[str, ...] = ()
 
     def route(self, name: str) -> IndexRoute:
         return next(r for r in self.routes if r.name == name)
@@ -138,6 +141,39 @@ class InstallPlan:
     def requirements(self) -> tuple[str, ...]:
         return tuple(p.requirement for p in self.packages)
 
+    @property
+    def neuron_route(self) -> IndexRoute | None:
+        """The route torch-neuronx comes from: every Neuron name must come from it alone."""
+        pinned = next((p for p in self.packages if p.name == "torch-neuronx"), None)
+        route = next((r for r in self.routed if pinned and r.name == pinned.route), None)
+        return route if route is not None and route.url else None
+
+    def required_route(self, name: str) -> IndexRoute | None:
+        """The only route ``name`` may come from: its pin's, the Neuron one for any Neuron name."""
+        name = canonicalize_name(name)
+        pinned = next((p for p in self.packages if p.name == name), None)
+        if pinned is not None and pinned.route not in (DEFAULT_ROUTE, WHEELHOUSE_ROUTE):
+            return self.route(pinned.route)
+        if is_neuron_name(name, self.guards):
+            return self.neuron_route
+        return None
+
+
+def is_neuron_name(name: str, guards: Guards) -> bool:
+    """Whether ``name`` is (or looks like) a Neuron package, pinned by the plan or not.
+
+    The release's Neuron names (its indexes and placeholders) and the families AWS publishes under
+    (``*neuronx*``, ``aws-neuron*``, ``nki*``, ``*-neuron``): no such name may come from an index
+    that neuron-env does not route to the Neuron index.
+    """
+    name = canonicalize_name(name)
+    return (
+        name in guards.neuron_names
+        or "neuronx" in name
+        or name.startswith(("aws-neuron", "nki"))
+        or name.endswith("-neuron")
+    )
+
 
 def make_plan(release: Release, target: Target, choices: Choices) -> InstallPlan:
     """Turn a resolved target into an install plan, applying the index overrides."""
@@ -145,6 +181,7 @@ def make_plan(release: Release, target: Target, choices: Choices) -> InstallPlan
         raise ValueError("an install plan needs the target's Python version")
     routes = _routes(target, choices)
     route_of = {name: r.name for r in routes for name in r.serves}
+    remove = legacy_leftovers(choices.installed, str(release.legacy_xla.versions))
     packages = tuple(
         PlannedPackage(
             name=pin.name,
@@ -173,8 +210,49 @@ def make_plan(release: Release, target: Target, choices: Choices) -> InstallPlan
         wheelhouse=choices.wheelhouse,
         offline=choices.offline,
         guards=guards_for(release, target),
-        notes=target.notes + tuple(_plan_notes(choices)),
+        notes=target.notes + tuple(_plan_notes(choices)) + tuple(_legacy_notes(remove, choices)),
+        remove=remove,
     )
+
+
+#: What the legacy PyTorch/XLA line of torch-neuronx brings along; TorchNeuron replaces all of it.
+LEGACY_XLA_STACK = ("torch-xla", "libneuronxla", "transformers-neuronx")
+LEGACY_XLA_FAMILIES = ("neuronx-distributed",)  # -training, -inference
+
+
+def legacy_leftovers(installed: dict[str, str], legacy_range: str) -> tuple[str, ...]:
+    """The legacy XLA stack in an environment being upgraded: all of it must go.
+
+    An environment is a legacy one when its torch-neuronx is a legacy XLA build, or when
+    torch-xla or libneuronxla (which only that line uses) is still there.
+    """
+    stack = tuple(
+        name
+        for name in sorted(installed)
+        if name in LEGACY_XLA_STACK or name.startswith(LEGACY_XLA_FAMILIES)
+    )
+    xla_only = {"torch-xla", "libneuronxla"} & set(stack)
+    return stack if xla_only or _is_legacy(installed.get("torch-neuronx"), legacy_range) else ()
+
+
+def _is_legacy(version: str | None, legacy_range: str) -> bool:
+    if version is None:
+        return False
+    try:
+        return SpecifierSet(legacy_range).contains(version, prereleases=True)
+    except InvalidVersion:
+        return False
+
+
+def _legacy_notes(remove: tuple[str, ...], choices: Choices) -> Iterable[Note]:
+    if remove:
+        found = ", ".join(f"{name} {choices.installed[name]}" for name in remove)
+        yield Note(
+            "warning",
+            "install.remove-legacy",
+            f"{choices.venv} holds the legacy PyTorch/XLA stack ({found}): the install removes "
+            "it, since TorchNeuron replaces it and cannot share an environment with it.",
+        )
 
 
 def guards_for(release: Release, target: Target) -> Guards:

@@ -7,17 +7,21 @@ environment for another machine), so the matrix decides with the same facts the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import shlex
+import sys
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
 from neuron_env.command import Runner, run
-from neuron_env.errors import BadInput
+from neuron_env.errors import BadInput, UnsupportedCombination
 from neuron_env.install.backends import Backend, choose_backend
 from neuron_env.install.plan import BackendName, Choices, InstallPlan, make_plan
+from neuron_env.install.staging import stale_staging_dirs
 from neuron_env.install.target_env import (
     TargetEnv,
+    check_writable_parent,
     find_base_python,
     locate_target,
     python_version,
@@ -28,7 +32,7 @@ from neuron_env.install.wheelhouse import (
     manylinux_platforms,
     read_wheelhouse,
 )
-from neuron_env.matrix import Matrix, Release, Request, resolve_target
+from neuron_env.matrix import Matrix, Note, Release, Request, resolve_target
 from neuron_env.probe.os_release import probe_os
 
 
@@ -61,20 +65,25 @@ def prepare(matrix: Matrix, request: InstallRequest, *, runner: Runner = run) ->
     """Resolve ``request`` into a plan, its target environment and its backend."""
     _check_sources(request)
     release = matrix.get(request.release)
-    target_env = locate_target(
-        request.venv, request.python, allowed_pythons(release, request.torch), runner=runner
-    )
+    allowed = allowed_pythons(release, request.torch)
+    target_env = locate_target(request.venv, request.python, allowed, runner=runner)
+    _refuse_own_environment(target_env, request, allowed)
+    check_writable_parent(target_env)
     os_facts = probe_os(request.sysroot)
-    target = resolve_target(
-        matrix,
-        Request(
-            torch=request.torch,
-            python=target_env.python_minor,
-            os=request.os or os_facts.key,
-            arch=os_facts.arch,
-            release=str(release.version),
-        ),
+    matrix_request = Request(
+        torch=request.torch,
+        python=target_env.python_minor,
+        os=request.os or os_facts.key,
+        arch=os_facts.arch,
+        release=str(release.version),
     )
+    try:
+        target = resolve_target(matrix, matrix_request)
+    except UnsupportedCombination as exc:
+        if target_env.python_minor in allowed:
+            raise
+        hint = create_first_hint(target_env, allowed, request)
+        raise UnsupportedCombination(exc.message, hint=hint) from None
     backend = choose_backend(request.backend)
     choices = Choices(
         venv=str(target_env.path),
@@ -89,12 +98,78 @@ def prepare(matrix: Matrix, request: InstallRequest, *, runner: Runner = run) ->
         offline=request.offline or request.wheelhouse is not None,
         default_index_origin=f"{backend.name}'s configuration",
     )
-    plan = make_plan(release, target, choices)
+    plan = _with_leftover_notes(make_plan(release, target, choices), target_env)
     if request.wheelhouse is not None:
         house = read_wheelhouse(request.wheelhouse)
         if house is not None:
             check_wheelhouse(request.wheelhouse, house, plan)
     return Prepared(plan, target_env, backend)
+
+
+def _with_leftover_notes(plan: InstallPlan, target: TargetEnv) -> InstallPlan:
+    """Say in the plan (so --dry-run shows it) what a killed install left beside the target."""
+    leftovers = stale_staging_dirs(target.path)
+    if not leftovers:
+        return plan
+    note = Note(
+        "warning",
+        "install.leftover",
+        f"An install that was killed left {', '.join(str(p) for p in leftovers)}; the install "
+        "removes it first.",
+    )
+    return replace(plan, notes=(*plan.notes, note))
+
+
+def _refuse_own_environment(
+    target: TargetEnv, request: InstallRequest, allowed: tuple[str, ...]
+) -> None:
+    """neuron-env never installs into the environment it runs from (the swap would replace it)."""
+    if target.path.resolve() != Path(sys.prefix).resolve():
+        return
+    raise BadInput(
+        f"{target.path} is the environment neuron-env itself runs in; neuron-env does not "
+        "install into its own environment (it would replace the running tool and its "
+        "dependencies).",
+        hint="Create a separate one first: "
+        + new_env_commands(request, target.path.parent, allowed[0]),
+    )
+
+
+def create_first_hint(target: TargetEnv, allowed: tuple[str, ...], request: InstallRequest) -> str:
+    """What to run instead when the environment's Python is not one the release supports."""
+    if target.exists:
+        return (
+            f"An upgrade keeps the Python of {target.path}, so create a Python {allowed[0]} "
+            f"environment first: {new_env_commands(request, target.path.parent, allowed[0])}"
+        )
+    again = ["neuron-env", "install", *_release_args(request), "--venv", str(target.path)]
+    again += ["--python", f"python{allowed[0]}"]
+    return (
+        f"Create it with a supported interpreter: {shlex.join(again)} (no python{allowed[0]}? "
+        f"'uv python install {allowed[0]}' installs one)."
+    )
+
+
+def new_env_commands(request: InstallRequest, parent: Path, python: str) -> str:
+    """``python3.12 -m venv DIR && neuron-env install ... --venv DIR`` (or with uv), quoted."""
+    new = _shown(parent / ".venv-neuron")
+    install = shlex.join(["neuron-env", "install", *_release_args(request), "--venv", new])
+    create = shlex.join([f"python{python}", "-m", "venv", new])
+    with_uv = shlex.join(["uv", "venv", "--python", python, new])
+    return f"{create} && {install} (or create it with: {with_uv})"
+
+
+def _release_args(request: InstallRequest) -> list[str]:
+    args = ["--torch", request.torch]
+    return [*args, "--release", request.release] if request.release else args
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the working directory when it lies below it (as users type it)."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def allowed_pythons(release: Release, torch: str) -> tuple[str, ...]:

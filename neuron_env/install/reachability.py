@@ -14,7 +14,7 @@ import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 
-from neuron_env.install.diagnose import Cause, cause_hint, explain
+from neuron_env.install.diagnose import Cause, cause_hint, dns_cause, explain
 from neuron_env.install.plan import InstallPlan
 
 TIMEOUT = 5.0
@@ -52,17 +52,49 @@ def _network_reason(reason: object) -> str | None:
 def failure_cause(output: str, plan: InstallPlan) -> Cause:
     """The cause of a backend failure: from its output, else from probing the plan's indexes."""
     cause = explain(output, plan)
-    if cause.code in ("hash-mismatch", "corrupt-wheel", "download-cut"):
+    if cause.code in _FROM_OUTPUT:
         return cause
     for route in plan.routes:
         reason = unreachable_reason(route.url) if route.url else None
+        if reason == "unknown host":
+            return dns_cause(str(route.url), plan)
         if reason is not None:
             return Cause(
                 "unreachable",
                 f"the {route.name} index at {route.url} could not be reached ({reason}).",
                 cause_hint("unreachable"),
             )
-    return cause
+    return http_error_cause(plan) or cause
+
+
+_FROM_OUTPUT = ("hash-mismatch", "corrupt-wheel", "download-cut", "stalled", "dns", "disk-full")
+
+
+def http_error_cause(plan: InstallPlan, timeout: float = TIMEOUT) -> Cause | None:
+    """An index that answers a pinned package's page with an HTTP error (pip does not say so)."""
+    for route in plan.routed:
+        for package in plan.packages_from(route.name):
+            page = f"{str(route.url).rstrip('/')}/{package.name}/"
+            status = _http_status(page, timeout)
+            if status is not None and (status >= 500 or status in (401, 403)):
+                return Cause(
+                    "http-error",
+                    f"the {route.name} index at {route.url} returned HTTP {status} for {page}.",
+                    cause_hint("http-error"),
+                )
+    return None
+
+
+def _http_status(url: str, timeout: float) -> int | None:
+    if not url.startswith(("http://", "https://")):
+        return None
+    try:
+        with urllib.request.urlopen(url, timeout=timeout):  # noqa: S310
+            return None
+    except urllib.error.HTTPError as exc:
+        return exc.code
+    except (OSError, ValueError):
+        return None
 
 
 def step_name(argv: Sequence[str]) -> str:

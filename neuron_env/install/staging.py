@@ -146,6 +146,48 @@ def deferred_interrupts() -> Iterator[None]:
 
 
 @contextlib.contextmanager
+def held_interrupts() -> Iterator[list[int]]:
+    """Hold back Ctrl-C and SIGTERM during a step that must finish (the swap, the cleanup).
+
+    Yields the list of signals that arrived meanwhile; the caller decides what they mean (after
+    the swap, the install has happened: an interrupt then must not be reported as "nothing
+    changed").
+    """
+    received: list[int] = []
+
+    def hold(signum: int, frame: FrameType | None) -> None:
+        received.append(signum)
+
+    try:
+        previous = {sig: signal.signal(sig, hold) for sig in (signal.SIGINT, signal.SIGTERM)}
+    except ValueError:  # not the main thread: signals cannot be handled here anyway
+        yield received
+        return
+    try:
+        yield received
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def recover_stale(target: Path) -> list[str]:
+    """Remove the staging directories a killed install left beside ``target``; say what was done.
+
+    A kill between the two renames of the fallback swap leaves the target missing and the new,
+    already relocated environment parked in the staging directory: it is put in place.
+    """
+    said = []
+    for stale in stale_staging_dirs(target):
+        parked = stale / "venv.swap"
+        if not target.exists() and not target.is_symlink() and parked.is_dir():
+            parked.rename(target)
+            said.append(f"Completed the swap of {target} that a killed install left half done.")
+        remove_tree(stale)
+        said.append(f"Removed {stale}, left behind by an install that was killed.")
+    return said
+
+
+@contextlib.contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
     """Treat SIGTERM (CI cancelling a job) like Ctrl-C, so that the transaction cleans up."""
 

@@ -22,7 +22,8 @@ from neuron_env.probe.os_release import parse_os_release
 SOURCES_LIST = "/etc/apt/sources.list.d/neuron.list"
 NEURON_BIN = "/opt/aws/neuron/bin"
 APT_TIMEOUT = 1800.0
-KNOWN_CODENAMES = {"ubuntu-22.04": "jammy", "ubuntu-24.04": "noble"}
+#: Codenames of the Ubuntu releases the matrices list, for steps printed for another host.
+KNOWN_CODENAMES = {"ubuntu-22.04": "jammy", "ubuntu-24.04": "noble", "ubuntu-26.04": "resolute"}
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ environment beside it and swap.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import sys
@@ -58,7 +59,46 @@ def locate_target(
     *,
     runner: Runner = run,
 ) -> TargetEnv:
-    """Find the target environment and the interpreter to (re)build it with."""
+    """Find the target environment and the interpreter to (re)build it with.
+
+    A path that cannot be read (a symbolic link loop, a directory without permission) is bad
+    input: one message, exit 2.
+    """
+    try:
+        return _locate(venv, python, allowed_pythons, runner)
+    except RuntimeError as exc:  # Path.resolve() on a symbolic link loop (Python < 3.13)
+        raise BadInput(
+            f"--venv {venv} is a symbolic link loop: it never reaches a directory ({exc}).",
+            hint="Point --venv at a real directory, or fix the link.",
+        ) from None
+    except OSError as exc:
+        raise BadInput(
+            f"Cannot read {exc.filename or venv}: {_os_reason(exc)}.",
+            hint="Check its permissions (ls -ld), or install into another --venv DIR.",
+        ) from None
+
+
+def _os_reason(exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return "a symbolic link loop"
+    return exc.strerror or str(exc)
+
+
+def check_writable_parent(target: TargetEnv) -> None:
+    """The staging directory is built beside the target: its parent must be writable."""
+    parent = target.path.parent
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise BadInput(
+            f"Cannot write to {parent} (permission denied or read-only): neuron-env builds the "
+            f"new environment beside {target.path} and swaps it in, so it needs to write there.",
+            hint=f"Run as a user who can write to {parent}, or choose a --venv in a directory "
+            "you can write to.",
+        )
+
+
+def _locate(
+    venv: Path | None, python: Path | None, allowed_pythons: Sequence[str], runner: Runner
+) -> TargetEnv:
     python = _interpreter(python) if python is not None else None
     if venv is None and python is not None:
         return _existing_from_python(python, runner)
@@ -72,7 +112,7 @@ def locate_target(
         venv = Path(active)
     path = Path(os.path.normpath(venv.absolute()))
     if path.is_symlink():  # swap the environment the link points to, keep the link
-        path = path.resolve()
+        path = path.resolve(strict=True)
     if _is_venv(path):
         target = _existing(path, runner)
         if python is not None:

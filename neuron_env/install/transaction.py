@@ -7,16 +7,23 @@ Steps, under a lock for the target:
    environment holds) or a fresh venv;
 3. the backend installs the plan into it;
 4. verification (:mod:`neuron_env.install.verify`) against the plan;
-5. relocation of the staging path to the target path, the atomic swap, a check that the
+5. a check that nobody changed the live environment meanwhile (:mod:`neuron_env.install.live`);
+6. relocation of the staging path to the target path, the atomic swap, a check that the
    environment's interpreter runs at its final path (else the swap is undone);
-6. the old environment (now in the staging directory) and the staging directory are removed.
+7. the old environment (now in the staging directory) and the staging directory are removed.
 
-Any exception before the swap is final, Ctrl-C and SIGTERM included, removes the staging directory
-and leaves the target exactly as it was.
+The swap is the commit point. Any exception before it, Ctrl-C and SIGTERM included, removes the
+staging directory and leaves the target exactly as it was. Ctrl-C and SIGTERM during the swap and
+the cleanup are held until they are done: the install then has happened, and the message says so.
+A killed install (SIGKILL) leaves a staging directory that the next install removes, saying so.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import shlex
+import shutil
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -25,8 +32,9 @@ from pathlib import Path
 
 from neuron_env.command import Runner, clean_env, run
 from neuron_env.errors import CommandFailed, Interrupted, NeuronEnvError, OperationFailed
-from neuron_env.install import staging
+from neuron_env.install import live, staging
 from neuron_env.install.backends import Backend, Session
+from neuron_env.install.pause import pause_at
 from neuron_env.install.plan import InstallPlan
 from neuron_env.install.reachability import failure_cause, step_name
 from neuron_env.install.target_env import TargetEnv
@@ -109,26 +117,48 @@ def execute(
     *,
     log: Path,
     progress: Progress = lambda _: None,
+    notice: Progress | None = None,
     runner: Runner = run,
 ) -> InstallResult:
-    """Carry out ``plan`` for ``target`` as one transaction (see the module docstring)."""
+    """Carry out ``plan`` for ``target`` as one transaction (see the module docstring).
+
+    ``notice`` gets what the user must know even when the install succeeds (a leftover of a
+    killed install that was cleaned up); it defaults to ``progress``.
+    """
     started = time.monotonic()
     phases = Phases(progress)
-    with staging.locked(target.path), staging.sigterm_as_interrupt():
-        for stale in staging.stale_staging_dirs(target.path):
-            staging.remove_tree(stale)
-        box = staging.make_staging_dir(target.path)
+    tell = notice or progress
+    with (
+        staging.locked(target.path),
+        staging.sigterm_as_interrupt(),
+        contextlib.ExitStack() as committed,
+    ):
+        box: Path | None = None
         try:
+            for line in staging.recover_stale(target.path):
+                tell(line)
+            before = live.snapshot(target.path) if target.exists else None
+            pause_at("resolve")
+            box = staging.make_staging_dir(target.path)
             versions, torch = _build(plan, target, backend, box, log, phases, runner)
+            _check_live_unchanged(target, before, log)
             phases.start("swap", "Swapping the verified environment into place")
+            # From here to the end of the cleanup, Ctrl-C and SIGTERM wait (the commit point).
+            held = committed.enter_context(staging.held_interrupts())
             _swap_in(box / "venv", target, runner)
         except BaseException as exc:
-            with staging.deferred_interrupts():
-                staging.remove_tree(box)
+            if box is not None:
+                with staging.held_interrupts():
+                    staging.remove_tree(box)
             raise _failure(exc, plan, target, log) from None
-        phases.start("cleanup", "Removing the staging directory")
+        phases.start("cleanup", "Removing the previous environment and the staging directory")
+        pause_at("cleanup")
         staging.remove_tree(box)
         phases.stop()
+        if box.exists():
+            tell(f"Could not remove {box}; remove it with: rm -rf {shlex.quote(str(box))}")
+    if held:
+        raise Interrupted(_completed_anyway(plan, target, versions), hint=_completed_hint(target))
     return InstallResult(
         venv=str(target.path),
         action=plan.action,
@@ -140,6 +170,36 @@ def execute(
         timings=phases.timings,
         log=str(log),
     )
+
+
+def _completed_anyway(plan: InstallPlan, target: TargetEnv, versions: dict[str, str]) -> str:
+    pins = ", ".join(f"{p.name} {versions.get(p.name, '?')}" for p in plan.packages)
+    done = "upgraded" if target.exists else "created"
+    previous = " The previous environment was removed." if target.exists else ""
+    return (
+        f"Interrupted after the swap, so the install is complete: {target.path} was {done} "
+        f"({pins}).{previous}"
+    )
+
+
+def _completed_hint(target: TargetEnv) -> str:
+    return f"Nothing to redo; check it with: neuron-env doctor --python {target.python}"
+
+
+def _check_live_unchanged(target: TargetEnv, before: live.Snapshot | None, log: Path) -> None:
+    """Refuse to swap when someone changed the live environment while the copy was built."""
+    if before is None:
+        return
+    changed = live.changes(before, live.snapshot(target.path))
+    if changed:
+        raise InstallFailed(
+            f"{target.path} changed while the new environment was being built "
+            f"({'; '.join(changed)}): swapping it in would lose that change, so the new "
+            f"environment was discarded. {_unchanged(target)}",
+            hint="Run the same command again when nothing else is installing into it; it "
+            "starts from the environment as it is then.",
+            log=log,
+        )
 
 
 def _build(
@@ -160,11 +220,16 @@ def _build(
     else:
         phases.start("create", f"Creating a staging venv with Python {target.python_version}")
         backend.create_venv(target.base_python, venv, session)
+    pause_at("stage")
+    if plan.remove:
+        phases.start("remove", f"Removing the legacy PyTorch/XLA stack: {', '.join(plan.remove)}")
+        backend.uninstall(plan.remove, venv / "bin" / "python", session)
     phases.start("install", f"Installing with {backend.name}")
-    backend.install(plan, venv / "bin" / "python", session)
+    from_neuron = backend.install(plan, venv / "bin" / "python", session)
     phases.start("verify", "Verifying the new environment (import torch)")
+    pause_at("verify")
     versions, torch = _inspect(venv / "bin" / "python", runner)
-    found = problems(plan, target.installed(), versions, torch)
+    found = problems(plan, target.installed(), versions, torch, routed=from_neuron)
     if found:
         raise VerificationFailed(found, unchanged=_unchanged(target), log=log)
     staging.remove_tree(session.work)
@@ -182,17 +247,20 @@ def _inspect(python: Path, runner: Runner) -> tuple[dict[str, str], TorchImport]
 
 
 def _swap_in(new: Path, target: TargetEnv, runner: Runner) -> None:
-    """Put ``new`` at the target path; undo the swap if its interpreter does not run there."""
-    with staging.deferred_interrupts():
-        if target.path.exists():
-            staging.exchange(new, target.path)
-        else:
-            new.rename(target.path)
-        try:
-            _check_runs(target.path, runner)
-        except BaseException:
-            _undo_swap(new, target)
-            raise
+    """Put ``new`` at the target path; undo the swap if its interpreter does not run there.
+
+    The caller holds Ctrl-C and SIGTERM meanwhile, so that the swap is never left halfway.
+    """
+    if target.path.exists():
+        staging.exchange(new, target.path)
+    else:
+        new.rename(target.path)
+    try:
+        pause_at("swap")
+        _check_runs(target.path, runner)
+    except BaseException:
+        _undo_swap(new, target)
+        raise
 
 
 def _undo_swap(new: Path, target: TargetEnv) -> None:
@@ -236,8 +304,29 @@ def _failure(exc: BaseException, plan: InstallPlan, target: TargetEnv, log: Path
         return InstallFailed(f"{exc.message} {unchanged}", hint=exc.hint or "", log=log)
     if isinstance(exc, OSError):
         return InstallFailed(
-            f"{exc.strerror or exc}: {exc.filename or ''}. {unchanged}",
+            f"{describe_os_error(exc)} {unchanged}",
             hint=f"Check free space and permissions beside {target.path}, then retry.",
             log=log,
         )
     return exc
+
+
+def describe_os_error(exc: OSError) -> str:
+    """An OSError in words: a full disk said plainly, a failed copy by its first error."""
+    if isinstance(exc, shutil.Error) and exc.args and isinstance(exc.args[0], list):
+        errors = [e for e in exc.args[0] if isinstance(e, tuple) and len(e) == 3]
+        if errors:
+            source, _, why = errors[0]
+            if _is_disk_full(str(why)):
+                return f"The disk is full (No space left on device) while copying {source}."
+            more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+            return f"Copying {source} failed: {why}{more}."
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT) or _is_disk_full(str(exc)):
+        where = f" while writing {exc.filename}" if exc.filename else ""
+        return f"The disk is full (No space left on device){where}."
+    where = f": {exc.filename}" if exc.filename else ""
+    return f"{exc.strerror or exc}{where}."
+
+
+def _is_disk_full(text: str) -> bool:
+    return "No space left on device" in text or "Disk quota exceeded" in text

@@ -19,7 +19,7 @@ from packaging.version import InvalidVersion, Version
 
 from neuron_env.command import Runner, clean_env, run
 from neuron_env.errors import CommandFailed
-from neuron_env.install.plan import InstallPlan
+from neuron_env.install.plan import InstallPlan, is_neuron_name
 
 IMPORT_TIMEOUT = 300.0
 _IMPORT_TORCH = "import json, torch; print(json.dumps({'version': torch.__version__}))"
@@ -61,13 +61,19 @@ def problems(
     before: Mapping[str, str],
     after: Mapping[str, str],
     torch: TorchImport,
+    *,
+    routed: tuple[str, ...] = (),
 ) -> list[Problem]:
-    """Everything wrong with the environment; empty when it matches the plan."""
+    """Everything wrong with the environment; empty when it matches the plan.
+
+    ``routed``: Neuron packages the plan does not pin that the backend took from the Neuron index.
+    """
     return [
         *_pin_problems(plan, after),
         *_placeholder_problems(plan, after),
         *_legacy_problems(plan, after),
-        *_unrouted_problems(plan, before, after),
+        *_unrouted_problems(plan, before, after, routed),
+        *_leftover_problems(plan, after, routed),
         *_torch_problems(plan, after, torch),
     ]
 
@@ -108,9 +114,11 @@ def _legacy_problems(plan: InstallPlan, after: Mapping[str, str]) -> Iterator[Pr
 
 
 def _unrouted_problems(
-    plan: InstallPlan, before: Mapping[str, str], after: Mapping[str, str]
+    plan: InstallPlan, before: Mapping[str, str], after: Mapping[str, str], routed: tuple[str, ...]
 ) -> Iterator[Problem]:
-    for name in plan.guards.neuron_names:
+    pinned = {p.name for p in plan.packages}
+    names = {*plan.guards.neuron_names, *(n for n in after if is_neuron_name(n, plan.guards))}
+    for name in sorted(names - pinned - set(routed)):
         version = after.get(name)
         added = version is not None and before.get(name) != version
         if added and not _is_placeholder(plan, name, version):
@@ -118,6 +126,17 @@ def _unrouted_problems(
                 "unrouted",
                 f"{name} {version} was installed as a dependency, but neuron-env does not know "
                 "which index it must come from, so it may be an impostor.",
+            )
+
+
+def _leftover_problems(
+    plan: InstallPlan, after: Mapping[str, str], routed: tuple[str, ...]
+) -> Iterator[Problem]:
+    """The legacy XLA stack the plan removes is gone (bar what the Neuron index brought back)."""
+    for name in plan.remove:
+        if name in after and name not in routed:
+            yield Problem(
+                "legacy-xla", f"{name} {after[name]} (legacy PyTorch/XLA) is still installed."
             )
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 
-from neuron_env.errors import BadInput, MalformedFile, OperationFailed
+from neuron_env.errors import BadInput, CommandFailed, MalformedFile, OperationFailed
 from neuron_env.install.backends.base import Session
 from neuron_env.install.plan import DEFAULT_ROUTE, InstallPlan
 from neuron_env.schema import JSON_LENIENT, SchemaError, parse
@@ -85,16 +85,32 @@ def fill_wheelhouse(
     session: Session,
     tags: ForeignTags | None = None,
 ) -> Wheelhouse:
-    """Download every wheel of ``plan`` into the empty directory ``dest``, routed."""
+    """Download every wheel of ``plan`` into the empty directory ``dest``, routed.
+
+    A Neuron name among the dependencies is fetched from the Neuron index instead (and the
+    dependencies downloaded again with it); when that index does not have it, the wheelhouse is
+    refused: nothing from the default index may stand in for a Neuron package.
+    """
     extra = tags.pip_options() if tags else []
     routed: list[WheelFile] = []
     for route in plan.routed:
-        routed += _download_routed(plan, route.name, dest, pip, session, extra)
-    before = {p.name for p in dest.glob("*.whl")}
-    _download_dependencies(plan, [dest / w.file for w in routed], dest, pip, session, extra)
-    new = sorted(p for p in dest.glob("*.whl") if p.name not in before)
-    deps = [_wheel_file(p, DEFAULT_ROUTE, plan.default_route.url) for p in new]
-    _refuse_foreign(plan, deps, {w.name for w in routed})
+        pins = [p.requirement for p in plan.packages_from(route.name)]
+        routed += _download_routed(plan, route.name, pins, dest, pip, session, extra)
+    deps = _download_dependencies(plan, routed, dest, pip, session, extra)
+    foreign = _foreign(plan, deps)
+    neuron = plan.neuron_route
+    if foreign and neuron is not None:
+        for wheel in deps:
+            (dest / wheel.file).unlink()
+        names = [w.name for w in foreign]
+        try:
+            routed += _download_routed(plan, neuron.name, names, dest, pip, session, extra)
+        except CommandFailed:
+            raise _foreign_error(foreign) from None
+        deps = _download_dependencies(plan, routed, dest, pip, session, extra)
+        foreign = _foreign(plan, deps)
+    if foreign:
+        raise _foreign_error(foreign)
     platforms = tags.platforms if tags else ()
     house = Wheelhouse(plan.release, plan.torch, plan.python, platforms, tuple(routed + deps))
     write_manifest(dest, house)
@@ -104,6 +120,7 @@ def fill_wheelhouse(
 def _download_routed(
     plan: InstallPlan,
     route_name: str,
+    requirements: list[str],
     dest: Path,
     pip: Sequence[str | os.PathLike[str]],
     session: Session,
@@ -115,7 +132,6 @@ def _download_routed(
     empty = session.work / "no-find-links"
     scratch.mkdir(parents=True, exist_ok=True)
     empty.mkdir(exist_ok=True)
-    requirements = [p.requirement for p in plan.packages_from(route.name)]
     argv = [*pip, "download", "--no-deps", ONLY_BINARY, "--dest", scratch, "--index-url", route.url]
     session.run([*argv, *extra, *requirements], env=session.env(_only_index(route.url, empty)))
     files = []
@@ -132,29 +148,39 @@ def _only_index(url: str, empty_dir: Path) -> dict[str, str]:
 
 def _download_dependencies(
     plan: InstallPlan,
-    routed_files: list[Path],
+    routed: list[WheelFile],
     dest: Path,
     pip: Sequence[str | os.PathLike[str]],
     session: Session,
     extra: list[str],
-) -> None:
+) -> list[WheelFile]:
+    """The dependencies of the routed wheels, from the default index; returns the new files."""
+    before = {p.name for p in dest.glob("*.whl")}
     argv: list[str | os.PathLike[str]] = [*pip, "download", ONLY_BINARY, "--dest", dest]
-    if plan.default_route.url:
+    env = None
+    if plan.default_route.url:  # the mirror is the only default source: no extra index, links
         argv += ["--index-url", plan.default_route.url]
-    session.run([*argv, *extra, *routed_files])
+        empty = session.work / "no-find-links"
+        empty.mkdir(exist_ok=True)
+        env = session.env(_only_index(plan.default_route.url, empty))
+    session.run([*argv, *extra, *(dest / w.file for w in routed)], env=env)
+    new = sorted(p for p in dest.glob("*.whl") if p.name not in before)
+    return [_wheel_file(p, DEFAULT_ROUTE, plan.default_route.url) for p in new]
 
 
-def _refuse_foreign(plan: InstallPlan, deps: list[WheelFile], routed: set[str]) -> None:
-    forbidden = set(plan.guards.neuron_names) | {p.name for p in plan.packages}
-    foreign = [w for w in deps if w.name in forbidden and w.name not in routed]
-    if foreign:
-        names = ", ".join(f"{w.name} {w.version}" for w in foreign)
-        raise OperationFailed(
-            f"The dependencies would take {names} from the default index, which does not route "
-            "Neuron packages; it may be an impostor.",
-            hint="Add the package to the release's [packages] and [indexes] in a matrix file "
-            "(--matrix-dir), so that neuron-env pins it and takes it from the Neuron index.",
-        )
+def _foreign(plan: InstallPlan, deps: list[WheelFile]) -> list[WheelFile]:
+    """Dependencies taken from the default index that must come from a routed index."""
+    return [w for w in deps if plan.required_route(w.name) is not None]
+
+
+def _foreign_error(foreign: list[WheelFile]) -> OperationFailed:
+    names = ", ".join(f"{w.name} {w.version}" for w in foreign)
+    return OperationFailed(
+        f"The dependencies would take {names} from the default index, which does not route "
+        "Neuron packages, and the Neuron index does not offer it; it may be an impostor.",
+        hint="Check the Neuron index (--neuron-index), or add the package to the release's "
+        "[packages] and [indexes] in a matrix file (--matrix-dir).",
+    )
 
 
 def _wheel_file(path: Path, route: str, index_url: str | None) -> WheelFile:

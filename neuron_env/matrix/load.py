@@ -8,7 +8,6 @@ from :func:`neuron_env.resources.shipped_matrix_dir`; files in user directories
 from __future__ import annotations
 
 import dataclasses
-import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,14 +17,18 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from neuron_env.errors import MatrixError, UnknownRelease
+from neuron_env.input_files import (
+    MATRIX_LIMITS,
+    TOML_LIMITS,
+    InputRejected,
+    Limits,
+    Unreadable,
+    load_toml,
+    refuse_control_characters,
+)
 from neuron_env.matrix.model import SCHEMA_VERSION, Release
 from neuron_env.resources import shipped_matrix_dir, user_matrix_dirs
 from neuron_env.schema import SchemaError, parse, toml_key
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 hosts
-    import tomli as tomllib
 
 #: Pinned packages that must each be routed to exactly one index.
 ROUTED_PACKAGES = ("torch", "torch-neuronx")
@@ -59,18 +62,47 @@ class Matrix:
 
 
 def load_matrix(extra_dirs: Iterable[Path] | None = None) -> Matrix:
-    """Load the shipped release files plus those in user directories (which take precedence)."""
+    """Load the shipped release files plus those in user directories (which take precedence).
+
+    A user file replaces the shipped file of its release; two user files for one release
+    (``2.35.toml`` and ``2.35.0.toml``, in one directory or in two) are bad input, not a silent
+    choice of one.
+    """
     by_version: dict[Version, Release] = {}
+    shipped: dict[Version, Path] = {}
+    added: dict[Version, Path] = {}
     for directory in [shipped_matrix_dir(), *user_matrix_dirs(list(extra_dirs or []))]:
+        files = shipped if directory == shipped_matrix_dir() else added
         for path in _release_files(directory):
             release = load_release_file(path)
+            _refuse_second_file(files, release.version, path)
             by_version[release.version] = release
     if not by_version:
         raise MatrixError(str(shipped_matrix_dir()), "", "no matrix files found")
     return Matrix(tuple(by_version[v] for v in sorted(by_version)))
 
 
+def _refuse_second_file(seen: dict[Version, Path], version: Version, path: Path) -> None:
+    earlier = seen.setdefault(version, path)
+    if earlier.resolve() != path.resolve():
+        raise MatrixError(
+            str(path),
+            "release.version",
+            f"describes release {version}, which {earlier} describes too",
+            hint="Keep one file per release: remove or rename one of them.",
+        )
+
+
 def _release_files(directory: Path) -> list[Path]:
+    try:
+        refuse_control_characters(str(directory), "the matrix directory's path")
+    except InputRejected as exc:
+        raise MatrixError(
+            repr(str(directory)),
+            "",
+            exc.problem,
+            hint="Check --matrix-dir and $NEURON_ENV_MATRIX_DIR.",
+        ) from None
     if not directory.is_dir():
         raise MatrixError(
             str(directory),
@@ -83,9 +115,9 @@ def _release_files(directory: Path) -> list[Path]:
 
 def load_release_file(path: Path) -> Release:
     """Read, parse and validate one release file; any problem is a :class:`MatrixError`."""
-    data = read_toml(path)
+    data = read_toml(path, MATRIX_LIMITS)
     schema = data.get("schema")
-    if schema != SCHEMA_VERSION:
+    if isinstance(schema, bool) or schema != SCHEMA_VERSION:
         raise MatrixError(
             str(path),
             "schema",
@@ -101,15 +133,14 @@ def load_release_file(path: Path) -> Release:
     return dataclasses.replace(release, origin=path)
 
 
-def read_toml(path: Path) -> dict[str, Any]:
+def read_toml(path: Path, limits: Limits = TOML_LIMITS) -> dict[str, Any]:
+    """A TOML file read within ``limits`` (size, depth, integers, strings); else a MatrixError."""
     try:
-        with path.open("rb") as handle:
-            data: dict[str, Any] = tomllib.load(handle)
-            return data
-    except OSError as exc:
-        raise MatrixError(str(path), "", f"cannot read file: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise MatrixError(str(path), "", f"not valid TOML: {exc}") from None
+        return load_toml(path, limits)
+    except Unreadable as exc:
+        raise MatrixError(str(path), "", f"cannot read file: {exc.problem}") from None
+    except InputRejected as exc:
+        raise MatrixError(str(path), exc.key, exc.problem) from None
 
 
 def _check_file_name(path: Path, release: Release) -> None:
@@ -137,6 +168,7 @@ def _problems(r: Release) -> Iterator[SchemaError]:
     yield from _pairing_problems(r)
     yield from _routing_problems(r)
     yield from _platform_problems(r)
+    yield from _companion_problems(r)
     ids = [lim.id for lim in r.limitations]
     for dup in {i for i in ids if ids.count(i) > 1}:
         yield SchemaError(["limitations"], f"duplicate limitation id '{dup}'")
@@ -230,3 +262,37 @@ def _platform_problems(r: Release) -> Iterator[SchemaError]:
     for i, dlami in enumerate(r.dlamis):
         if dlami.os not in r.os:
             yield SchemaError(["dlamis", i, "os"], f"unknown OS '{dlami.os}'; define it in [os]")
+
+
+def _companion_problems(r: Release) -> Iterator[SchemaError]:
+    """Companions: known PyTorch minors, native families, a known index, no clash with a pin."""
+    paired = [p.torch_minor for p in r.pairings]
+    native = sorted(name for name, family in r.families.items() if family.native)
+    pinned = {*ROUTED_PACKAGES, *r.packages}
+    for name, companion in r.companions.items():
+        path: list[str | int] = ["companions", name]
+        if name in pinned:
+            yield SchemaError(path, f"'{name}' is pinned by the release itself, not a companion")
+        for i, minor in enumerate(companion.torch):
+            if minor not in paired:
+                yield SchemaError(
+                    [*path, "torch", i],
+                    f"PyTorch {minor} is not paired by this release (it pairs {', '.join(paired)})",
+                )
+        for i, family in enumerate(companion.families):
+            if family not in native:
+                yield SchemaError(
+                    [*path, "families", i],
+                    f"'{family}' is not a family the native backend supports here "
+                    f"(expected one of: {', '.join(native)})",
+                )
+        if companion.index not in r.indexes:
+            yield SchemaError(
+                [*path, "index"], f"unknown index '{companion.index}'; define it in [indexes]"
+            )
+        placeholder = r.placeholders.get(name)
+        if placeholder and any(
+            SpecifierSet(companion.requirement_spec).contains(v, prereleases=True)
+            for v in placeholder.versions
+        ):
+            yield SchemaError(path, "a placeholder version satisfies the companion's own pin")

@@ -9,6 +9,7 @@ never silently treated as settled. ``sources`` name keys of the file's ``[source
 from __future__ import annotations
 
 import datetime
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -19,6 +20,7 @@ from packaging.version import Version
 from neuron_env.schema import NOT_IN_TOML
 
 SCHEMA_VERSION = 1
+MAX_NETWORK_CARDS = 64
 
 ReleaseStatus = Literal["private-beta", "public-beta", "ga", "maintenance", "end-of-support"]
 SupportStatus = Literal["supported", "end-of-support", "disputed", "unconfirmed", "unsupported"]
@@ -92,6 +94,13 @@ class PipPackage:
     def __post_init__(self) -> None:
         if (self.version is None) == (self.spec is None):
             raise ValueError("give exactly one of 'version' (an exact pin) or 'spec' (a range)")
+        if self.spec is not None and not is_bounded(self.spec):
+            # An open range admits any impostor a default index offers (nki 99.0).
+            raise ValueError(
+                f"spec '{self.spec}' has no upper bound, so any newer version (an impostor "
+                "from another index included) would pass: give an exact 'version' or a bounded "
+                "'spec' such as '==0.7.*' or '>=0.7.0,<0.9'"
+            )
 
     @property
     def requirement_spec(self) -> str:
@@ -110,12 +119,22 @@ class Index:
 
 @dataclass(frozen=True)
 class Placeholder:
-    """Versions published under a Neuron package name on the default index ("WRONG PACKAGE")."""
+    """Versions published under a Neuron package name on the default index ("WRONG PACKAGE").
+
+    ``importable`` says whether the wheel's folder is a module name: where it is not, ``import``
+    fails with a plain ModuleNotFoundError and the "WRONG PACKAGE" text never shows.
+    """
 
     versions: tuple[Version, ...]
+    sha256: str = ""
+    importable: bool | None = None
     confirmed: bool = True
     note: str = ""
     sources: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.sha256 and not re.fullmatch(r"[0-9a-f]{64}", self.sha256):
+            raise ValueError("sha256 must be the wheel's full hash: 64 lowercase hex digits")
 
 
 @dataclass(frozen=True)
@@ -214,6 +233,18 @@ class InstanceType:
     note: str = ""
     sources: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        # Bounds of real hardware (a trn2.48xlarge has 16 cards): launch templates list one
+        # interface per card, so an unbounded count is an unbounded template.
+        for key, value, low, high in (
+            ("network-cards", self.network_cards, 1, MAX_NETWORK_CARDS),
+            ("enis-per-card", self.enis_per_card, 1, MAX_NETWORK_CARDS),
+            ("chips", self.chips, 1, MAX_NETWORK_CARDS),
+            ("max-efa", self.max_efa, 0, MAX_NETWORK_CARDS * MAX_NETWORK_CARDS),
+        ):
+            if not low <= value <= high:
+                raise ValueError(f"{key} = {value} is outside {low}–{high}")
+
 
 @dataclass(frozen=True)
 class SystemPackage:
@@ -268,6 +299,53 @@ class Limitation:
 
 
 @dataclass(frozen=True)
+class Companion:
+    """A package of the Neuron index that rides on TorchNeuron (TorchTitan Neuron, TorchAO Neuron).
+
+    Keyed by its pip name. Never installed unless asked for; when it is, it comes from ``index``
+    only, at the release's version, and only for the listed PyTorch minors and instance families.
+    ``confirmed`` is about the version as this release's, ``families-confirmed`` about the
+    families (a source that names none leaves TorchNeuron's assumed).
+    """
+
+    name: str
+    torch: tuple[str, ...]
+    families: tuple[str, ...]
+    index: str
+    version: Version | None = None
+    spec: SpecifierSet | None = None
+    import_name: str = ""
+    """The import package, when it is not the pip name's (torchao-neuron imports as torchao)."""
+    conflicts: tuple[str, ...] = ()
+    """Distributions that cannot share its environment (upstream torchao: same import name)."""
+    confirmed: bool = True
+    families_confirmed: bool = True
+    note: str = ""
+    sources: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if (self.version is None) == (self.spec is None):
+            raise ValueError("give exactly one of 'version' (an exact pin) or 'spec' (a range)")
+        if self.spec is not None and not is_bounded(self.spec):
+            raise ValueError(
+                f"spec '{self.spec}' has no upper bound, so any newer version (an impostor "
+                "from another index included) would pass: give an exact 'version' or a bounded "
+                "'spec'"
+            )
+        if not self.torch or not self.families:
+            raise ValueError(
+                "a companion needs the PyTorch minors ('torch') and 'families' it runs on"
+            )
+        for minor in self.torch:
+            if not _is_minor_version(minor):
+                raise ValueError(f"torch entry '{minor}' is not a PyTorch minor like '2.14'")
+
+    @property
+    def requirement_spec(self) -> str:
+        return f"=={self.version}" if self.version is not None else str(self.spec)
+
+
+@dataclass(frozen=True)
 class Release:
     """Everything one matrix file says about one Neuron SDK release."""
 
@@ -288,6 +366,7 @@ class Release:
     limitations: tuple[Limitation, ...]
     docs: dict[str, str]
     sources: dict[str, str]
+    companions: dict[str, Companion] = field(default_factory=dict)
     origin: Path = field(default=Path(), metadata={NOT_IN_TOML: True}, compare=False)
 
     @property
@@ -301,10 +380,19 @@ class Release:
         """The name of the index ``package`` must come from, or None for the default index."""
         return next((name for name, ix in self.indexes.items() if package in ix.serves), None)
 
+    def companions_for(self, torch_minor: str) -> dict[str, Companion]:
+        """The companions that run on PyTorch ``torch_minor`` (``"2.14"``), by pip name."""
+        return {name: c for name, c in self.companions.items() if torch_minor in c.torch}
+
     def family_of(self, instance_type: str) -> str:
         """``trn2`` for ``trn2.48xlarge``; listed types may name another family (``trn2u``)."""
         known = self.instance_types.get(instance_type)
         return known.family if known else instance_type.split(".", 1)[0]
+
+
+def is_bounded(spec: SpecifierSet) -> bool:
+    """True when ``spec`` caps the version: an exact or wildcard pin, ``<``, ``<=`` or ``~=``."""
+    return any(s.operator in ("==", "===", "<", "<=", "~=") for s in spec)
 
 
 def _is_minor_version(text: str) -> bool:

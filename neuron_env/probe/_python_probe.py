@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import Any
 
 NEURON_KEYWORDS = ("neuron", "torch", "nki", "xla", "jax")
-HEADER = re.compile(r"^(Name|Version|Summary):[ \t]*(.*?)\s*$", re.MULTILINE)
+HEADER = re.compile(
+    r"^(Name|Version|Summary|Author|Author-email|Maintainer|Maintainer-email|License|Description)"
+    r":[ \t]*(.*?)\s*$",
+    re.MULTILINE,
+)
+REQUIRES_DIST = re.compile(r"^Requires-Dist:[ \t]*(.*?)\s*$", re.MULTILINE)
+DESCRIPTION_CHARS = 300
+STUB_BYTES = 4096
 
 # importlib.metadata would do, but it parses every METADATA file with the email package, which
 # triples this probe's run time; the header fields needed here are simple "Key: value" lines.
@@ -48,13 +55,15 @@ def _distribution(info: Path) -> dict[str, Any] | None:
     metadata = _read(info / "METADATA") or _read(info / "PKG-INFO")
     if not metadata:
         return None
-    headers = dict(HEADER.findall(metadata.split("\n\n", 1)[0]))
+    head = metadata.split("\n\n", 1)[0]
+    headers = dict(HEADER.findall(head))
     name = headers.get("Name", "").lower().replace("_", "-").replace(".", "-")
     if not name:
         return None
     dist: dict[str, Any] = {"name": name, "version": headers.get("Version", ""), "summary": ""}
+    dist["requires_dist"] = REQUIRES_DIST.findall(head) or _egg_requires(info)
     if any(word in name for word in NEURON_KEYWORDS):
-        dist["summary"] = headers.get("Summary", "")
+        dist.update(_identity(headers, metadata, info))
     installer = _read(info / "INSTALLER")
     dist["installer"] = installer.strip() if installer else None
     dist["source"] = None
@@ -63,6 +72,64 @@ def _distribution(info: Path) -> dict[str, Any] | None:
         with contextlib.suppress(ValueError, AttributeError):
             dist["source"] = json.loads(direct).get("url")
     return dist
+
+
+def _egg_requires(info: Path) -> list[str]:
+    """An ``.egg-info``'s ``requires.txt`` as Requires-Dist lines (``[extra:marker]`` sections)."""
+    text = _read(info / "requires.txt") if info.name.endswith(".egg-info") else None
+    found: list[str] = []
+    marker = ""
+    for line in (text or "").splitlines():
+        line = line.strip()
+        if line.startswith("[") and line.endswith("]"):
+            extra, _, condition = line[1:-1].partition(":")
+            parts = [f"({condition})"] if condition else []
+            marker = " and ".join([*parts, *([f'extra == "{extra}"'] if extra else [])])
+        elif line and not line.startswith("#"):
+            found.append(f"{line}; {marker}" if marker else line)
+    return found
+
+
+def _identity(headers: dict[str, str], metadata: str, info: Path) -> dict[str, Any]:
+    """What tells a placeholder from the real package, read from metadata without importing.
+
+    The default index's placeholders mostly have an empty Summary and say "WRONG PACKAGE" only
+    in the description body; many ship a package folder that is not a module name at all.
+    """
+    people = ("Author", "Author-email", "Maintainer", "Maintainer-email")
+    body = metadata.split("\n\n", 1)[1] if "\n\n" in metadata else ""
+    body = body.strip() or headers.get("Description", "")
+    return {
+        "summary": headers.get("Summary", ""),
+        "author": ", ".join(headers[k] for k in people if headers.get(k)),
+        "license": headers.get("License", ""),
+        "description": " ".join(body.split())[:DESCRIPTION_CHARS],
+        "stub": _is_stub(info),
+    }
+
+
+def _is_stub(info: Path) -> bool:
+    """True when the distribution's only file is one small ``__init__.py`` that raises."""
+    record = _read(info / "RECORD")
+    if record is None or not info.name.endswith(".dist-info"):
+        return False
+    files: list[str] = []
+    for line in record.splitlines():
+        name = line.split(",", 1)[0]
+        if name and not name.startswith((info.name + "/", "../")) and "__pycache__" not in name:
+            files.append(name)
+            if len(files) > 1:  # torch's RECORD has thousands of lines: stop at the second
+                return False
+    if not files or not files[0].endswith("/__init__.py"):
+        return False
+    path = info.parent / files[0]
+    try:
+        if path.stat().st_size > STUB_BYTES:
+            return False
+    except OSError:
+        return False
+    text = _read(path) or ""
+    return re.search(r"^\s*raise\b", text, re.MULTILINE) is not None
 
 
 def _torch_backends(info: Path) -> list[str]:

@@ -75,7 +75,13 @@ def in_container(sysroot: Path) -> bool:
     if (sysroot / ".dockerenv").exists() or (sysroot / "run/.containerenv").exists():
         return True
     cgroup = _read(sysroot / "proc/1/cgroup") or ""
-    return any(word in cgroup for word in ("docker", "kubepods", "containerd", "libpod"))
+    if any(word in cgroup for word in ("docker", "kubepods", "containerd", "libpod")):
+        return True
+    # With cgroup v2 namespaces /proc/1/cgroup reads "0::/" inside a container (EKS, containerd);
+    # container managers and images ('neuron-env image render') set container= in PID 1's
+    # environment, which systemd-detect-virt reads too.
+    environ = _read(sysroot / "proc/1/environ") or ""
+    return any(entry.startswith("container=") for entry in environ.split("\0"))
 
 
 def _read(path: Path) -> str | None:

@@ -8,12 +8,19 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
 from rich.console import Console
-from rich.markup import escape
 from rich.text import Text
 
+from neuron_env.escape import (
+    github_data,
+    github_property,
+    markdown_cell,
+    markdown_code,
+    terminal,
+)
 from neuron_env.fleet.model import FleetReport, Group, HostVerdict
-from neuron_env.report.github import ICONS, escape_data, escape_property
-from neuron_env.report.text import Line, print_hanging
+from neuron_env.report.github import ICONS
+from neuron_env.report.junit import to_xml
+from neuron_env.report.text import Line, print_hanging, shown
 from neuron_env.serialize import envelope
 from neuron_env.wording import plural
 
@@ -82,7 +89,7 @@ def print_fleet(out: Console, report: FleetReport, *, verbose: bool = False) -> 
     if report.missing:
         out.print(f"\n[bold]No verdict[/] ({len(report.missing)} hosts)")
         for missing in report.missing[: None if verbose else 20]:
-            out.print(f"  [red]?[/] {escape(missing.name)}: {escape(missing.reason)}")
+            out.print(f"  [red]?[/] {shown(missing.name)}: {shown(missing.reason)}")
         if not verbose and len(report.missing) > 20:
             out.print(f"  … and {len(report.missing) - 20} more (-v lists all)")
 
@@ -91,7 +98,7 @@ def _against(report: FleetReport) -> str:
     if report.release:
         return f"judged against Neuron {report.release}"
     detected = ", ".join(f"{r}: {n}" for r, n in sorted(report.releases.items()))
-    return f"each host judged against its detected release ({detected or 'none'})"
+    return f"each host judged against the newest release that fits it ({detected or 'none'})"
 
 
 def _headline(report: FleetReport) -> str:
@@ -106,7 +113,8 @@ def _headline(report: FleetReport) -> str:
 
 
 def _print_group(out: Console, group: Group, mark: str, verbose: bool) -> None:
-    hosts = f"{plural(len(group.hosts), 'host')}: {_host_list(group.hosts, verbose)}"
+    names = [terminal(name) for name in group.hosts]  # a file name's newline stays visible
+    hosts = f"{plural(len(group.hosts), 'host')}: {_host_list(names, verbose)}"
     lines: list[Line] = [("", "", hosts)]
     if group.fix:
         others = f" (+{group.other_fixes} variants; --format json has each host's)"
@@ -157,8 +165,7 @@ def render_junit(report: FleetReport) -> str:
     )
     root.set("name", "neuron-env fleet")
     root.append(suite)
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    return to_xml(root)
 
 
 # --- GitHub -------------------------------------------------------------------------------------
@@ -175,10 +182,10 @@ def render_markdown(report: FleetReport) -> str:
     if report.groups:
         lines += ["| | check | hosts | fix |", "|---|---|---|---|"]
         for group in report.groups:
-            hosts = _host_list(group.hosts, verbose=False).replace("|", "\\|")
-            fix = f"`{group.fix}`" if group.fix else ""
+            hosts = markdown_cell(_host_list(group.hosts, verbose=False))
+            check, fix = markdown_code(group.check), markdown_code(group.fix)
             lines.append(
-                f"| {ICONS[group.status]} | `{group.check}` | {len(group.hosts)}: {hosts} | {fix} |"
+                f"| {ICONS[group.status]} | {check} | {len(group.hosts)}: {hosts} | {fix} |"
             )
     return "\n".join(lines) + "\n"
 
@@ -189,9 +196,9 @@ def workflow_commands(report: FleetReport) -> list[str]:
         level = "error" if group.status == "fail" else "warning"
         hosts = f"{plural(len(group.hosts), 'host')}: {_host_list(group.hosts, False)}"
         message = f"{hosts}\nfix: {group.fix}"
-        title = escape_property(f"neuron-env {group.check}")
-        lines.append(f"::{level} title={title}::{escape_data(message)}")
+        title = github_property(f"neuron-env {group.check}")
+        lines.append(f"::{level} title={title}::{github_data(message)}")
     if report.missing:
         names = _host_list([m.name for m in report.missing], False)
-        lines.append(f"::error title=neuron-env fleet::{escape_data(f'No verdict for {names}')}")
+        lines.append(f"::error title=neuron-env fleet::{github_data(f'No verdict for {names}')}")
     return lines

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 from neuron_env.checks.model import DoctorReport, Finding
+from neuron_env.escape import github_data, github_property, markdown_cell, markdown_code
 
 ICONS = {"ok": "✅", "warn": "⚠️", "fail": "❌", "skip": "⏭️", "error": "❗"}
 
 
 def render_markdown(report: DoctorReport, title: str = "neuron-env doctor") -> str:
-    counts = report.summary.counts
     lines = [
         f"### {title}: {report.summary.status.upper()}",
         "",
-        f"Neuron {report.release} ({report.release_reason}); "
-        f"PyTorch {report.torch or 'not chosen'} ({report.torch_reason}).",
+        markdown_cell(
+            f"Neuron {report.release} ({report.release_reason}); "
+            f"PyTorch {report.torch or 'not chosen'} ({report.torch_reason})."
+        ),
         "",
-        ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no checks ran",
+        _counts_line(report),
         "",
         "| | check | result | fix |",
         "|---|---|---|---|",
@@ -24,15 +26,23 @@ def render_markdown(report: DoctorReport, title: str = "neuron-env doctor") -> s
     return "\n".join(lines) + "\n"
 
 
+def _counts_line(report: DoctorReport) -> str:
+    """``12 ok; 2 fail allowed (driver.module, driver.devices)``: allowed ones counted apart."""
+    allowed = [f for f in report.findings if report.summary.is_allowed(f) and f.status != "skip"]
+    counted = [f.status for f in report.findings if f not in allowed]
+    line = ", ".join(f"{counted.count(s)} {s}" for s in report.summary.counts if s in counted)
+    if allowed:
+        kinds = ", ".join(sorted({f.status for f in allowed}))
+        ids = ", ".join(f"`{f.check}`" for f in allowed)
+        line += f"; {len(allowed)} {kinds} allowed ({ids})"
+    return line or "no checks ran"
+
+
 def _row(finding: Finding, allowed: bool) -> str:
-    summary = finding.summary + (" *(allowed)*" if allowed else "")
-    cells = [ICONS[finding.status], f"`{finding.check}`", summary]
-    cells.append(f"`{finding.fix}`" if finding.fix else "")
-    return "| " + " | ".join(_cell(c) for c in cells) + " |"
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", "<br>")
+    summary = markdown_cell(finding.summary) + (" *(allowed)*" if allowed else "")
+    cells = [ICONS[finding.status], markdown_code(finding.check), summary]
+    cells.append(markdown_code(finding.fix))
+    return "| " + " | ".join(cells) + " |"
 
 
 def workflow_commands(report: DoctorReport) -> list[str]:
@@ -57,9 +67,6 @@ def _level(status: str, strict: bool, allowed: bool) -> str | None:
     return "warning" if status == "warn" else None
 
 
-def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+# The workflow-command escapes, by their earlier names.
+escape_data = github_data
+escape_property = github_property

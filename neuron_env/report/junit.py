@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
 from neuron_env.checks.model import CATEGORIES, DoctorReport, Finding, Summary
+from neuron_env.escape import xml
 
 SUITE_NAME = "neuron-env doctor"
 
@@ -21,6 +22,19 @@ def render_junit(report: DoctorReport) -> str:
         members = [f for f in findings if f.category == category]
         if members:
             root.append(_suite(category, members, summary))
+    return to_xml(root)
+
+
+def to_xml(root: ET.Element) -> str:
+    """The document, with every character XML 1.0 cannot hold made visible (ESC, NUL, ...).
+
+    Summaries and names come from snapshots; ElementTree would write such characters raw and
+    leave a file that no CI system can parse.
+    """
+    for element in root.iter():
+        element.text = xml(element.text) if element.text else element.text
+        for key, value in element.attrib.items():
+            element.set(key, xml(value))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 

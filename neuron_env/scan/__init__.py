@@ -1,9 +1,12 @@
 """``neuron-env scan``: find code that TorchNeuron runs differently, statically (no torch needed).
 
-Pipeline: files → :class:`~.source.SourceFile` → syntax tree → uses with import aliases resolved
-(:mod:`.uses`) → findings of the release's rules (:mod:`.rules`, :mod:`.detect`) → report
-→ text, JSON or SARIF (:mod:`.render_text`, :mod:`.render_json`); :mod:`.fix` rewrites the safe
-cases. Pure: it reads files, writes only what ``--fix`` is told to, and never imports torch.
+Pipeline: files (:mod:`.engine`; Python, :mod:`.notebook` cells, :mod:`.shell` scripts) →
+:class:`~.source.SourceFile` → syntax tree → uses with import aliases resolved (:mod:`.uses`,
+:mod:`.positions`) → findings of the release's rules (:mod:`.rules`, :mod:`.detect`, with fixes
+from :mod:`.rewrite`) → report → text, JSON or SARIF (:mod:`.render_text`, :mod:`.render_json`);
+:mod:`.fix` plans and writes the fixes (:mod:`.cleanup` for blocks and imports, :mod:`.grammar`
+to prove each result parses). Pure: it reads files, writes only what ``--fix`` is told to, and
+never imports torch.
 """
 
 from neuron_env.scan.engine import ScanOptions, scan, scan_file

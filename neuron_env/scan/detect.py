@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from neuron_env.scan.model import Edit, EventKind, Finding, Rule, RuleSet, Span, Variant
+from neuron_env.scan.positions import ON_CPU
+from neuron_env.scan.rewrite import reference_fix
 from neuron_env.scan.source import SourceFile
 from neuron_env.scan.uses import ModuleUses, Reference
 
@@ -23,7 +25,7 @@ def detect(uses: ModuleUses, rules: RuleSet, source: SourceFile) -> list[Finding
         *_method_calls(uses, rules, source),
         *_device_strings(uses, rules, source),
         *_string_constants(uses, rules, source),
-        *_compile_calls(uses, rules, source),
+        *_call_checks(uses, rules, source),
     ]
     return sorted(found, key=lambda f: f.sort_key)
 
@@ -78,24 +80,9 @@ def _api_uses(uses: ModuleUses, rules: RuleSet, source: SourceFile) -> Iterator[
             yield finding(rule, source, source.span(imported.node), imported.name)
     for ref in uses.references:
         rule = best_rule(ref.name, rules, "reference")
-        if rule is not None:
-            fix = _device_call_fix(rule, ref, source)
+        if rule is not None and ref.role not in rule.detect.ignore:
+            fix = reference_fix(rule.fixes.get(ref.name, rule.fix), ref, source)
             yield finding(rule, source, source.span(ref.node), ref.name, fix=fix)
-
-
-def _is_plain_call(ref: Reference) -> bool:
-    return ref.call is not None and not ref.call.args and not ref.call.keywords
-
-
-def _device_call_fix(rule: Rule, ref: Reference, source: SourceFile) -> Edit | None:
-    """``xm.xla_device()`` → ``torch.device("neuron")``, when torch is imported in the module."""
-    if rule.fix != "neuron-device-call" or ref.call is None or not _is_plain_call(ref):
-        return None
-    torch_name = ref.scope.name_for("torch")
-    if torch_name is None:
-        return None
-    span = source.span(ref.call)
-    return Edit(span, source.segment(span), f'{torch_name}.device("neuron")')
 
 
 # --- method calls, device strings, string constants -------------------------------------------
@@ -106,7 +93,9 @@ def _method_calls(uses: ModuleUses, rules: RuleSet, source: SourceFile) -> Itera
         return  # `.double()` or `.cuda()` in a module without torch is someone else's method
     for call in uses.method_calls:
         for rule in rules.rules:
-            if call.method in rule.detect.methods:
+            if call.method in rule.detect.methods and not (
+                call.on_cpu and ON_CPU in rule.detect.ignore
+            ):
                 yield finding(rule, source, source.span(call.node), f".{call.method}()")
 
 
@@ -115,7 +104,12 @@ def _device_strings(uses: ModuleUses, rules: RuleSet, source: SourceFile) -> Ite
         node = device.node
         name = node.value if isinstance(node, ast.Constant) else f"{device.device}:…"
         for rule in rules.rules:
-            if device.device in rule.detect.device_strings:
+            wanted = (
+                rule.detect.compared_device_strings
+                if device.compared
+                else rule.detect.device_strings
+            )
+            if device.device in wanted:
                 span = source.span(node)
                 fix = _device_string_fix(rule, device.device, source, span, device.literal)
                 yield finding(rule, source, span, str(name), fix=fix)
@@ -127,56 +121,128 @@ def _device_string_fix(
     """``"xla"`` → ``"neuron"`` and ``'xla:1'`` → ``'neuron:1'``, keeping prefix and quotes."""
     if rule.fix != "neuron-device-string" or not literal:
         return None
+    value = rf"{re.escape(device)}(:\d+)?"
+    return literal_edit(source, span, value, lambda match: f"neuron{match[1] or ''}")
+
+
+def literal_edit(
+    source: SourceFile, span: Span, value: str, new: Callable[[re.Match[str]], str]
+) -> Edit | None:
+    """Replace the content of one plain string literal matching ``value``, keeping its quotes."""
     old = source.segment(span)
-    pattern = rf"([rRuU]?)('''|\"\"\"|'|\"){re.escape(device)}(:\d+)?\2"
-    match = re.fullmatch(pattern, old)
-    if match is None:
+    match = re.fullmatch(r"([rRuU]?)('''|\"\"\"|'|\")(.*)\2", old, re.DOTALL)
+    inner = re.fullmatch(value, match.group(3)) if match else None
+    if match is None or inner is None:
         return None  # e.g. implicitly concatenated strings: leave them to a person
-    prefix, quote, index = match.group(1), match.group(2), match.group(3) or ""
-    return Edit(span, old, f"{prefix}{quote}neuron{index}{quote}")
+    prefix, quote = match.group(1), match.group(2)
+    return Edit(span, old, f"{prefix}{quote}{new(inner)}{quote}")
 
 
 def _string_constants(uses: ModuleUses, rules: RuleSet, source: SourceFile) -> Iterator[Finding]:
-    word_rules = [(rule, _words_pattern(rule.detect.words)) for rule in rules.rules]
+    patterns = [(rule, _string_pattern(rule)) for rule in rules.rules]
     for constant in uses.strings:
-        for rule, words in word_rules:
+        for rule, pattern in patterns:
             if constant.value in rule.detect.literals:
                 yield finding(rule, source, source.span(constant.node), constant.value)
-            elif words is not None and (match := words.search(constant.value)):
-                yield finding(rule, source, source.span(constant.node), match.group(0))
+            elif pattern is not None and (match := pattern.search(constant.value)):
+                yield finding(rule, source, source.span(constant.node), match.group("name"))
 
 
-def _words_pattern(words: tuple[str, ...]) -> re.Pattern[str] | None:
-    if not words:
-        return None
-    return re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words) + r")\b")
+_ENV_NAME = r"[A-Z0-9_]*"
+# A command where a shell would run it: at the start, after ; && || | ( $( ` then do else, a
+# VAR=value prefix, sudo/env/exec/time/nohup/timeout N, or a directory; not a word in a message.
+COMMAND_POSITION = (
+    r"(?:^|[;&|(`]|\$\()\s*"
+    r"(?:(?:sudo|env|exec|time|nohup|then|do|else|!)\s+|timeout\s+\S+\s+|[A-Za-z_]\w*=\S*\s+)*"
+    r"(?:\S*/)?"
+)
 
 
-# --- torch.compile keyword checks ---------------------------------------------------------------
+# In a Python string, the command must also be followed by what a launch line has next (an
+# option, a launcher, a script, a variable) or by nothing: "neuron_parallel_compile python
+# train.py", not "neuron_parallel_compile is not needed".
+_LAUNCH_NEXT = (
+    r"(?=\s*$|\s+(?:-|\$|\S*python\S*(?:\s|$)|torchrun|bash|sh\b|srun|mpirun|\S+\.(?:py|sh)\b))"
+)
 
 
-def _compile_calls(uses: ModuleUses, rules: RuleSet, source: SourceFile) -> Iterator[Finding]:
+def command_pattern(commands: tuple[str, ...], *, in_string: bool = True) -> str:
+    """A regex finding ``commands`` run as commands; group ``name`` is the command."""
+    names = "|".join(re.escape(c) for c in commands)
+    return rf"{COMMAND_POSITION}(?P<name>{names})(?![\w.-]){_LAUNCH_NEXT if in_string else ''}"
+
+
+def _string_pattern(rule: Rule) -> re.Pattern[str] | None:
+    detect, parts = rule.detect, []
+    if detect.words:
+        parts.append(r"\b(?P<name>" + "|".join(re.escape(w) for w in detect.words) + r")\b")
+    if detect.literal_prefixes:
+        prefixes = "|".join(re.escape(p) for p in detect.literal_prefixes)
+        parts.append(rf"^(?P<name>(?:{prefixes}){_ENV_NAME})$")
+    if detect.commands:
+        parts.append(command_pattern(detect.commands))
+    return re.compile(parts[0]) if len(parts) == 1 else None if not parts else _first(parts)
+
+
+def _first(parts: list[str]) -> re.Pattern[str]:
+    raise ValueError(f"a rule may have one of words, literal-prefixes, commands: {parts}")
+
+
+# --- keyword and argument checks of calls ------------------------------------------------------
+
+
+def _call_checks(uses: ModuleUses, rules: RuleSet, source: SourceFile) -> Iterator[Finding]:
     for rule in rules.rules:
         if rule.detect.check is None:
             continue
         for ref in uses.references:
             if ref.name in rule.detect.calls:
-                yield from _check_compile(rule, ref, source)
+                yield from _check_call(rule, ref, source)
 
 
-def _check_compile(rule: Rule, ref: Reference, source: SourceFile) -> Iterator[Finding]:
+def _check_call(rule: Rule, ref: Reference, source: SourceFile) -> Iterator[Finding]:
     call = ref.call if ref.call is not None and ref.call.func is ref.node else None
+    check = rule.detect.check
     if call is None:
-        if ref.decorator and rule.detect.check == "compile-dynamic":  # a bare @torch.compile
-            yield _unset_dynamic(rule, ref.node, ref.name, source)
+        if ref.decorator and check in ("compile-dynamic", "compile-backend"):  # @torch.compile
+            yield _unset(rule, ref.node, ref.name, source)
         return
     keywords = {k.arg: k for k in call.keywords if k.arg is not None}
-    if any(k.arg is None for k in call.keywords):
+    if check == "argument":
+        yield from _argument(rule, call, keywords, source)
+    elif any(k.arg is None for k in call.keywords):
         return  # **options may set anything
-    if rule.detect.check == "compile-dynamic":
+    elif check == "compile-dynamic":
         yield from _dynamic(rule, keywords.get("dynamic"), call, ref.name, source)
+    elif check == "compile-backend":
+        if "backend" not in keywords:
+            yield finding(rule, source, source.span(call.func), ref.name)
     else:
         yield from _mode(rule, keywords.get("mode"), source)
+
+
+def _argument(
+    rule: Rule, call: ast.Call, keywords: dict[str, ast.keyword], source: SourceFile
+) -> Iterator[Finding]:
+    """``init_process_group("xla")``, ``backend="openxla"``, ``init_method="pjrt://"``."""
+    detect = rule.detect
+    keyword = keywords.get(detect.argument)
+    value = keyword.value if keyword else None
+    if value is None and 0 <= detect.position < len(call.args):
+        value = call.args[detect.position]
+    if not isinstance(value, ast.Constant) or not isinstance(value.value, str):
+        return
+    text = value.value
+    if text in detect.values or any(text.startswith(p) for p in detect.prefixes):
+        span = source.span(value)
+        yield finding(rule, source, span, text, fix=_argument_fix(rule, source, span, text))
+
+
+def _argument_fix(rule: Rule, source: SourceFile, span: Span, text: str) -> Edit | None:
+    new = {"neuron-string": "neuron", "env-init": "env://"}.get(rule.fix or "")
+    if new is None:
+        return None
+    return literal_edit(source, span, re.escape(text), lambda _: new)
 
 
 def _dynamic(
@@ -186,10 +252,10 @@ def _dynamic(
     if keyword is not None and isinstance(value, ast.Constant) and value.value is True:
         yield finding(rule, source, source.span(keyword), name)
     elif keyword is None or (isinstance(value, ast.Constant) and value.value is None):
-        yield _unset_dynamic(rule, call.func, name, source)
+        yield _unset(rule, call.func, name, source)
 
 
-def _unset_dynamic(rule: Rule, node: ast.expr, name: str, source: SourceFile) -> Finding:
+def _unset(rule: Rule, node: ast.expr, name: str, source: SourceFile) -> Finding:
     variant = rule.variants.get("unset")
     return finding(rule, source, source.span(node), name, variant=variant)
 

@@ -3,13 +3,18 @@
 A file that cannot be scanned (unreadable, not decodable, not valid Python for this interpreter)
 becomes a ``scan-error`` finding at the place of the problem, not a crash: one bad file never hides
 the findings of the others, and it still fails the run (it is an error that nothing was checked).
-A path that does not exist is bad input (exit 2) before anything is scanned.
+A PATH argument that does not exist, is a loop of symbolic links, or is neither a regular file nor
+a directory (a FIFO, a ``<(cat file)`` pipe, ``/dev/zero``) is bad input (exit 2) before anything
+is scanned. In a directory, such a file is a ``scan-error`` finding; nothing is read without a
+bound (10 MiB, 50 MiB for a notebook with its outputs) or in a way that can block.
 """
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
+import stat
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -18,13 +23,27 @@ from pathlib import Path
 from neuron_env.errors import BadInput
 from neuron_env.scan.detect import detect, finding
 from neuron_env.scan.model import Finding, RuleSet, ScanReport, Span
-from neuron_env.scan.source import SourceFile
+from neuron_env.scan.notebook import read_cells, scan_notebook
+from neuron_env.scan.shell import is_shell_shebang, shell_findings
+from neuron_env.scan.source import (
+    MAX_FILE_BYTES,
+    MAX_NOTEBOOK_BYTES,
+    NotASourceFile,
+    SourceFile,
+    file_kind,
+    first_line,
+    read_bounded,
+)
 from neuron_env.scan.uses import collect_uses
 
 SCAN_ERROR = "scan-error"
 # Never source of the user's program: caches, dependencies, virtual environments (also any
 # directory holding a pyvenv.cfg) and hidden directories such as .git and .tox.
 SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
+PYTHON_SUFFIXES = frozenset({".py", ".pyw", ".pyi"})
+NOTEBOOK_SUFFIXES = frozenset({".ipynb"})
+SHELL_SUFFIXES = frozenset({".sh", ".bash"})
+WALKED_SUFFIXES = frozenset({".py", ".ipynb", ".sh", ".bash"})
 
 
 @dataclass(frozen=True)
@@ -35,35 +54,78 @@ class ScanOptions:
 
 def scan(paths: Sequence[Path], rules: RuleSet, options: ScanOptions) -> ScanReport:
     """Scan ``paths`` (files, or directories walked for ``*.py``) with ``rules``."""
-    files = list(python_files(paths, options))
-    findings = [f for path, display in files for f in scan_file(path, display, rules)]
+    files = list(scanned_files(paths, options))
+    findings = [f for each in files for f in scan_file(each.path, each.display, rules)]
     return ScanReport(
         rules=rules,
         root=str(options.root),
-        files=tuple(display for _, display in files),
+        files=tuple(each.display for each in files),
         findings=tuple(sorted(findings, key=lambda f: f.sort_key)),
+        outside=frozenset(each.display for each in files if each.outside),
     )
 
 
 def scan_file(path: Path, display: str, rules: RuleSet) -> list[Finding]:
     """The findings of one file, or one ``scan-error`` finding saying why it could not be read."""
     try:
-        source = SourceFile.read(path, display)
-        tree = source.parse()
-        if not rules.may_match(source.text):
-            return []  # parsed (a syntax error is still reported), but nothing to look for
-        return detect(collect_uses(tree), rules, source)
+        notebook = path.suffix.lower() in NOTEBOOK_SUFFIXES
+        raw = read_bounded(path, MAX_NOTEBOOK_BYTES if notebook else MAX_FILE_BYTES)
+        kind = kind_of(path, raw.split(b"\n", 1)[0])
+        if kind == "notebook":
+            return _scan_notebook(path, display, raw, rules)
+        source = SourceFile.decode(path, display, raw)
+        if kind == "shell":
+            return shell_findings(source, rules) if rules.may_match(source.text) else []
+        return _scan_python(source, rules)
+    except NotASourceFile as exc:
+        return [_scan_error(rules, path, display, str(exc))]
     except OSError as exc:
         return [_scan_error(rules, path, display, f"cannot read the file: {exc.strerror}")]
     except UnicodeDecodeError as exc:
         problem = f"not valid {exc.encoding} text at byte {exc.start}"
         return [_scan_error(rules, path, display, problem)]
     except SyntaxError as exc:
-        where = Span(exc.lineno or 1, exc.offset or 1, exc.lineno or 1, exc.offset or 1)
-        problem = f"not valid Python {_python()}: {exc.msg}"
-        return [_scan_error(rules, path, display, problem, where)]
+        return [_syntax_error(rules, path, display, exc)]
     except (ValueError, RecursionError) as exc:  # NUL bytes; absurdly deep nesting
         return [_scan_error(rules, path, display, f"cannot be parsed: {exc}")]
+
+
+def kind_of(path: Path, first: bytes) -> str:
+    """``python``, ``notebook`` or ``shell``, by the name, else by the shebang."""
+    suffix = path.suffix.lower()
+    if suffix in NOTEBOOK_SUFFIXES:
+        return "notebook"
+    if suffix in SHELL_SUFFIXES:
+        return "shell"
+    if suffix not in PYTHON_SUFFIXES and is_shell_shebang(first):
+        return "shell"
+    return "python"
+
+
+def _scan_python(source: SourceFile, rules: RuleSet) -> list[Finding]:
+    tree = source.parse()
+    if not rules.may_match(source.text):
+        return []  # parsed (a syntax error is still reported), but nothing to look for
+    return detect(collect_uses(tree), rules, source)
+
+
+def _scan_notebook(path: Path, display: str, raw: bytes, rules: RuleSet) -> list[Finding]:
+    def python(source: SourceFile) -> list[Finding]:
+        return _scan_python(source, rules)
+
+    def shell(source: SourceFile) -> list[Finding]:
+        return shell_findings(source, rules)
+
+    def syntax_error(exc: SyntaxError) -> Finding:
+        return _syntax_error(rules, path, display, exc)
+
+    return scan_notebook(path, display, read_cells(raw), python, shell, syntax_error)
+
+
+def _syntax_error(rules: RuleSet, path: Path, display: str, exc: SyntaxError) -> Finding:
+    where = Span(exc.lineno or 1, exc.offset or 1, exc.lineno or 1, exc.offset or 1)
+    problem = f"not valid Python {_python()}: {exc.msg}"
+    return _scan_error(rules, path, display, problem, where)
 
 
 def _python() -> str:
@@ -80,19 +142,57 @@ def _scan_error(
 # --- which files ----------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class ScannedFile:
+    path: Path
+    display: str
+    outside: bool = False  # reached through a symbolic link that leaves the scanned tree
+
+
 def python_files(paths: Iterable[Path], options: ScanOptions) -> Iterator[tuple[Path, str]]:
     """(path, display name) of each file to scan, sorted within directories, each file once."""
+    for each in scanned_files(paths, options):
+        yield each.path, each.display
+
+
+def scanned_files(paths: Iterable[Path], options: ScanOptions) -> Iterator[ScannedFile]:
+    """Each file to scan, sorted within directories, each file once."""
     seen: set[Path] = set()
     for path in paths:
-        if not path.exists():
-            raise BadInput(f"{path}: no such file or directory.", hint="Check the PATH arguments.")
-        candidates = [path] if path.is_file() else _walk(path, options)
-        for candidate in candidates:
+        is_dir = _check_argument(path)
+        tree = Path(os.path.realpath(path))
+        for candidate in _walk(path, options) if is_dir else [path]:
             display = display_name(candidate, options.root)
-            key = candidate.resolve()
+            key = Path(os.path.realpath(candidate))
             if key not in seen and not _excluded(display, options.exclude):
                 seen.add(key)
-                yield candidate, display
+                yield ScannedFile(candidate, display, is_dir and not key.is_relative_to(tree))
+
+
+def _check_argument(path: Path) -> bool:
+    """True for a directory, False for a regular file; BadInput for anything else."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise BadInput(
+                f"{path}: a loop of symbolic links (it never reaches a file).",
+                hint="Fix or remove the link, or scan the file it should point to.",
+            ) from None
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            raise BadInput(
+                f"{path}: no such file or directory.", hint="Check the PATH arguments."
+            ) from None
+        raise BadInput(f"{path}: cannot be read ({exc.strerror}).") from None
+    if stat.S_ISDIR(mode):
+        return True
+    if stat.S_ISREG(mode):
+        return False
+    raise BadInput(
+        f"{path}: {file_kind(mode)}, not a source file or directory; scan reads files it can "
+        "read to the end, so it does not read pipes, devices or process substitutions.",
+        hint="Save the code to a file first, then run: neuron-env scan FILE",
+    )
 
 
 def _walk(directory: Path, options: ScanOptions) -> Iterator[Path]:
@@ -100,8 +200,11 @@ def _walk(directory: Path, options: ScanOptions) -> Iterator[Path]:
         here = Path(current)
         dirs[:] = sorted(d for d in dirs if _wanted_dir(here / d, options))
         for name in sorted(files):
-            if name.endswith(".py"):
-                yield here / name
+            path = here / name
+            if path.suffix in WALKED_SUFFIXES or (
+                not path.suffix and is_shell_shebang(first_line(path))
+            ):
+                yield path
 
 
 def _wanted_dir(path: Path, options: ScanOptions) -> bool:

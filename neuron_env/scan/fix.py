@@ -1,32 +1,52 @@
-"""``--fix``: rewrite the safe, mechanical findings in place, touching nothing else.
+"""``--fix``: rewrite the safe, mechanical findings, touching nothing else, and write atomically.
 
 Each fix is an :class:`~neuron_env.scan.model.Edit` at exact AST positions, so formatting,
-comments, line endings and the file's encoding stay as they were. Before writing, each edit's
-original text is checked again; a file that changed since it was scanned is left alone.
+comments, line endings and the file's encoding stay as they were (span-based edits checked by a
+re-parse, rather than a concrete-syntax tree: see :mod:`.grammar`). A patch is refused, with the
+reason, when the file is reached through a link leaving the scanned tree or the result would not
+parse on the oldest Python the code must still run on. Writing re-reads the file first and refuses
+when it changed since it was scanned (an edit saved while the question waited), then replaces it
+through a temporary file in the same directory (fsync, rename, mode kept): a crash, a full disk or a
+kill leaves the old file or the new one, never a part.
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
-from collections.abc import Sequence
-from dataclasses import dataclass
+import hashlib
+import os
+import stat
+import tempfile
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from neuron_env.errors import OperationFailed
+from neuron_env.scan.cleanup import statement_changes
+from neuron_env.scan.grammar import PythonVersion, fstring_quotes, grammar_problem
 from neuron_env.scan.model import Edit, Finding
-from neuron_env.scan.source import SourceFile
+from neuron_env.scan.source import NotASourceFile, SourceFile, read_bounded
+
+OLDEST_PYTHON: PythonVersion = (3, 10)  # the XLA-era torch-neuronx line ran on 3.10
+
+
+class FileChanged(OperationFailed):
+    """The file is not what was scanned any more: nothing was written to it."""
 
 
 @dataclass(frozen=True)
 class FilePatch:
-    """The new text of one file, and the findings it fixes."""
+    """The new text of one file, and the findings it fixes (or why it is refused)."""
 
-    file: Path
+    file: Path  # the real file to write (a link inside the tree is followed to it)
     display: str
     encoding: str
     old: str
     new: str
     fixed: tuple[Finding, ...]
+    digest: str = ""  # sha256 of the bytes the patch was computed from
+    problem: str = ""  # why this patch must not be written; empty when it may
 
     def diff(self) -> str:
         """A unified diff (``a/PATH`` → ``b/PATH``) for people to read."""
@@ -38,47 +58,140 @@ class FilePatch:
         return "".join(line + "\n" for line in lines)
 
     def write(self) -> None:
+        """Replace the file atomically; FileChanged when it is no longer what was scanned."""
+        if self.problem:
+            raise OperationFailed(f"{self.display}: not written: {self.problem}")
         try:
-            self.file.write_bytes(self.new.encode(self.encoding))
+            current = read_bounded(self.file)
         except OSError as exc:
-            raise OperationFailed(f"Cannot write {self.display}: {exc.strerror}.") from None
-
-
-def plan_fixes(findings: Sequence[Finding]) -> list[FilePatch]:
-    """One patch per file that has fixable findings, in the order the files were reported."""
-    by_file: dict[Path, list[Finding]] = {}
-    for item in findings:
-        if item.fix is not None:
-            by_file.setdefault(item.file, []).append(item)
-    return [_patch(file, items) for file, items in by_file.items()]
-
-
-def _patch(file: Path, findings: list[Finding]) -> FilePatch:
-    source = SourceFile.read(file, findings[0].path)
-    text, applied, last_start = source.text, [], len(source.text) + 1
-    ordered = sorted(findings, key=lambda f: _start(source, f), reverse=True)
-    for item in ordered:  # from the end, so earlier offsets stay valid
-        edit = _edit(item)
-        start, end = _start(source, item), source.offset(edit.span.end_line, edit.span.end_column)
-        if end > last_start:
-            continue  # overlaps an edit already made; a later scan will offer it again
-        if text[start:end] != edit.old:
-            raise OperationFailed(
-                f"{item.path} changed while it was being scanned; nothing was written to it.",
+            raise OperationFailed(f"Cannot read {self.display}: {exc.strerror}.") from None
+        except NotASourceFile as exc:  # replaced by a pipe or a device since the scan
+            raise FileChanged(f"{self.display} changed after it was scanned ({exc}).") from None
+        if self.digest and hashlib.sha256(current).hexdigest() != self.digest:
+            raise FileChanged(
+                f"{self.display} changed after it was scanned (saved while the question "
+                "waited?); nothing was written to it, so your edit is kept.",
                 hint="Run 'neuron-env scan --fix' again.",
             )
-        text = text[:start] + edit.new + text[end:]
-        applied.append(item)
-        last_start = start
+        try:
+            replace_atomically(self.file, self.new.encode(self.encoding))
+        except OSError as exc:
+            raise OperationFailed(
+                f"Cannot write {self.display}: {exc.strerror}; the file is unchanged."
+            ) from None
+
+
+def replace_atomically(target: Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``target``, fsync it, rename it over ``target``."""
+    mode = stat.S_IMODE(target.stat().st_mode)
+    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    temporary = Path(name)
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        temporary.chmod(mode)
+        temporary.replace(target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
+    with contextlib.suppress(OSError):  # make the rename itself durable
+        directory = os.open(target.parent, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+
+
+def plan_fixes(
+    findings: Sequence[Finding],
+    *,
+    outside: Collection[str] = (),
+    python: PythonVersion = OLDEST_PYTHON,
+) -> list[FilePatch]:
+    """One patch per file that has fixable findings, in the order the files were reported.
+
+    ``outside``: display names of files reached through a link leaving the scanned tree (refused).
+    ``python``: the oldest Python whose grammar every fixed file must parse with.
+    """
+    by_file: dict[Path, list[Finding]] = {}
+    for item in findings:
+        by_file.setdefault(item.file, []).append(item)
+    return [
+        _patch(file, items, outside, python)
+        for file, items in by_file.items()
+        if any(item.fix is not None and item.cell is None for item in items)
+    ]
+
+
+def _patch(
+    file: Path, findings: list[Finding], outside: Collection[str], python: PythonVersion
+) -> FilePatch:
+    display = findings[0].path
+    real = Path(os.path.realpath(file))
+    try:
+        raw = read_bounded(real)
+        source = SourceFile.decode(real, display, raw)
+    except (OSError, NotASourceFile, UnicodeDecodeError, SyntaxError):
+        raise _changed(display) from None
+    digest = hashlib.sha256(raw).hexdigest()
+    if display in outside:
+        problem = (
+            "it is reached through a symbolic link that leaves the scanned tree; "
+            f"fix {real} where it lives"
+        )
+        text = source.text
+        return FilePatch(real, display, source.encoding, text, text, (), digest, problem)
+    text, applied = _apply(source, findings)
+    problem = grammar_problem(text, python)
+    if problem:
+        problem = f"the fixed file would not parse on Python {python[0]}.{python[1]} ({problem})"
     fixed = tuple(sorted(applied, key=lambda f: f.sort_key))
-    return FilePatch(file, source.display, source.encoding, source.text, text, fixed)
+    return FilePatch(real, display, source.encoding, source.text, text, fixed, digest, problem)
 
 
-def _edit(item: Finding) -> Edit:
-    assert item.fix is not None
-    return item.fix
+def _apply(source: SourceFile, findings: list[Finding]) -> tuple[str, list[Finding]]:
+    try:
+        tree = source.parse()
+    except (SyntaxError, ValueError, NotASourceFile):  # it changed since the scan
+        raise _changed(findings[0].path) from None
+    changes = statement_changes(source, tree, findings)
+    quotes = fstring_quotes(source, tree)
+    text, applied, last_start = source.text, [], len(source.text) + 1
+    spans = [(_offsets(source, change.edit), change) for change in changes]
+    for (start, end), change in sorted(spans, key=lambda item: item[0], reverse=True):
+        if end > last_start:
+            continue  # overlaps an edit already made; a later scan will offer it again
+        edit = change.edit
+        if text[start:end] != edit.old:
+            raise _changed(findings[0].path)
+        new = _requote(edit, quotes.get(start))
+        text = text[:start] + new + text[end:]
+        last_start = start
+        if change.finding is not None:
+            fixed = change.finding
+            applied.append(fixed if new == edit.new else replace(fixed, fix=replace(edit, new=new)))
+            applied.extend(change.more)
+    return text, applied
 
 
-def _start(source: SourceFile, item: Finding) -> int:
-    span = _edit(item).span
-    return source.offset(span.line, span.column)
+def _changed(display: str) -> OperationFailed:
+    return OperationFailed(
+        f"{display} changed while it was being scanned; nothing was written to it.",
+        hint="Run 'neuron-env scan --fix' again.",
+    )
+
+
+def _offsets(source: SourceFile, edit: Edit) -> tuple[int, int]:
+    span = edit.span
+    return source.offset(span.line, span.column), source.offset(span.end_line, span.end_column)
+
+
+def _requote(edit: Edit, enclosing: str | None) -> str:
+    """Inside ``f"…"`` an inserted ``"neuron"`` becomes ``'neuron'`` (Python < 3.12 needs it)."""
+    if enclosing is None or len(enclosing) == 3 or enclosing not in edit.new:
+        return edit.new
+    other = "'" if enclosing == '"' else '"'
+    return edit.new.replace(enclosing, other)

@@ -14,8 +14,18 @@ from typing import Literal
 Severity = Literal["error", "warning", "note"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "note")  # most severe first
 EventKind = Literal["import", "reference"]
-CheckName = Literal["compile-dynamic", "compile-mode"]
-FixKind = Literal["neuron-device-call", "neuron-device-string"]
+CheckName = Literal["compile-dynamic", "compile-mode", "compile-backend", "argument"]
+FixKind = Literal[
+    "neuron-device-call",  # xm.xla_device() → torch.device("neuron")
+    "neuron-device-string",  # "xla:1" → "neuron:1"
+    "neuron-string",  # "xla" / "openxla" → "neuron"
+    "env-init",  # "xla://" / "pjrt://" → "env://"
+    "remove-statement",  # xm.mark_step() → nothing (or pass)
+    "get-rank",  # xm.get_ordinal() → torch.distributed's rank
+    "get-world-size",  # xr.world_size() → torch.distributed's world size
+    "rank-0-print",  # xm.master_print(x) → print(x) on rank 0
+    "rank-0-save",  # xm.save(obj, path) → torch.save(obj, path) on rank 0
+]
 
 
 def rank(severity: Severity) -> int:
@@ -36,14 +46,32 @@ class Detection:
     apis: tuple[str, ...] = ()
     methods: tuple[str, ...] = ()
     device_strings: tuple[str, ...] = ()
+    compared_device_strings: tuple[str, ...] = ()
     literals: tuple[str, ...] = ()
+    literal_prefixes: tuple[str, ...] = ()
     words: tuple[str, ...] = ()
+    commands: tuple[str, ...] = ()
     check: CheckName | None = None
     calls: tuple[str, ...] = ()
+    argument: str = ""  # check = "argument": this keyword, or the positional at `position`
+    position: int = -1
+    values: tuple[str, ...] = ()  # ... equal to one of these
+    prefixes: tuple[str, ...] = ()  # ... or starting with one of these
+    ignore: tuple[str, ...] = ()  # roles of a use that do not count: compare, key, cpu
+    related_apis: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    related_methods: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def is_empty(self) -> bool:
         api_uses = bool(self.matches and self.apis)
-        others = (self.methods, self.device_strings, self.literals, self.words)
+        others = (
+            self.methods,
+            self.device_strings,
+            self.compared_device_strings,
+            self.literals,
+            self.literal_prefixes,
+            self.words,
+            self.commands,
+        )
         return not api_uses and not any(others) and self.check is None
 
 
@@ -74,6 +102,7 @@ class Rule:
     fix: FixKind | None = None
     suggestions: dict[str, str] = field(default_factory=dict)
     variants: dict[str, Variant] = field(default_factory=dict)
+    fixes: dict[str, FixKind] = field(default_factory=dict)  # per API name, over `fix`
 
     @property
     def description(self) -> str:
@@ -87,6 +116,7 @@ class RuleSet:
 
     release: str
     rules: tuple[Rule, ...]
+    oldest_python: tuple[int, int] = (3, 10)  # the oldest Python the release supports
 
     def get(self, rule_id: str) -> Rule:
         return next(r for r in self.rules if r.id == rule_id)
@@ -98,7 +128,8 @@ class RuleSet:
         for rule in self.rules:
             detect = rule.detect
             words.update(api.split(".")[0] for api in (*detect.apis, *detect.calls))
-            words.update(detect.device_strings + detect.literals + detect.words)
+            words.update(detect.device_strings + detect.compared_device_strings)
+            words.update(detect.literals + detect.literal_prefixes + detect.words + detect.commands)
             if detect.methods:
                 words.add("torch")  # method rules apply to modules that import torch
         return frozenset(words)
@@ -124,6 +155,8 @@ class Edit:
     span: Span
     old: str
     new: str
+    remove: bool = False  # remove the statement at span (the planner may leave `pass`)
+    needs_torch: bool = False  # `new` names torch, which the module does not import yet
 
 
 @dataclass(frozen=True)
@@ -138,10 +171,17 @@ class Finding:
     message: str
     suggestion: str
     fix: Edit | None = None
+    cell: int | None = None  # in a notebook: the cell (1-based); the span is within that cell
 
     @property
-    def sort_key(self) -> tuple[str, int, int, str]:
-        return (self.path, self.span.line, self.span.column, self.rule.id)
+    def sort_key(self) -> tuple[str, int, int, int, str]:
+        return (self.path, self.cell or 0, self.span.line, self.span.column, self.rule.id)
+
+    @property
+    def where(self) -> str:
+        """``train.py:3:8`` or, in a notebook, ``eval.ipynb:cell 4:3:8``."""
+        cell = f"cell {self.cell}:" if self.cell is not None else ""
+        return f"{self.path}:{cell}{self.span.line}:{self.span.column}"
 
 
 @dataclass(frozen=True)
@@ -152,6 +192,7 @@ class ScanReport:
     root: str
     files: tuple[str, ...]
     findings: tuple[Finding, ...]
+    outside: frozenset[str] = frozenset()  # files reached through links leaving the tree
 
     def counts(self) -> dict[Severity, int]:
         return {s: sum(1 for f in self.findings if f.severity == s) for s in SEVERITIES}

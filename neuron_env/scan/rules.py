@@ -41,6 +41,7 @@ class RuleSpec:
     fix: FixKind | None = None
     suggestions: dict[str, str] = field(default_factory=dict)
     variants: dict[str, Variant] = field(default_factory=dict)
+    fixes: dict[str, FixKind] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,16 @@ def rules_for(release: Release, rule_file: RuleFile | None = None) -> RuleSet:
         raise MatrixError(
             str(release.origin), "limitations", f"rule id(s) {duplicates} already used"
         )
-    return RuleSet(str(release.version), tuple(rules))
+    return RuleSet(str(release.version), tuple(rules), _oldest_python(release))
+
+
+def _oldest_python(release: Release) -> tuple[int, int]:
+    versions = [
+        (int(major), int(minor))
+        for pairing in release.pairings
+        for major, minor in (python.split(".")[:2] for python in pairing.python)
+    ]
+    return min(versions, default=(3, 10))
 
 
 def _own_rule(spec: RuleSpec, release: Release) -> Rule:
@@ -129,6 +139,7 @@ def _own_rule(spec: RuleSpec, release: Release) -> Rule:
         fix=spec.fix,
         suggestions=spec.suggestions,
         variants=spec.variants,
+        fixes=spec.fixes,
     )
 
 
@@ -136,7 +147,15 @@ def _limitation_rule(limit: Limitation, release: Release, data: RuleFile) -> Rul
     policy = data.limitations.get(limit.id) or data.limitation_kinds.get(limit.kind)
     if policy is None:
         return None
-    detect = dataclasses.replace(policy.detect, apis=limit.apis)
+    related = policy.detect
+    detect = dataclasses.replace(
+        related,
+        apis=(*limit.apis, *(a for api in limit.apis for a in related.related_apis.get(api, ()))),
+        methods=(
+            *related.methods,
+            *(m for api in limit.apis for m in related.related_methods.get(api, ())),
+        ),
+    )
     if detect.is_empty():
         return None  # nothing in source code shows this limitation
     return Rule(

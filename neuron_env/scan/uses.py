@@ -10,16 +10,22 @@ the module ends up with. Nothing here knows about rules: detectors match these u
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from dataclasses import dataclass, field
 
+from neuron_env.scan.positions import (
+    COMPARED,
+    DEVICE_FIRST_ARG_CALLS,
+    DEVICE_KEYWORDS,
+    KEY,
+    ON_CPU,
+    creates_on_cpu,
+    is_device_target,
+    is_device_test,
+)
 from neuron_env.scan.scopes import LOCAL, FunctionNode, Scope, local_names
 
-# Calls whose first argument is a device (or a device type).
-DEVICE_FIRST_ARG_CALLS = frozenset(
-    {"torch.device", "torch.autocast", "torch.amp.autocast", "torch.set_default_device"}
-)
-DEVICE_KEYWORDS = frozenset({"device", "device_type"})
 _DEVICE = re.compile(r"([a-z_]+)(?::\d+)?")
 _DEVICE_PREFIX = re.compile(r"([a-z_]+):")
 
@@ -41,6 +47,8 @@ class Reference:
     scope: Scope
     call: ast.Call | None = None  # the call, when the reference is what is called
     decorator: bool = False
+    role: str = ""  # COMPARED, KEY or ON_CPU when the value is not computed with on the device
+    statement: ast.Expr | None = None  # the statement, when the call is one on its own
 
 
 @dataclass(frozen=True)
@@ -49,6 +57,7 @@ class MethodCall:
 
     method: str
     node: ast.Call
+    on_cpu: bool = False  # called on `.cpu()` or on a tensor created with device="cpu"
 
 
 @dataclass(frozen=True)
@@ -58,6 +67,7 @@ class DeviceString:
     device: str
     node: ast.expr
     literal: bool
+    compared: bool = False  # `t.device.type == "xla"`: a test of the device, not a choice
 
 
 @dataclass(frozen=True)
@@ -96,12 +106,6 @@ def attribute_chain(node: ast.expr) -> tuple[str, list[str]] | None:
     return (node.id, attrs[::-1]) if isinstance(node, ast.Name) else None
 
 
-def _is_device_target(node: ast.expr) -> bool:
-    name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
-    lowered = name.lower()
-    return lowered in DEVICE_KEYWORDS or lowered.endswith("_device")
-
-
 class _Walker(ast.NodeVisitor):
     def __init__(self) -> None:
         self.uses = ModuleUses()
@@ -110,6 +114,8 @@ class _Walker(ast.NodeVisitor):
         self.deferred: list[tuple[FunctionNode, Scope]] = []
         self.calls: dict[int, ast.Call] = {}  # id(call.func) → call
         self.decorators: set[int] = set()
+        self.roles: dict[int, str] = {}  # id(node) → COMPARED, KEY or ON_CPU
+        self.statements: dict[int, ast.Expr] = {}  # id(call) → its expression statement
 
     # --- scopes and bindings -------------------------------------------------------------------
 
@@ -185,7 +191,7 @@ class _Walker(ast.NodeVisitor):
             if default is None:
                 continue
             self.visit(default)
-            if _is_device_target(ast.Name(id=arg.arg)):
+            if is_device_target(ast.Name(id=arg.arg)):
                 self._device_value(default)
         for each in [*positional, *args.kwonlyargs, args.vararg, args.kwarg]:
             if each is not None and each.annotation is not None:
@@ -250,14 +256,14 @@ class _Walker(ast.NodeVisitor):
     def visit_Assign(self, node: ast.Assign) -> None:
         self.visit(node.value)
         for target in node.targets:
-            if _is_device_target(target):
+            if is_device_target(target):
                 self._device_value(node.value)
             self.visit(target)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
             self.visit(node.value)
-            if _is_device_target(node.target):
+            if is_device_target(node.target):
                 self._device_value(node.value)
         self.visit(node.annotation)
         self.visit(node.target)
@@ -270,12 +276,38 @@ class _Walker(ast.NodeVisitor):
         for key, value in zip(node.keys, node.values, strict=True):
             if isinstance(key, ast.Constant) and key.value in DEVICE_KEYWORDS:
                 self._device_value(value)
+            if key is not None:
+                self.roles.setdefault(id(key), KEY)
         self.generic_visit(node)
+
+    def visit_Compare(self, node: ast.Compare) -> None:
+        operands = [node.left, *node.comparators]
+        for operand in operands:
+            self.roles.setdefault(id(operand), COMPARED)
+            if isinstance(operand, ast.Tuple | ast.List | ast.Set):
+                for element in operand.elts:
+                    self.roles.setdefault(id(element), COMPARED)
+        for left, right in itertools.pairwise(operands):
+            self._compared_device(left, right)
+            self._compared_device(right, left)
+        self.generic_visit(node)
+
+    def _compared_device(self, value: ast.expr, other: ast.expr) -> None:
+        if (
+            isinstance(value, ast.Constant)
+            and isinstance(value.value, str)
+            and is_device_test(other)
+        ):
+            match = _DEVICE.fullmatch(value.value)
+            if match:
+                self.uses.device_strings.append(DeviceString(match.group(1), value, True, True))
 
     def visit_Expr(self, node: ast.Expr) -> None:
         value = node.value
         if isinstance(value, ast.Constant) and isinstance(value.value, str):
             return  # a docstring (or a bare string statement): prose, not code
+        if isinstance(value, ast.Call):
+            self.statements[id(value)] = node
         self.generic_visit(node)
 
     # --- expressions ---------------------------------------------------------------------------
@@ -307,7 +339,10 @@ class _Walker(ast.NodeVisitor):
             return
         call = self.calls.get(id(node))
         decorator = id(node) in self.decorators
-        self.uses.references.append(Reference(resolved, node, self.scope, call, decorator))
+        role = self.roles.get(id(node), "")
+        statement = self.statements.get(id(call)) if call is not None else None
+        reference = Reference(resolved, node, self.scope, call, decorator, role, statement)
+        self.uses.references.append(reference)
 
     def visit_Call(self, node: ast.Call) -> None:
         self.calls[id(node.func)] = node
@@ -316,8 +351,12 @@ class _Walker(ast.NodeVisitor):
         resolved = self.resolve(node.func)
         if resolved in DEVICE_FIRST_ARG_CALLS and node.args:
             self._device_value(node.args[0])
+        if creates_on_cpu(node):
+            for value in [*node.args, *(k.value for k in node.keywords)]:
+                self.roles.setdefault(id(value), ON_CPU)
         if isinstance(node.func, ast.Attribute) and resolved is None:
-            self.uses.method_calls.append(MethodCall(node.func.attr, node))
+            on_cpu = creates_on_cpu(node.func.value)
+            self.uses.method_calls.append(MethodCall(node.func.attr, node, on_cpu))
             if node.func.attr == "to" and node.args:
                 self._device_value(node.args[0])
         for keyword in node.keywords:

@@ -41,6 +41,7 @@ class WheelSpec:
     kind: str = "real"
     reports: str | None = None
     padding: int = 0
+    marker: str | None = None
 
     @property
     def module(self) -> str:
@@ -60,7 +61,7 @@ def _module_source(spec: WheelSpec) -> str:
     if spec.kind == "placeholder":
         return f"raise ImportError({WRONG_PACKAGE!r})\n"
     source = f"__version__ = {spec.reports or spec.version!r}\n"
-    if spec.kind == "attacker":
+    if spec.kind in ("attacker", "pth-attacker"):
         source += "IMPOSTOR = True\n"
     if spec.scripts:
         source += "\n\ndef main():\n    print(__name__, __version__)\n"
@@ -72,6 +73,9 @@ def build_wheel(dest: Path, spec: WheelSpec) -> Path:
     files: dict[str, bytes] = {f"{spec.module}/__init__.py": _module_source(spec).encode()}
     if spec.padding:
         files[f"{spec.module}/_padding.bin"] = os.urandom(spec.padding)
+    if spec.kind == "pth-attacker":  # runs at every interpreter start once installed
+        hook = f"import pathlib; pathlib.Path({spec.marker!r}).write_text('ran')\n"
+        files[f"{spec.module}-hook.pth"] = hook.encode()
     info = f"{spec.module}-{spec.version}.dist-info"
     metadata = f"Metadata-Version: 2.1\nName: {spec.name}\nVersion: {spec.version}\n"
     metadata += "".join(f"Requires-Dist: {r}\n" for r in spec.requires)
@@ -130,7 +134,7 @@ def _apply_spec_faults(specs: dict[str, list[WheelSpec]], faults: list[dict[str,
                 index[i] = replace(spec, reports=fault["reports"])
             elif fault["kind"] == "extra-requirement":
                 index[i] = replace(spec, requires=(*spec.requires, fault["requires"]))
-            elif fault["kind"] == "slow":
+            elif fault["kind"] in ("slow", "stall") and "padding" in fault:
                 index[i] = replace(spec, padding=fault["padding"])
 
 
@@ -167,6 +171,11 @@ class Indexes:
     access_logs: dict[str, Path]
     servers: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
 
+    @property
+    def impostor_marker(self) -> Path:
+        """The file a ``pth-attacker`` wheel's ``.pth`` writes when an interpreter starts."""
+        return self.root / "impostor-ran"
+
     def args(self) -> list[str]:
         return [
             "--neuron-index", self.urls["neuron"],
@@ -201,6 +210,8 @@ def start_indexes(tmp: Path, fault: str | None = None) -> Indexes:
     faults = load_fault(fault)
     _apply_spec_faults(specs, faults)
     indexes = Indexes(tmp, {}, {})
+    for index in specs.values():
+        index[:] = [replace(s, marker=str(indexes.impostor_marker)) for s in index]
     for name in INDEX_NAMES:
         root = tmp / name
         index_faults = [f for f in faults if f["index"] == name]
@@ -208,6 +219,9 @@ def start_indexes(tmp: Path, fault: str | None = None) -> Indexes:
         indexes.access_logs[name] = tmp / f"{name}.access.log"
         if any(f["kind"] == "down" for f in index_faults):
             indexes.urls[name] = f"http://127.0.0.1:{_closed_port()}/simple"
+            continue
+        if any(f["kind"] == "unknown-host" for f in index_faults):
+            indexes.urls[name] = f"https://{name}-index.invalid/simple"  # never resolves
             continue
         port, server = _serve(root, indexes.access_logs[name], index_faults)
         indexes.servers[name] = server
@@ -222,8 +236,10 @@ def _serve(
     argv = [sys.executable, str(SERVER), str(root), "--port-file", str(port_file)]
     argv += ["--access-log", str(access_log)]
     for fault in faults:
-        if fault["kind"] in ("cut", "slow"):
+        if fault["kind"] in ("cut", "slow", "stall"):
             argv += [f"--{fault['kind']}", fault["file"]]
+        elif fault["kind"] == "error-500":
+            argv += ["--error-500", fault["project"]]
     server = subprocess.Popen(argv)
     deadline = time.monotonic() + 30
     while not port_file.exists():

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from tests.conftest import NEURON_ENV, Result
@@ -59,3 +61,81 @@ def run_in(venv: Path, program: str, *args: str) -> str:
 def flat(text: str) -> str:
     """``text`` with its line wrapping undone, for matching sentences of wrapped messages."""
     return " ".join(text.split())
+
+
+def install_env(tmp: Path, matrix_dir: Path) -> dict[str, str]:
+    """The isolated environment of the install tests (no pip/uv configuration of this machine)."""
+    dropped = ("PIP_", "UV_", "NEURON_ENV_", "VIRTUAL_ENV")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(dropped)}
+    env.update(
+        PIP_CONFIG_FILE=os.devnull,
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+        PIP_RETRIES="0",
+        PIP_DEFAULT_TIMEOUT="20",
+        PIP_CACHE_DIR=str(tmp / "pip-cache"),
+        UV_NO_CONFIG="1",
+        UV_CACHE_DIR=str(tmp / "uv-cache"),
+        UV_HTTP_RETRIES="0",
+        UV_PYTHON_DOWNLOADS="never",
+        XDG_STATE_HOME=str(tmp / "state"),
+        NEURON_ENV_MATRIX_DIR=str(matrix_dir),
+        NO_COLOR="1",
+        COLUMNS="200",
+    )
+    return env
+
+
+def write_install_matrix(directory: Path) -> Path:
+    """The install tests' release file, listing this host's OS (see ``install_matrix_dir``)."""
+    from neuron_env.probe.os_release import probe_os
+    from tests.integration.indexes import DATA
+
+    text = (DATA / "matrix" / "2.90.0.toml").read_text()
+    key = probe_os(Path("/")).key
+    if key and key != "ubuntu-26.04":
+        text += f'\n[os."{key}"]\nname = "The test host"\nsupport = "supported"\nwheels = true\n'
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "2.90.0.toml").write_text(text)
+    return directory
+
+
+def run_cli(
+    env: dict[str, str],
+    *args: str,
+    timeout: float = 300,
+    preexec_fn: Callable[[], None] | None = None,
+) -> Result:
+    """The real console script with ``env``, as a user would run it."""
+    proc = subprocess.run(
+        [str(NEURON_ENV), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        preexec_fn=preexec_fn,  # only to drop capabilities, before exec
+    )
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+def obeying_permissions() -> Callable[[], None] | None:
+    """A ``preexec_fn`` under which root obeys file permissions (None when not root).
+
+    Root bypasses them through CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH; dropping both from the
+    bounding set before exec gives the command what any user would see for an unreadable or
+    unwritable directory.
+    """
+    if os.geteuid() != 0:
+        return None
+
+    def drop() -> None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        for capability in (_CAP_DAC_OVERRIDE, _CAP_DAC_READ_SEARCH):
+            if libc.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
+                raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
+
+    return drop
+
+
+_PR_CAPBSET_DROP = 24
+_CAP_DAC_OVERRIDE = 1
+_CAP_DAC_READ_SEARCH = 2

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fcntl
 import functools
+import hashlib
 import http.server
 import json
 import shutil
@@ -35,7 +36,12 @@ pytestmark = pytest.mark.integration
 BOOTSTRAP = REPO / "scripts" / "bootstrap.sh"
 STUBS = DATA / "bootstrap" / "stubs"
 SPEC = "neuron-env==0.1.0"
-ARGS = ["--release", "2.33.1", "--torch", "2.14", "--neuron-env-spec", SPEC]
+SOURCE = ["--neuron-env-source", "pypi", "--neuron-env-spec", SPEC]
+ARGS = ["--release", "2.33.1", "--torch", "2.14", *SOURCE]
+WHEEL = "neuron_env-0.1.0-py3-none-any.whl"
+WHEEL_BYTES = b"the neuron-env wheel the user built"
+WHEELHOUSE = "neuron-env-wheelhouse.tar.gz"
+TOOL = "/opt/neuron-env/tool/bin/neuron-env"
 TAG = "Key=neuron-env:status,Value={}"
 
 
@@ -50,11 +56,29 @@ class Machine:
     seen: int = field(default=0)
 
     def run(self, *extra: str, **env: str) -> subprocess.CompletedProcess[str]:
-        args = [*ARGS, "--efa-installer-url", self.efa_url, *extra]
+        return self.run_with(ARGS, *extra, **env)
+
+    def run_with(
+        self, args: list[str], *extra: str, **env: str
+    ) -> subprocess.CompletedProcess[str]:
+        args = [*args, "--efa-installer-url", self.efa_url, *extra]
         return subprocess.run(
             ["bash", str(BOOTSTRAP), *args], env={**self.env, **env},
             capture_output=True, text=True, timeout=120, check=False,
         )  # fmt: skip
+
+    def run_from(
+        self, source: str, sha256: str | None, **env: str
+    ) -> subprocess.CompletedProcess[str]:
+        """A boot whose neuron-env comes from ``source`` (checked against ``sha256``)."""
+        digest = [] if sha256 is None else ["--neuron-env-sha256", sha256]
+        args = ["--release", "2.33.1", "--torch", "2.14", "--neuron-env-source", source, *digest]
+        return self.run_with(args, **env)
+
+    @property
+    def server(self) -> str:
+        """The local HTTP server's base URL (it serves the EFA installer and neuron-env)."""
+        return self.efa_url.rsplit("/", 1)[0]
 
     def new_calls(self) -> list[str]:
         """The calls recorded since the last time this was asked."""
@@ -80,6 +104,11 @@ def efa_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         tar.add(DATA / "bootstrap" / "efa" / "aws-efa-installer", arcname="aws-efa-installer")
     (folder / "aws-efa-installer-latest.tar.gz.sig").write_bytes(b"signature")
     (folder / "aws-efa-installer.key").write_text("key")
+    (folder / WHEEL).write_bytes(WHEEL_BYTES)
+    (folder / "tampered").mkdir()
+    (folder / "tampered" / WHEEL).write_bytes(WHEEL_BYTES + b" and a backdoor")
+    with tarfile.open(folder / WHEELHOUSE, "w:gz") as tar:
+        tar.add(folder / WHEEL, arcname=WHEEL)
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
     handler.log_message = lambda *args: None  # type: ignore[attr-defined]
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -95,12 +124,19 @@ def machine_for(scenario_name: str, tmp_path: Path, efa_url: str) -> Iterator[Ma
     sysroot, python = build_sysroot(scenario, host), build_target(scenario, host)
     root, log = tmp_path / "root", tmp_path / "calls.log"
     root.mkdir()
+    s3 = tmp_path / "s3"
+    (s3 / "my-bucket" / "tools").mkdir(parents=True)
+    (s3 / "my-bucket" / "tools" / WHEEL).write_bytes(WHEEL_BYTES)
+    (tmp_path / "index").mkdir()
+    (tmp_path / "index" / WHEEL).write_bytes(WHEEL_BYTES)
     with imds_environment(scenario) as aws:
         env = {
             "PATH": f"{STUBS}:/usr/bin:/bin",
             "NEURON_ENV_ROOT": str(root),
             "STUB_LOG": str(log),
             "STUBS": str(STUBS),
+            "STUB_S3_DIR": str(s3),
+            "STUB_PIP_WHEEL": str(tmp_path / "index" / WHEEL),
             "REAL_NEURON_ENV": str(NEURON_ENV),
             "HOST_SYSROOT": str(sysroot),
             "HOST_PYTHON": str(python),
@@ -280,7 +316,7 @@ def test_an_image_build_leaves_no_verdict_in_the_image(healthy: Machine) -> None
     assert not healthy.path("/var/log/neuron-env/doctor.json").exists()
     kept = json.loads(healthy.path("/var/log/neuron-env/image-build-doctor.json").read_text())
     assert kept["status"] == "ok"
-    assert healthy.path("/var/lib/neuron-env/stages/tool.done").read_text() == SPEC + "\n"
+    assert healthy.path("/var/lib/neuron-env/stages/tool.done").read_text() == f"pypi {SPEC}\n"
 
 
 def test_a_concurrent_bootstrap_is_refused(healthy: Machine) -> None:
@@ -294,10 +330,135 @@ def test_a_concurrent_bootstrap_is_refused(healthy: Machine) -> None:
     assert healthy.new_calls() == []
 
 
+# --- where neuron-env itself comes from ----------------------------------------------------------
+
+SHA256 = hashlib.sha256(WHEEL_BYTES).hexdigest()
+
+
+def tool_installs(machine: Machine) -> list[str]:
+    """The calls that put neuron-env on the host (between the apt prerequisites and Neuron)."""
+    calls = machine.new_calls()
+    return [c for c in calls if c.startswith(("python3 ", "pip ", "aws s3"))]
+
+
+def test_a_wheel_url_is_checked_against_its_sha256_before_it_is_installed(
+    healthy: Machine,
+) -> None:
+    result = healthy.run_from(f"{healthy.server}/{WHEEL}", SHA256)
+    assert result.returncode == 0, result.stderr
+    download = healthy.path("/var/lib/neuron-env/tool-download")
+    assert tool_installs(healthy) == [
+        f"python3 -m venv {healthy.path('/opt/neuron-env/tool')}",
+        f"pip install --upgrade {download}/{WHEEL}",
+    ]
+    assert f"tool: {WHEEL} matches sha256 {SHA256}" in healthy.bootstrap_log()
+    assert not download.exists()
+    assert healthy.status() == "ok"
+
+
+def test_a_tampered_wheel_is_refused_and_nothing_is_installed(healthy: Machine) -> None:
+    result = healthy.run_from(f"{healthy.server}/tampered/{WHEEL}", SHA256)
+    assert result.returncode == 1
+    assert f"not the expected {SHA256}; not installing it" in result.stderr
+    calls = healthy.new_calls()
+    assert not [c for c in calls if c.startswith(("pip ", "neuron-env "))]
+    assert healthy.status() == "error"
+    assert not healthy.path(TOOL).exists()
+    assert not list(healthy.path("/var/lib/neuron-env/tool-download").iterdir())
+
+
+def test_a_wheelhouse_installs_neuron_env_and_its_dependencies_without_an_index(
+    healthy: Machine,
+) -> None:
+    digest = hashlib.sha256(urlopen_bytes(f"{healthy.server}/{WHEELHOUSE}")).hexdigest()
+    result = healthy.run_from(f"{healthy.server}/{WHEELHOUSE}", digest)
+    assert result.returncode == 0, result.stderr
+    wheels = healthy.path("/var/lib/neuron-env/tool-download/wheels")
+    assert tool_installs(healthy)[-1] == (
+        f"pip install --upgrade --no-index --find-links {wheels} neuron-env"
+    )
+
+
+def urlopen_bytes(url: str) -> bytes:
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=10) as response:  # a local server
+        return bytes(response.read())
+
+
+def test_an_s3_object_is_copied_with_the_aws_cli_and_checked(healthy: Machine) -> None:
+    result = healthy.run_from(f"s3://my-bucket/tools/{WHEEL}", SHA256)
+    assert result.returncode == 0, result.stderr
+    download = healthy.path("/var/lib/neuron-env/tool-download")
+    assert tool_installs(healthy) == [
+        f"python3 -m venv {healthy.path('/opt/neuron-env/tool')}",
+        f"aws s3 cp --only-show-errors s3://my-bucket/tools/{WHEEL} {download}/{WHEEL}",
+        f"pip install --upgrade {download}/{WHEEL}",
+    ]
+
+
+def test_a_tampered_s3_object_is_refused(healthy: Machine) -> None:
+    result = healthy.run_from(f"s3://my-bucket/tools/{WHEEL}", "0" * 64)
+    assert result.returncode == 1
+    assert "not installing it" in result.stderr
+    assert not [c for c in healthy.new_calls() if c.startswith("pip ")]
+
+
+def test_the_index_s_wheel_is_downloaded_alone_and_checked_when_a_sha256_is_given(
+    healthy: Machine,
+) -> None:
+    args = ["--release", "2.33.1", "--torch", "2.14", *SOURCE, "--neuron-env-sha256", SHA256]
+    assert healthy.run_with(args).returncode == 0
+    download = healthy.path("/var/lib/neuron-env/tool-download")
+    assert tool_installs(healthy)[1:] == [
+        f"pip download --no-deps --only-binary=:all: --dest {download}/dist {SPEC}",
+        f"pip install --upgrade {download}/dist/{WHEEL}",
+    ]
+    wrong = [*args[:-1], "f" * 64]
+    result = healthy.run_with(wrong)
+    assert result.returncode == 1
+    assert "not installing it" in result.stderr
+
+
+def test_the_image_s_own_copy_is_used_as_it_is(healthy: Machine) -> None:
+    missing = healthy.run_from("ami", None)
+    assert missing.returncode == 1
+    assert f"tool: --neuron-env-source ami, but this image has no {TOOL}" in missing.stderr
+    healthy.new_calls()
+    healthy.path(TOOL).parent.mkdir(parents=True)
+    shutil.copy(STUBS / "neuron-env", healthy.path(TOOL))
+    result = healthy.run_from("ami", None)
+    assert result.returncode == 0, result.stderr
+    assert tool_installs(healthy) == []
+    assert healthy.status() == "ok"
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["--torch", "2.14"], "--release must be a version like 2.33.1"),
+        (["--release", "2.33.1", "--torch", "2.14"], "--neuron-env-source is required"),
+        (
+            ["--release", "2.33.1", "--torch", "2.14", "--neuron-env-source", f"https://x/{WHEEL}"],
+            f"--neuron-env-source https://x/{WHEEL} needs --neuron-env-sha256",
+        ),
+        (
+            [
+                "--release",
+                "2.33.1",
+                "--torch",
+                "2.14",
+                "--neuron-env-source",
+                "https://x/a.sh",
+                "--neuron-env-sha256",
+                "0" * 64,
+            ],
+            "must name a wheel (.whl) or a wheelhouse (.tar.gz)",
+        ),
+        (
+            [*ARGS, "--neuron-env-sha256", "$(id)"],
+            "--neuron-env-sha256 must be 64 lowercase hex digits",
+        ),
         (["--release", "2.33.1", "--torch", "latest"], "--torch must be a PyTorch minor"),
         ([*ARGS, "--system", "sometimes"], "stage modes are auto, always or never"),
         ([*ARGS, "--venv", "relative/venv"], "--venv must be an absolute path"),

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.integration
 HOSTILE_KEY = "ops'\"; $(touch /tmp/pwned) `id` ${HOME} %{if} \\"
 HOSTILE_GROUP = "pg $(reboot) 'x' ${y}"
 BASE = ["launch-template", "render", "--release", "2.33.1", "--torch", "2.14",
-        "--instance-type", "trn2.48xlarge"]  # fmt: skip
+        "--instance-type", "trn2.48xlarge", "--neuron-env-source", "pypi"]  # fmt: skip
 HOSTILE = [*BASE, "--key-name", HOSTILE_KEY, "--placement-group", HOSTILE_GROUP]
 
 
@@ -63,7 +63,8 @@ def test_the_user_data_passes_each_value_as_one_argument(cli: CliRunner, tmp_pat
     script = render(cli, "user-data", *BASE, "--neuron-env-spec", spec, matrix=matrix)
     subprocess.run(["shellcheck", "-"], input=script, text=True, check=True)
     assert bootstrap_argv(script, tmp_path) == [
-        "--release", "2.33.1", "--torch", "2.14", "--neuron-env-spec", spec, "--venv", venv,
+        "--release", "2.33.1", "--torch", "2.14", "--neuron-env-source", "pypi",
+        "--neuron-env-spec", spec, "--venv", venv,
         "--system", "auto", "--efa", "auto", "--python-env", "auto", "--level", "1",
     ]  # fmt: skip
     assert not Path("/tmp/pwned").exists()
@@ -99,6 +100,10 @@ def hostile_matrix(tmp_path: Path, venv: str) -> Path:
         ("--iam-instance-profile", 'role"; id; "'),
         ("--subnet", "subnet-0123456789abcdef0 --evil"),
         ("--ami", "ami-0123456789abcdef0\n"),
+        ("--neuron-env-source", "https://x/neuron_env-0.1.0-py3-none-any.whl'; id; '"),
+        ("--neuron-env-source", "s3://bucket/neuron_env-0.1.0-py3-none-any.whl\nid"),
+        ("--neuron-env-source", "https://x/$(id)/neuron_env-0.1.0-py3-none-any.whl"),
+        ("--neuron-env-sha256", "$(id)"),
     ],
 )
 def test_values_that_cannot_be_right_are_refused(cli: CliRunner, option: str, value: str) -> None:
@@ -107,6 +112,16 @@ def test_values_that_cannot_be_right_are_refused(cli: CliRunner, option: str, va
     assert result.stdout == ""
     assert result.stderr.startswith(f"error: {option} ")
     assert "Traceback" not in result.stderr
+
+
+def test_a_source_url_arrives_as_one_argument_with_its_sha256(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    url = "https://example.com/a&b/neuron_env-0.1.0-py3-none-any.whl?X-Amz-Signature=1&b=%20#x"
+    digest = "0123456789abcdef" * 4
+    args = [*BASE[:-2], "--neuron-env-source", url, "--neuron-env-sha256", digest]
+    argv = bootstrap_argv(render(cli, "user-data", *args), tmp_path)
+    assert argv[4:8] == ["--neuron-env-source", url, "--neuron-env-sha256", digest]
 
 
 def test_a_control_character_in_matrix_data_is_refused_not_rendered(
@@ -130,3 +145,59 @@ def test_a_hostile_template_name_is_refused_before_any_aws_call(cli: CliRunner) 
 def test_user_data_round_trips_through_base64_unchanged(cli: CliRunner) -> None:
     data = json.loads(render(cli, "json", *HOSTILE))
     assert base64.b64decode(data["UserData"]).decode() == render(cli, "user-data", *HOSTILE)
+
+
+# --- Unicode line breaks: YAML ends a comment at U+2028, U+2029 and U+0085 ------------------------
+
+INCLUDE = "Transform: AWS::Include"
+CFN_KEYS = {"AWSTemplateFormatVersion", "Description", "Parameters", "Resources", "Outputs"}
+
+
+def noted_matrix(tmp_path: Path, note: str, folder_name: str = "matrix") -> Path:
+    """2.33.1 with the ubuntu-26.04 DLAMI's note (a warning in the template's comments) replaced."""
+    folder = tmp_path / folder_name
+    folder.mkdir()
+    text = (shipped_matrix_dir() / "2.33.1.toml").read_text()
+    old = (
+        'note = "The SSM parameter follows the documented naming pattern; '
+        'list /aws/service/neuron to confirm it."'
+    )
+    assert old in text
+    text = text.replace(old, f"note = {json.dumps(note)}")
+    (folder / "2.33.1.toml").write_text(text)
+    return folder
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\u0085"])
+def test_a_unicode_line_break_in_a_matrix_note_adds_no_top_level_key(
+    cli: CliRunner, tmp_path: Path, separator: str
+) -> None:
+    matrix = noted_matrix(tmp_path, f"harmless{separator}{INCLUDE}{separator}#")
+    result = cli("--matrix-dir", str(matrix), *BASE, "--format", "cloudformation")
+    assert result.returncode == 2, result.stdout
+    assert "control character" in result.stderr  # said by the matrix loader or the renderer
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr
+
+
+def test_the_same_matrix_without_the_line_break_renders_the_five_keys(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    """The assertion above is not vacuous: the note itself reaches the template's comments."""
+    matrix = noted_matrix(tmp_path, f"harmless {INCLUDE} #")
+    result = cli("--matrix-dir", str(matrix), *BASE, "--format", "cloudformation")
+    assert result.returncode == 0, result.stderr
+    assert "# WARNING: The SSM parameter" in result.stdout and INCLUDE in result.stdout
+    assert set(yaml.safe_load(result.stdout)) == CFN_KEYS
+
+
+def test_a_unicode_line_break_in_a_matrix_dir_path_adds_no_top_level_key(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    """The path reaches the comments through the 'not shipped with neuron-env' warning."""
+    matrix = hostile_matrix(tmp_path, "/opt/aws_neuronx_venv_torch_neuronx_2_14_0")
+    renamed = matrix.rename(tmp_path / f"m\u2028{INCLUDE}\u2028#")
+    result = cli("--matrix-dir", str(renamed), *BASE, "--format", "cloudformation")
+    assert result.returncode == 2, result.stdout
+    assert "control character" in result.stderr  # said by the matrix loader or the renderer
+    assert result.stdout == ""

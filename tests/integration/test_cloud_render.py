@@ -168,6 +168,8 @@ SAME_TEMPLATE = [
     "--instance-type", "trn2.48xlarge", "--subnet", "subnet-0123456789abcdef0",
     "--security-group", "sg-0123456789abcdef0", "--capacity-block", "cr-0123456789abcdef0",
     "--key-name", "ops", "--iam-instance-profile", "neuron-host",
+    "--neuron-env-source", "https://artifacts.example.com/neuron_env-0.1.0-py3-none-any.whl",
+    "--neuron-env-sha256", "0123456789abcdef" * 4,
 ]  # fmt: skip
 
 
@@ -266,7 +268,8 @@ def test_ami_render_never_overwrites_a_different_file_without_force(tmp_path: Pa
     out = tmp_path / "recipe"
     out.mkdir()
     (out / "provision.sh").write_text("# my own edits\n")
-    args = ["ami", "render", "--release", "2.33.1", "--torch", "2.14", "--output", str(out)]
+    args = ["ami", "render", "--release", "2.33.1", "--torch", "2.14", "--output", str(out),
+            "--neuron-env-source", "pypi"]  # fmt: skip
     refused = run_cli(*args)
     assert refused.returncode == 2
     assert "already holds different provision.sh; nothing was written" in " ".join(

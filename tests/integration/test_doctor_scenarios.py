@@ -73,6 +73,16 @@ def test_scenario_verdicts(name: str, tmp_path: Path) -> None:
     failed = any(status in ("fail", "error") for status in expected.values())
     assert result.returncode == (1 if failed else 0)
     assert doc["exit_code"] == result.returncode
+    for finding in findings.values():
+        assert_runnable(finding["fix"])
+
+
+def assert_runnable(fix: str) -> None:
+    """A fix that is a command (not advice in a sentence) must at least parse as shell."""
+    command = fix.removeprefix("on the host: ")
+    if command and not command[0].isupper():
+        parsed = subprocess.run(["bash", "-n", "-c", command], capture_output=True, check=False)
+        assert parsed.returncode == 0, f"{fix!r}: {parsed.stderr.decode()}"
 
 
 def test_a_scenario_exists_for_every_check_failing_or_warning() -> None:

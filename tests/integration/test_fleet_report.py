@@ -94,12 +94,15 @@ def test_unreadable_and_uncollected_hosts_are_reported_not_lost(
 
 
 def test_readiness_for_a_release(cli: CliRunner, fleet: tuple[Path, Path]) -> None:
-    _, doc = run_report(cli, fleet, "--release", "2.34.0")
+    code, doc = run_report(cli, fleet, "--release", "2.34.0")
     assert doc["release"] == "2.34.0"
     groups = {(g["check"], g["status"]): g for g in doc["groups"]}  # type: ignore[union-attr]
-    behind = groups[("python.torch-neuronx", "warn")]  # a 2.33 build, not 2.34's 2.14.3.1
-    assert len(behind["hosts"]) == 5 and "--release 2.34.0" in behind["fix"]
-    assert groups[("python.torch-neuronx", "fail")]["hosts"] == ["i-0ccc000000000005"]
+    # A 2.33 build is not 2.34's 2.14.3.1: asked "ready for 2.34?", those hosts are not.
+    behind = groups[("python.torch-neuronx", "fail")]
+    assert len(behind["hosts"]) == 6 and "--release 2.34.0" in behind["fix"]
+    assert "i-0ccc000000000005" in behind["hosts"]  # the placeholder host
+    assert ("python.torch-neuronx", "warn") not in groups
+    assert doc["counts"] == {"fail": 6} and code == 1
 
 
 def test_text_report_leads_with_the_verdict(cli: CliRunner, fleet: tuple[Path, Path]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -71,6 +72,31 @@ def test_a_python_the_release_does_not_support_is_refused_with_the_supported_one
     )  # fmt: skip
     assert result.returncode == 2
     assert "supports Python 3.12–3.14, not 3.11" in flat(result.stderr)
+
+
+def test_an_environment_with_another_python_is_told_what_to_create_first(
+    neuron_env: NeuronEnv, tmp_path: Path
+) -> None:
+    venv = tmp_path / ".venv"  # the quick start's environment: Python 3.11
+    subprocess.run([python_here(), "-m", "venv", "--without-pip", str(venv)], check=True)
+    result = neuron_env(
+        "install", "--torch", "2.14", "--venv", str(venv), "--dry-run",
+        env={"NEURON_ENV_MATRIX_DIR": ""},  # the shipped releases only: Python 3.12-3.14
+    )  # fmt: skip
+    assert result.returncode == 2
+    message = flat(result.stderr)
+    assert "supports Python 3.12–3.14, not 3.11" in message
+    assert (
+        "python3.12 -m venv .venv-neuron && neuron-env install --torch 2.14 --venv .venv-neuron"
+    ) in message
+    assert "uv venv --python 3.12 .venv-neuron" in message
+
+
+def test_neuron_envs_own_environment_is_never_a_target(neuron_env: NeuronEnv) -> None:
+    for args in (["--venv", sys.prefix], ["--python", sys.executable]):
+        result = neuron_env("install", "--torch", "2.14", *args, "--dry-run")
+        assert result.returncode == 2, result.stdout
+        assert "is the environment neuron-env itself runs in" in flat(result.stderr)
 
 
 def test_an_os_the_release_does_not_list_is_refused(neuron_env: NeuronEnv, tmp_path: Path) -> None:

@@ -47,6 +47,12 @@ def test_steps_pin_confirmed_versions_and_leave_unconfirmed_ones_unpinned(
     assert "Nothing was run." in out
 
 
+def test_steps_for_ubuntu_26_04_on_another_host_use_its_codename(neuron_env: NeuronEnv) -> None:
+    result = system(neuron_env, UBUNTU, "--os", "ubuntu-26.04")
+    assert result.returncode == 0, result.stderr
+    assert "https://apt.repos.neuron.amazonaws.com resolute main'" in result.stdout
+
+
 def test_json_steps_are_argument_lists(neuron_env: NeuronEnv) -> None:
     result = system(neuron_env, UBUNTU, "--json", "--release", "2.33.1")
     assert result.returncode == 0, result.stderr

@@ -49,6 +49,20 @@ def test_matrix_resolve_envelope(cli: CliRunner) -> None:
         "pins",
         "system_packages",
         "notes",
+        "companions",
+    }
+    assert set(target["companions"][0]) == {
+        "name",
+        "title",
+        "spec",
+        "index",
+        "index_url",
+        "families",
+        "import_name",
+        "conflicts",
+        "confirmed",
+        "families_confirmed",
+        "note",
     }
     assert set(target["pins"][0]) == {"name", "spec", "index", "index_url", "confirmed", "note"}
     assert set(target["notes"][0]) == {"level", "code", "message"}
@@ -67,6 +81,32 @@ def test_matrix_validate_envelope(cli: CliRunner) -> None:
     doc = run_json(cli, "matrix", "validate", str(shipped_matrix_dir() / "2.33.0.toml"), "--json")
     assert set(doc) == ENVELOPE | {"files"}
     assert set(doc["files"][0]) == {"file", "valid", "release"}  # type: ignore[index]
+
+
+def test_matrix_verify_envelope(cli: CliRunner) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on: the envelope of an unread index
+        sock.bind(("127.0.0.1", 0))
+        down = f"http://127.0.0.1:{sock.getsockname()[1]}/simple"
+    quiet = {"PIP_CONFIG_FILE": "/dev/null", "PIP_INDEX_URL": ""}  # no default index
+    result = cli(
+        "matrix", "verify", "--neuron-index", down, "--pytorch-index", down, "--json", env=quiet
+    )
+    assert result.returncode == 1
+    doc = json.loads(result.stdout)
+    assert doc["schema"] == "neuron-env/matrix-verify/v1"
+    assert set(doc) == ENVELOPE | {
+        "release", "checked_on", "status", "exit_code", "counts", "indexes", "facts", "overlay",
+    }  # fmt: skip
+    assert set(doc["counts"]) == {"confirmed", "contradicted", "unknown"}
+    assert set(doc["indexes"][0]) == {
+        "name", "url", "origin", "readable", "projects", "formats", "failed_url", "reason",
+        "seconds",
+    }  # fmt: skip
+    assert set(doc["facts"][0]) == {
+        "id", "key", "subject", "status", "file_says", "index_shows", "index", "value", "guess",
+    }  # fmt: skip
 
 
 def test_doctor_envelope(cli: CliRunner) -> None:
@@ -170,7 +210,7 @@ def test_scan_envelope(cli: CliRunner) -> None:
     }  # fmt: skip
     assert set(doc["findings"][0]) == {
         "rule", "severity", "path", "line", "column", "end_line", "end_column", "message",
-        "suggestion", "confirmed", "help_uri", "fix",
+        "suggestion", "confirmed", "help_uri", "fix", "cell",
     }  # fmt: skip
     assert {"old", "new"} == set(next(f["fix"] for f in doc["findings"] if f["fix"]))
 
@@ -186,7 +226,7 @@ def test_launch_template_create_envelope(cli: CliRunner) -> None:
     from tests.support.aws import moto_server
 
     args = ["launch-template", "create", "--name", "contract", "--instance-type", "trn2.3xlarge",
-            "--torch", "2.14", "--json"]  # fmt: skip
+            "--torch", "2.14", "--neuron-env-source", "pypi", "--json"]  # fmt: skip
     with moto_server() as aws:
         result = cli(*args, env=aws.env())
     assert result.returncode == 0, result.stderr
@@ -197,6 +237,17 @@ def test_launch_template_create_envelope(cli: CliRunner) -> None:
     }  # fmt: skip
     assert doc["schema"] == "neuron-env/launch-template-create/v1"
     assert set(doc["notes"][0]) == {"level", "code", "message"}
+
+
+def test_image_render_envelope(cli: CliRunner) -> None:
+    result = cli("image", "render", "--torch", "2.14", "--neuron-env-source", "pypi",
+                 "--format", "json")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert set(doc) == ENVELOPE | {"text", "pins", "notes"}
+    assert doc["schema"] == "neuron-env/image-render/v1"
+    assert {"release", "torch", "torch_neuronx", "os", "base", "python", "system", "neuron_env",
+            "packages", "mirrors"} == set(doc["pins"])  # fmt: skip
 
 
 def test_install_dry_run_envelope(cli: CliRunner, tmp_path: Path) -> None:
@@ -222,7 +273,7 @@ def test_install_dry_run_envelope(cli: CliRunner, tmp_path: Path) -> None:
     assert set(plan) == {
         "release", "release_status", "torch", "torch_neuronx", "python", "os", "arch", "venv",
         "action", "base_python", "backend", "packages", "routes", "wheelhouse", "offline",
-        "guards", "notes",
+        "guards", "notes", "remove",
     }  # fmt: skip
     assert set(plan["packages"][0]) == {"name", "spec", "route", "confirmed", "note", "installed"}
     assert set(plan["routes"][0]) == {"name", "url", "origin", "serves"}

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.integration
 
 TEMPLATE = ["--release", "2.33.1", "--torch", "2.14", "--instance-type", "trn2.48xlarge",
             "--subnet", "subnet-0123456789abcdef0",
-            "--security-group", "sg-0123456789abcdef0"]  # fmt: skip
+            "--security-group", "sg-0123456789abcdef0", "--neuron-env-source", "pypi"]  # fmt: skip
 DLAMI_PARAMETER = "/aws/service/neuron/dlami/torch-neuronx-2.14.0/ubuntu-26.04/latest/image_id"
 AMI = "ami-0aaaabbbbccccdddd"
 

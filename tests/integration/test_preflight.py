@@ -84,6 +84,18 @@ def test_allowed_checks_fail_visibly_without_failing_the_run(
     assert partly.returncode == 1  # driver.devices still fails
 
 
+def test_the_verdict_says_which_failures_were_allowed(
+    cli: CliRunner, failing_host: Host, tmp_path: Path
+) -> None:
+    args = failing_host.args("--allow", "driver.module", "--allow", "driver.devices")
+    last = cli(*args, env=failing_host.env).stdout.rstrip().splitlines()[-1]
+    assert last.startswith("Ready (2 failures allowed: driver.module, driver.devices): 12 ok")
+    assert "failed" not in last
+    summary = tmp_path / "summary.md"
+    cli(*args, "--format", "github", "--output", str(summary), env=failing_host.env)
+    assert "12 ok; 2 fail allowed (`driver.module`, `driver.devices`)" in summary.read_text()
+
+
 def test_allowing_an_unknown_check_is_bad_input(cli: CliRunner, healthy: Host) -> None:
     result = cli(*healthy.args("--allow", "driver.modul"), env=healthy.env)
     assert result.returncode == 2 and "did you mean 'driver.module'?" in result.stderr
@@ -232,8 +244,11 @@ def test_rendered_scripts_pass_shellcheck(cli: CliRunner, healthy: Host, tmp_pat
 
 
 def test_emit_quotes_hostile_values(cli: CliRunner, healthy: Host, tmp_path: Path) -> None:
-    hostile = "2.14'; touch /tmp/pwned; echo '"
-    result = cli("preflight", "--emit", "slurm-healthcheck", "--torch", hostile)
+    # A hostile --torch is no longer written at all (it names no pairing: exit 2); a path still is.
+    refused = cli("preflight", "--emit", "slurm-healthcheck", "--torch", "2.14'; touch /tmp/pwned")
+    assert refused.returncode == 2 and refused.stdout == ""
+    hostile = "/opt/venv'; touch /tmp/pwned; echo '/bin/python"
+    result = cli("preflight", "--emit", "slurm-healthcheck", "--python", hostile)
     assert result.returncode == 0
     script = tmp_path / "hc.sh"
     script.write_text(result.stdout)
@@ -244,7 +259,7 @@ def test_emit_quotes_hostile_values(cli: CliRunner, healthy: Host, tmp_path: Pat
          'printf "%s\\n" "${PREFLIGHT_ARGS[@]}"'],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
-    assert probe.stdout.splitlines() == ["--level", "0", "--torch", hostile]
+    assert probe.stdout.splitlines() == ["--level", "0", "--python", hostile]
 
 
 # --- the GitHub Action's steps, run locally -------------------------------------------------------
@@ -298,6 +313,11 @@ def test_action_and_examples_are_well_formed() -> None:
         commands = [
             " ".join(c["command"]) for c in spec.get("initContainers", []) + spec["containers"]
         ]
+        if manifest.name == "image-job.yaml":  # the image's own preflight, inside the container
+            init = " ".join(spec["initContainers"][0]["command"])
+            assert init.startswith("neuron-env preflight --level 0") and "/opt/venv" in init
+            assert all("hostPath" not in volume for volume in spec["volumes"]), manifest
+            continue
         assert any("neuron-env" in cmd and "--sysroot /host" in cmd for cmd in commands), manifest
         assert {"hostPath": {"path": "/"}, "name": "host-root"} in spec["volumes"]
     workflow = yaml.safe_load((repo / "examples" / "github-workflow.yml").read_text())

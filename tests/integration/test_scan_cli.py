@@ -57,6 +57,14 @@ def test_the_xla_training_script_report_matches_the_golden_file(
     check_golden(f"xla_training_script.{suffix}", result.stdout, tmp_path)
 
 
+def test_the_whole_corpus_report_matches_the_golden_file(cli: CliRunner, tmp_path: Path) -> None:
+    """Every rule's wording, on Python, shell and notebooks, in one reviewed report."""
+    shutil.copytree(CORPUS, tmp_path / "corpus")
+    result = cli("scan", "corpus", "--release", "2.34.0", "--fail-on", "note")
+    assert result.returncode == 1, result.stderr
+    check_golden("corpus.txt", result.stdout, tmp_path)
+
+
 def test_sarif_for_the_whole_corpus_is_valid_sarif_2_1_0(cli: CliRunner, tmp_path: Path) -> None:
     shutil.copytree(CORPUS, tmp_path / "corpus")
     result = cli("scan", "corpus", "--format", "sarif", "--output", "report.sarif")
@@ -264,3 +272,86 @@ def test_fix_asks_on_a_terminal_and_writes_only_on_yes(
     fixed = FIXABLE.with_name("xla_device_cases.fixed.py").read_bytes()
     assert (target.read_bytes() == fixed) is written
     assert ("Nothing was written." in stdout) is not written
+
+
+# --- notebooks and shell scripts -----------------------------------------------------------
+
+
+def test_a_notebook_is_scanned_by_its_code_cells_with_cell_relative_places(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    copy_corpus(tmp_path, "xla_notebook.ipynb")
+    text = cli("scan", "project/xla_notebook.ipynb")
+    assert "project/xla_notebook.ipynb:cell 3:1:10: error xla-device" in text.stdout
+    doc = json.loads(cli("scan", "project/xla_notebook.ipynb", "--format", "json").stdout)
+    places = [(f["cell"], f["line"], f["rule"]) for f in doc["findings"]]
+    assert places == [
+        (2, 3, "xla-import"),
+        (3, 1, "xla-device"),
+        (5, 4, "xla-mark-step"),
+        (6, 1, "xla-parallel-compile"),
+        (7, 2, "xla-env"),
+    ]  # nothing from the markdown cell, the JSON strings or the `%pip` line
+    assert not any(f["fix"] for f in doc["findings"])  # notebooks are never rewritten
+
+
+def test_a_directory_walk_reads_notebooks_and_shell_scripts(cli: CliRunner, tmp_path: Path) -> None:
+    copy_corpus(tmp_path, "xla_notebook.ipynb", "xla_launch.sh", "launch_by_shebang")
+    (tmp_path / "project" / "NOTES").write_text("neuron_parallel_compile python train.py\n")
+    doc = json.loads(cli("scan", "project", "--format", "json").stdout)
+    assert doc["files"] == [
+        "project/launch_by_shebang",
+        "project/xla_launch.sh",
+        "project/xla_notebook.ipynb",
+    ]
+    rules = {(f["path"], f["rule"]) for f in doc["findings"]}
+    assert ("project/launch_by_shebang", "xla-parallel-compile") in rules
+    assert ("project/xla_launch.sh", "xla-env") in rules
+
+
+def test_a_broken_notebook_is_a_scan_error(cli: CliRunner, tmp_path: Path) -> None:
+    (tmp_path / "bad.ipynb").write_text('{"cells": [')
+    (finding,) = json.loads(cli("scan", "bad.ipynb", "--format", "json").stdout)["findings"]
+    assert finding["rule"] == "scan-error"
+    assert finding["message"].startswith("not a notebook: not valid JSON")
+
+
+# --- SARIF at scale -------------------------------------------------------------------------
+
+
+def test_sarif_with_5100_findings_stays_under_5000_results_and_says_what_was_folded(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    lines = ["import torch"] + [f"x{i} = torch.ones(1).to('xla')" for i in range(5100)]
+    (tmp_path / "many.py").write_text("\n".join(lines) + "\nimport torch_xla\n")
+    result = cli("scan", "many.py", "--format", "sarif", "--output", "many.sarif")
+    assert "SARIF: 103 findings were folded" in result.stderr  # 4,997 + 1 + 1 summary kept
+    log = json.loads((tmp_path / "many.sarif").read_text(encoding="utf-8"))
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
+    (run,) = log["runs"]
+    assert len(run["results"]) < 5000
+    assert run["properties"]["folded"] == {"xla-device-string": run["properties"]["foldedResults"]}
+    assert any(r["ruleId"] == "xla-import" for r in run["results"])  # the rare rule keeps its own
+    summary = next(r for r in run["results"] if "folded" in r["properties"])
+    count = summary["properties"]["folded"]
+    assert summary["message"]["text"].startswith(f"{count:,} more 'xla-device-string' findings")
+    kept = sum(1 for r in run["results"] if r["ruleId"] == "xla-device-string") - 1
+    assert kept + count == 5100
+
+
+def test_sarif_fingerprints_survive_code_moving_above_the_finding(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    body = (
+        "import torch\nimport torch_xla\nd = torch.ones(1).to('xla')\ne = torch.ones(1).to('xla')\n"
+    )
+
+    def fingerprints() -> list[str]:
+        log = json.loads(cli("scan", "train.py", "--format", "sarif").stdout)
+        return [r["partialFingerprints"]["neuronEnvFinding/v1"] for r in log["runs"][0]["results"]]
+
+    (tmp_path / "train.py").write_text(body)
+    before = fingerprints()
+    (tmp_path / "train.py").write_text("# a new header line\n\n" + body)
+    assert fingerprints() == before
+    assert len(set(before)) == len(before)  # the two identical findings are told apart

@@ -68,7 +68,7 @@ def test_guards_name_the_neuron_packages_the_plan_does_not_pin() -> None:
 def test_an_unconfirmed_pin_stays_marked() -> None:
     plan = plan_for(release="2.34.0")
     nki = plan.package("nki")
-    assert (nki.spec, nki.confirmed) == (">=0.7.0", False)
+    assert (nki.spec, nki.confirmed) == ("==0.8.0", False)
 
 
 def test_an_upgrade_records_the_installed_versions_and_says_how_it_works() -> None:

@@ -61,8 +61,15 @@ def test_another_ubuntu_needs_a_known_codename() -> None:
     assert "system.other-host" in {n.code for n in other.notes}
     with pytest.raises(BadInput, match="for another host"):
         check_runnable(other)
-    with pytest.raises(BadInput, match=r"Cannot tell the codename of ubuntu-26\.04"):
-        steps_for("2.33.0", os_key="ubuntu-26.04")
+    with pytest.raises(BadInput, match=r"Cannot tell the codename of ubuntu-26\.10"):
+        steps_for("2.33.0", os_key="ubuntu-26.10")
+
+
+def test_ubuntu_26_04_the_recommended_os_is_resolute() -> None:
+    plan = steps_for("2.33.0", os_key="ubuntu-26.04")
+    assert plan.codename == "resolute"
+    (write,) = [s for s in plan.steps if s.write]
+    assert write.content.endswith(" resolute main\n")
 
 
 def test_a_non_ubuntu_host_is_bad_input() -> None:

@@ -2,11 +2,14 @@
 
 A line ending in ``# expect: rule-a, rule-b`` must produce exactly those findings (by rule id);
 every other line must produce none. ``# release: X`` on the first line picks the release's rules
-(default: the newest shipped release). The trap file expects nothing at all: false positives fail.
+(default: the newest shipped release). The trap files expect nothing at all: false positives fail.
+Python files, shell scripts (by extension or shebang) and notebooks (per cell, lines counted in
+the cell) are all read this way.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -22,12 +25,28 @@ EXPECT = re.compile(r"#\s*expect:\s*([\w\-, ]+)")
 RELEASE = re.compile(r"#\s*release:\s*(\S+)")
 
 
-def expected(path: Path) -> Counter[tuple[int, str]]:
-    wanted: Counter[tuple[int, str]] = Counter()
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        match = EXPECT.search(line)
-        if match:
-            wanted.update((number, rule.strip()) for rule in match.group(1).split(","))
+CORPUS_FILES = sorted(
+    p
+    for p in CORPUS.iterdir()
+    if p.suffix in (".py", ".sh", ".ipynb") or p.name == "launch_by_shebang"
+)
+
+
+def cells(path: Path) -> list[tuple[int | None, str]]:
+    """(cell number, text) of each part of a file that has its own line numbers."""
+    if path.suffix != ".ipynb":
+        return [(None, path.read_text(encoding="utf-8"))]
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    return [(n, "".join(c["source"])) for n, c in enumerate(notebook["cells"], start=1)]
+
+
+def expected(path: Path) -> Counter[tuple[int | None, int, str]]:
+    wanted: Counter[tuple[int | None, int, str]] = Counter()
+    for cell, text in cells(path):
+        for number, line in enumerate(text.splitlines(), start=1):
+            match = EXPECT.search(line)
+            if match:
+                wanted.update((cell, number, rule.strip()) for rule in match.group(1).split(","))
     return wanted
 
 
@@ -36,11 +55,17 @@ def release_of(path: Path) -> str | None:
     return match.group(1) if match else None
 
 
-@pytest.mark.parametrize("path", sorted(CORPUS.glob("*.py")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name)
 def test_scan_reports_exactly_the_expected_findings(path: Path) -> None:
     rules = rules_for(load_matrix().get(release_of(path)))
-    found = Counter((f.span.line, f.rule.id) for f in scan_file(path, path.name, rules))
+    found = Counter((f.cell, f.span.line, f.rule.id) for f in scan_file(path, path.name, rules))
     assert found == expected(path)
+
+
+def test_the_corpus_has_every_kind_of_file() -> None:
+    kinds = {p.suffix for p in CORPUS_FILES}
+    assert {".py", ".sh", ".ipynb", ""} <= kinds
+    assert len([p for p in CORPUS_FILES if p.name.startswith("traps_")]) >= 4
 
 
 def test_the_trap_file_is_really_full_of_lookalikes() -> None:

@@ -56,8 +56,14 @@ def test_the_device_fix_uses_the_name_torch_is_imported_as(tmp_path: Path) -> No
     assert device.fix is not None and device.fix.new == 'T.device("neuron")'
 
 
-def test_no_device_fix_where_torch_is_not_imported(tmp_path: Path) -> None:
+def test_where_torch_is_not_imported_the_device_fix_adds_the_import(tmp_path: Path) -> None:
     source = b"import torch_xla.core.xla_model as xm\nd = xm.xla_device()\n"
+    (patch,) = plan_fixes(scan_text(tmp_path, source))
+    assert patch.new == 'import torch\nd = torch.device("neuron")\n'  # and the unused import goes
+
+
+def test_no_device_fix_where_torch_names_something_else(tmp_path: Path) -> None:
+    source = b"import torch_xla.core.xla_model as xm\ntorch = None\nd = xm.xla_device()\n"
     (device,) = [f for f in scan_text(tmp_path, source) if f.rule.id == "xla-device"]
     assert device.fix is None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 import subprocess
 
@@ -36,6 +37,31 @@ def test_control_characters_are_refused_for_every_filter(value: str) -> None:
             render(f"{{{{ v | {name} }}}}", v=value)
 
 
+@pytest.mark.parametrize(
+    "value",
+    [
+        "a\u2028Transform: x",
+        "a\u2029b",
+        "a\u0085b",
+        "c1\x9b",
+        "bidi\u202eevil",
+        "zw\u200bsp",
+        "\ufeffbom",
+    ],
+)
+def test_unicode_line_breaks_and_format_characters_are_refused_for_every_filter(
+    value: str,
+) -> None:
+    for name in ("sh", "yaml", "hcl", "comment"):
+        with pytest.raises(UnsafeValue, match="line separator"):
+            render(f"{{{{ v | {name} }}}}", v=value)
+
+
+def test_non_ascii_text_that_is_not_a_control_character_still_renders() -> None:
+    assert render("{{ v | comment }}", v="Ubuntu 26.04 – résumé") == "Ubuntu 26.04 – résumé"
+    assert render("{{ v | yaml }}", v="é") == '"\\u00e9"'
+
+
 def test_a_value_without_a_quoting_filter_is_refused() -> None:
     with pytest.raises(UnsafeValue, match="not passed through a quoting filter"):
         render("echo {{ v }}", v="$(reboot)")
@@ -58,3 +84,33 @@ def test_yaml_scalars_are_double_quoted_json_strings() -> None:
 
 def test_heredoc_bodies_escape_interpolation() -> None:
     assert render("{{ v | hcl_heredoc }}", v="x=${y}\n%{z}\n") == "x=$${y}\n%%{z}\n"
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+def test_docker_strings_escape_quotes_backslashes_and_variables(value: str) -> None:
+    quoted = render("{{ v | docker_string }}", v=value)
+    assert quoted.startswith('"') and quoted.endswith('"')
+    body = quoted[1:-1]
+    # Undo the Dockerfile escapes: what remains must be the value, with no bare " or $.
+    assert re_unescape(body) == value
+    assert not re.search(r'(?<!\\)["$]', body)
+
+
+def re_unescape(body: str) -> str:
+    return re.sub(r"\\(.)", r"\1", body)
+
+
+@pytest.mark.parametrize(
+    "value", ["ubuntu:26.04 AS x", "ubuntu:$(id)", 'a"b', "UPPER:1", "ubuntu:${TAG}", "a\u2028b"]
+)
+def test_an_image_reference_is_refused_unless_it_is_one(value: str) -> None:
+    with pytest.raises(UnsafeValue):
+        render("FROM {{ v | docker_image }}", v=value)
+    assert render("{{ v | docker_image }}", v="registry:5000/a/b_c:1.0@sha256:" + "0" * 64)
+
+
+def test_json_words_and_pipelines_quote_every_word() -> None:
+    assert render("{{ v | json_words }}", v=["a b", '"', "é"]) == '["a b", "\\"", "\\u00e9"]'
+    assert render("{{ v | sh_pipeline }}", v=[["echo", "a b"], ["tee", "$(x)"]]) == (
+        "echo 'a b' | tee '$(x)'"
+    )

@@ -63,8 +63,16 @@ class Backend(ABC):
         """Create an empty virtual environment at ``dest`` from ``base_python``."""
 
     @abstractmethod
-    def install(self, plan: InstallPlan, python: Path, session: Session) -> None:
-        """Install ``plan`` into the environment of ``python``, honouring its routes."""
+    def install(self, plan: InstallPlan, python: Path, session: Session) -> tuple[str, ...]:
+        """Install ``plan`` into the environment of ``python``, honouring its routes.
+
+        Returns the Neuron packages the plan does not pin that it took from the Neuron index
+        (dependencies of the pinned ones), so that verification accepts them.
+        """
+
+    @abstractmethod
+    def uninstall(self, names: Sequence[str], python: Path, session: Session) -> None:
+        """Remove the distributions ``names`` from the environment of ``python``."""
 
     def describe(self) -> str:
         return self.name

@@ -9,6 +9,7 @@ index with the routed wheels given as files. The install itself uses no index at
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from neuron_env.install.backends.base import Backend, Session
@@ -29,15 +30,22 @@ class PipBackend(Backend):
     def create_venv(self, base_python: Path, dest: Path, session: Session) -> None:
         session.run([base_python, "-m", "venv", dest])
 
-    def install(self, plan: InstallPlan, python: Path, session: Session) -> None:
+    def install(self, plan: InstallPlan, python: Path, session: Session) -> tuple[str, ...]:
         pip = self.ensure_pip(python, session)
         if plan.wheelhouse:
             self.install_from(Path(plan.wheelhouse), plan, pip, session)
-            return
+            return ()
         house = session.work / "wheels"
         house.mkdir(parents=True)
-        fill_wheelhouse(plan, house, pip, session)
+        filled = fill_wheelhouse(plan, house, pip, session)
         self.install_from(house, plan, pip, session)
+        pinned = {p.name for p in plan.packages}
+        routed = {r.name for r in plan.routed}
+        return tuple(w.name for w in filled.files if w.route in routed and w.name not in pinned)
+
+    def uninstall(self, names: Sequence[str], python: Path, session: Session) -> None:
+        pip = self.ensure_pip(python, session)
+        session.run([*pip, "uninstall", "--yes", *names])
 
     def install_from(
         self, house: Path, plan: InstallPlan, pip: list[str | Path], session: Session

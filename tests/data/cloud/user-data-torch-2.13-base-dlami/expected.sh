@@ -14,8 +14,8 @@ set -euo pipefail
 umask 022
 install -d -m 0755 /usr/local/sbin
 cat > /usr/local/sbin/neuron-env-bootstrap <<'NEURON_ENV_BOOTSTRAP'
-[scripts/bootstrap.sh, verbatim: 272 lines, checked by the test]
+[scripts/bootstrap.sh, verbatim: 365 lines, checked by the test]
 NEURON_ENV_BOOTSTRAP
 chmod 0755 /usr/local/sbin/neuron-env-bootstrap
 # shellcheck disable=SC2016  # the values are literal: nothing in them may expand
-exec /usr/local/sbin/neuron-env-bootstrap --release 2.33.1 --torch 2.13 --neuron-env-spec neuron-env==VERSION --venv /opt/neuron-env/venv --system auto --efa auto --python-env auto --level 2
+exec /usr/local/sbin/neuron-env-bootstrap --release 2.33.1 --torch 2.13 --neuron-env-source pypi --neuron-env-sha256 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef --neuron-env-spec neuron-env==VERSION --venv /opt/neuron-env/venv --system auto --efa auto --python-env auto --level 2

@@ -8,6 +8,7 @@
 # and ends with 'neuron-env doctor', which fails the build when the image is not healthy.
 # WARNING: Neuron 2.33.1 publishes no torch-neuronx pip wheels for Ubuntu 24.04 LTS. Use the TorchNeuron single-framework DLAMI for Ubuntu 24.04 (venv /opt/aws_neuronx_venv_torch_neuronx_2_14_0), or build torch-neuronx from source.
 # WARNING: The source AMI's SSM parameter /aws/service/neuron/dlami/torch-neuronx-2.14.0/ubuntu-24.04/latest/image_id is unconfirmed: The SSM parameter follows the documented naming pattern; list /aws/service/neuron to confirm it. Check it with 'aws ssm get-parameter --name /aws/service/neuron/dlami/torch-neuronx-2.14.0/ubuntu-24.04/latest/image_id' before building.
+# WARNING: The host installs neuron-env==VERSION as root from its configured index without checking it (--neuron-env-source pypi, no --neuron-env-sha256).
 
 packer {
   required_plugins {

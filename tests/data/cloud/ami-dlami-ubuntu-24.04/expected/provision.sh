@@ -10,4 +10,4 @@ set -euo pipefail
 install -D -m 0755 /tmp/neuron-env-bootstrap /usr/local/sbin/neuron-env-bootstrap
 rm -f /tmp/neuron-env-bootstrap
 # shellcheck disable=SC2016  # the values are literal: nothing in them may expand
-/usr/local/sbin/neuron-env-bootstrap --release 2.33.1 --torch 2.14 --neuron-env-spec neuron-env==VERSION --venv /opt/aws_neuronx_venv_torch_neuronx_2_14_0 --system always --efa auto --python-env auto --level 1 --no-tag --image-build
+/usr/local/sbin/neuron-env-bootstrap --release 2.33.1 --torch 2.14 --neuron-env-source pypi --neuron-env-spec neuron-env==VERSION --venv /opt/aws_neuronx_venv_torch_neuronx_2_14_0 --system always --efa auto --python-env auto --level 1 --no-tag --image-build

@@ -10,4 +10,4 @@ set -euo pipefail
 install -D -m 0755 /tmp/neuron-env-bootstrap /usr/local/sbin/neuron-env-bootstrap
 rm -f /tmp/neuron-env-bootstrap
 # shellcheck disable=SC2016  # the values are literal: nothing in them may expand
-/usr/local/sbin/neuron-env-bootstrap --release 2.33.1 --torch 2.14 --neuron-env-spec neuron-env==VERSION --venv /opt/neuron-env/venv --system always --efa auto --python-env always --level 1 --no-tag --image-build
+/usr/local/sbin/neuron-env-bootstrap --release 2.33.1 --torch 2.14 --neuron-env-source https://artifacts.example.com/neuron-env/neuron_env-0.1.0-py3-none-any.whl --neuron-env-sha256 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef --venv /opt/neuron-env/venv --system always --efa auto --python-env always --level 1 --no-tag --image-build

@@ -1,0 +1,125 @@
+"""The conflicts check: what must not share an environment with TorchNeuron.
+
+The legacy PyTorch/XLA stack (torch-xla, libneuronxla, neuronx-distributed*, transformers-neuronx
+beside an XLA build of torch-neuronx), two distributions owning the ``torchao`` import package,
+and other backends that autoload with ``import torch``.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from neuron_env.checks.model import Context, Verdict, fail, ok, warn
+from neuron_env.checks.placeholders import is_placeholder
+from neuron_env.checks.versions import loose_version
+from neuron_env.facts import HostFacts
+
+XLA_STACK = ("torch-xla", "libneuronxla", "transformers-neuronx")
+XLA_STACK_PREFIXES = ("neuronx-distributed",)
+
+
+def xla_leftovers(facts: HostFacts, ctx: Context) -> list[str]:
+    """Installed packages of the PyTorch/XLA era (placeholders are the placeholder check's)."""
+    assert facts.python is not None
+    return [
+        name
+        for name, dist in sorted(facts.python.distributions.items())
+        if (name in XLA_STACK or name.startswith(XLA_STACK_PREFIXES))
+        and not is_placeholder(name, dist, ctx.releases)
+    ]
+
+
+def check_conflicts(facts: HostFacts, ctx: Context) -> Verdict:
+    assert facts.python is not None
+    return _xla_stack(facts, ctx) or _torchao(facts, ctx) or _notes(facts, ctx)
+
+
+def _native(facts: HostFacts, ctx: Context) -> bool | None:
+    """True for TorchNeuron, False for the legacy XLA build, None without torch-neuronx."""
+    assert facts.python is not None
+    dist = facts.python.dist("torch-neuronx")
+    if dist is None or is_placeholder("torch-neuronx", dist, ctx.releases):
+        return None
+    version = loose_version(dist.version)
+    return version is not None and version not in ctx.release.legacy_xla.versions
+
+
+def _xla_stack(facts: HostFacts, ctx: Context) -> Verdict | None:
+    assert facts.python is not None
+    dists, native = facts.python.distributions, _native(facts, ctx)
+    left = xla_leftovers(facts, ctx)
+    shown = ", ".join(f"{name} {dists[name].version}" for name in left)
+    if native is False:
+        items = [f"torch-neuronx {dists['torch-neuronx'].version}", *shown.split(", ")[: len(left)]]
+        return fail(
+            f"The legacy PyTorch/XLA stack is installed: {', '.join(items)}",
+            fix=ctx.uninstall_then_install(["torch-neuronx", *left]),
+            detail="TorchNeuron replaces all of it; installing torch-neuronx over it would leave "
+            "the XLA packages behind, and they break device registration.",
+        )
+    if "torch-xla" in left:
+        fix = f"{_pip(ctx)} uninstall -y {' '.join(shlex.quote(n) for n in left)}"
+        if native is None:  # nothing of TorchNeuron yet: remove the XLA stack, then install
+            fix = ctx.uninstall_then_install(left)
+        return fail(
+            f"PyTorch/XLA packages are installed beside TorchNeuron: {shown}",
+            fix=fix,
+            detail="TorchNeuron replaces PyTorch/XLA; mixing them breaks device registration.",
+        )
+    return None
+
+
+def _torchao(facts: HostFacts, ctx: Context) -> Verdict | None:
+    assert facts.python is not None
+    dists = facts.python.distributions
+    if "torchao" not in dists or "torchao-neuron" not in dists:
+        return None
+    neuron = dists["torchao-neuron"].version
+    index = ctx.release.index_for("torch-neuronx")
+    source = f"--index-url {shlex.quote(ctx.release.indexes[index].url)} " if index else ""
+    reinstall = f"{_pip(ctx)} install --no-deps {source}{shlex.quote(f'torchao-neuron=={neuron}')}"
+    return fail(
+        f"torchao {dists['torchao'].version} and torchao-neuron {neuron} are both installed: "
+        "they own the same import package 'torchao', so whichever came last overwrote the other",
+        fix=f"{_pip(ctx)} uninstall -y torchao torchao-neuron && {reinstall}",
+        detail="Removing only upstream torchao would delete files torchao-neuron shares with it: "
+        "remove both, then reinstall torchao-neuron from the Neuron index.",
+    )
+
+
+def _notes(facts: HostFacts, ctx: Context) -> Verdict:
+    assert facts.python is not None
+    dists = facts.python.distributions
+    notes = []
+    left = xla_leftovers(facts, ctx)
+    if left:
+        notes.append(
+            "XLA-era packages are installed, not part of a TorchNeuron environment: "
+            + ", ".join(f"{name} {dists[name].version}" for name in left)
+        )
+    if "torchao" in dists:
+        notes.append(
+            "upstream torchao is installed; TorchNeuron needs torchao-neuron (same import name)"
+        )
+    others = [b for b in facts.python.torch_backends if b != "torch_neuronx"]
+    if others:
+        notes.append(
+            f"other torch backends autoload ({', '.join(others)}); "
+            "a PrivateUse1 backend loaded first hides torch.neuron"
+        )
+    if notes:
+        quoted = " ".join(
+            shlex.quote(n) for n in [*left, *(["torchao"] if "torchao" in dists else [])]
+        )
+        fix = f"{_pip(ctx)} uninstall -y {quoted}" if quoted else ""
+        return warn("; ".join(notes), fix=fix or "Uninstall what this environment does not need.")
+    return ok("No conflicting packages")
+
+
+def _pip(ctx: Context) -> str:
+    python = ctx.python or "python"
+    return (
+        f"{python} -m pip"
+        if ctx.has_pip
+        else f"{python} -m ensurepip --default-pip && {python} -m pip"
+    )

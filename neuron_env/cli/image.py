@@ -1,0 +1,112 @@
+"""``neuron-env image render``: a Dockerfile for TorchNeuron, rendered from the support matrix.
+
+Option parsing only; the image is decided in :mod:`neuron_env.aws.container`, imported inside the
+command so that ``neuron-env --help`` never loads jinja2.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from neuron_env.cli.cloud import OsOption, Sha256Option, SpecOption, TorchOption
+from neuron_env.cli.install import IndexUrlOption, NeuronIndexOption, PytorchIndexOption
+
+SourceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--neuron-env-source",
+        metavar="URL|pypi",
+        help="Where the build gets neuron-env (required): a wheel or wheelhouse URL with "
+        "--neuron-env-sha256, or pypi (the build's configured index).",
+    ),
+]
+image_app = typer.Typer(
+    help="Container images for Trainium: a Dockerfile with the release's Neuron user space, EFA "
+    "and the Python environment built by neuron-env install, rendered from the support matrix.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+@image_app.command("render")
+def render(
+    ctx: typer.Context,
+    torch: TorchOption,
+    packages: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[PACKAGE]...",
+            help="Your packages, each pinned (NAME==VERSION), installed after the environment.",
+        ),
+    ] = None,
+    release: Annotated[
+        str | None,
+        typer.Option("--release", metavar="R", help="Neuron release (default: the latest)."),
+    ] = None,
+    os: OsOption = None,
+    base: Annotated[
+        str | None,
+        typer.Option(
+            "--base", metavar="IMAGE", help="Base image (default: ubuntu:VERSION of --os)."
+        ),
+    ] = None,
+    requirements: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--requirement",
+            "-r",
+            metavar="FILE",
+            help="Your packages from a requirements file (requirement lines only; repeatable).",
+            dir_okay=False,
+        ),
+    ] = None,
+    neuron_env_source: SourceOption = None,
+    neuron_env_sha256: Sha256Option = None,
+    neuron_env_spec: SpecOption = None,
+    index_url: IndexUrlOption = None,
+    neuron_index: NeuronIndexOption = None,
+    pytorch_index: PytorchIndexOption = None,
+    output_format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            help="text (the Dockerfile) or json (neuron-env/image-render/v1: text and pins).",
+        ),
+    ] = "text",
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", metavar="FILE", help="Write to FILE.", dir_okay=False),
+    ] = None,
+) -> None:
+    """Print a Dockerfile for TorchNeuron on Trainium, from the support matrix.
+
+    The base for an OS with pip wheels, the Neuron apt repository with the release's runtime,
+    collectives and tools (never the driver: it is the host's), EFA user space (--skip-kmod),
+    neuron-env from a source checked against its sha256, the Python environment via
+    'neuron-env install', OCI labels with the pins, and a HEALTHCHECK running
+    'neuron-env preflight --level 0'. Notes go to stderr.
+
+    Examples:
+
+    \b
+      neuron-env image render --torch 2.14 \\
+          --neuron-env-source https://artifacts.example.com/neuron_env-0.1.0-py3-none-any.whl \\
+          --neuron-env-sha256 HEX -o Dockerfile
+      neuron-env image render --torch 2.14 --neuron-env-source pypi \\
+          transformers==4.57.1 -r requirements.txt -o Dockerfile
+      docker build -t trainium-torch . && docker run --device=/dev/neuron0 trainium-torch
+    """
+    from neuron_env.cli import image_flow
+
+    request = image_flow.image_request(
+        torch=torch, release=release, os=os, base=base, packages=packages or [],
+        requirements=requirements or [], neuron_env_source=neuron_env_source,
+        neuron_env_sha256=neuron_env_sha256, neuron_env_spec=neuron_env_spec,
+        mirrors={"index_url": index_url, "neuron_index": neuron_index,
+                 "pytorch_index": pytorch_index},
+    )  # fmt: skip
+    image_flow.render(ctx, request, output_format, output)

@@ -1,0 +1,265 @@
+"""Reading files that someone else wrote (matrix files, facts snapshots), bounded at the edge.
+
+Every read is bounded before any parsing starts: only regular files (a FIFO, ``/dev/zero`` or a
+directory is refused without blocking: the file is opened with ``O_NONBLOCK`` and checked with
+``fstat``), at most so many bytes, UTF-8 only. The decoded document is then bounded too: nesting
+depth, integer size, string length, and (for matrix files) no control characters. A problem is an
+:class:`InputRejected` naming what is wrong and where; each caller turns it into its own error
+(a :class:`~neuron_env.errors.MatrixError`, a :class:`~neuron_env.errors.MalformedFile`).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import stat
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from neuron_env.escape import UNSAFE
+from neuron_env.schema import format_path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 hosts
+    import tomli as tomllib
+
+MiB = 1 << 20
+
+# Controls, line/paragraph separators (U+2028, U+2029, U+0085), bidi and invisible characters:
+# none belongs in a matrix string, and each of them changes what a rendered file means.
+CONTROL_CHARACTERS = UNSAFE
+
+
+class InputRejected(Exception):
+    """A file or document that is not accepted; ``key`` locates the problem inside it."""
+
+    def __init__(self, problem: str, key: str = "") -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.key = key
+
+
+class Unreadable(InputRejected):
+    """The file could not be opened or read at all; ``problem`` is the system's reason."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much of a kind of file neuron-env reads before refusing it."""
+
+    max_bytes: int
+    max_string: int
+    max_depth: int = 64
+    max_int_bits: int = 64
+    controls_allowed: bool = True
+
+
+MATRIX_LIMITS = Limits(max_bytes=1 * MiB, max_string=4096, controls_allowed=False)
+SNAPSHOT_LIMITS = Limits(max_bytes=16 * MiB, max_string=64 * 1024)
+TOML_LIMITS = Limits(max_bytes=1 * MiB, max_string=64 * 1024)  # other TOML, such as scan rules
+
+
+def read_bytes(path: Path, max_bytes: int) -> bytes:
+    """The contents of the regular file ``path``: never blocks, never reads past ``max_bytes``."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise Unreadable(exc.strerror or str(exc)) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputRejected(f"not a regular file but {_kind(info.st_mode)}; nothing was read")
+        if info.st_size > max_bytes:
+            raise InputRejected(f"{_size(info.st_size)}, more than the {_size(max_bytes)} allowed")
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as exc:
+        raise Unreadable(exc.strerror or str(exc)) from None
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:  # it grew while we read
+        raise InputRejected(f"more than the {_size(max_bytes)} allowed")
+    return data
+
+
+def read_text(path: Path, max_bytes: int) -> str:
+    """``read_bytes`` decoded as UTF-8 (the only encoding neuron-env writes or reads)."""
+    data = read_bytes(path, max_bytes)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputRejected(_not_utf8(data, exc)) from None
+
+
+def _not_utf8(data: bytes, exc: UnicodeDecodeError) -> str:
+    return f"not UTF-8 text (byte {exc.start} is 0x{data[exc.start]:02x})"
+
+
+def load_toml(path: Path, limits: Limits) -> dict[str, Any]:
+    """A bounded TOML document."""
+    text = read_text(path, limits.max_bytes)
+    try:
+        data: dict[str, Any] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputRejected(f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise InputRejected(_too_deep(limits)) from None
+    except ValueError:  # an integer past Python's conversion limit (4,300 digits)
+        raise InputRejected(
+            f"holds an integer of over 4,300 digits; at most {limits.max_int_bits} bits "
+            "are accepted"
+        ) from None
+    check_document(data, limits)
+    return data
+
+
+def load_json(path: Path, limits: Limits) -> Any:
+    """A bounded JSON document."""
+    data = read_bytes(path, limits.max_bytes)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:  # JSON is UTF-8 (RFC 8259)
+        raise InputRejected(f"not valid JSON: {_not_utf8(data, exc)}") from None
+    return parse_json(text, limits)
+
+
+def parse_json(text: str, limits: Limits) -> Any:
+    """``text`` as a bounded JSON document (also for JSON that arrived another way)."""
+    if len(text) > limits.max_bytes:
+        raise InputRejected(f"more than the {_size(limits.max_bytes)} allowed")
+    digits = len(str(1 << limits.max_int_bits)) + 1  # one more for a sign
+
+    def bounded_int(literal: str) -> int:
+        if len(literal) > digits:
+            raise InputRejected(
+                f"an integer of {len(literal)} digits; at most {limits.max_int_bits} bits "
+                "are accepted"
+            )
+        return int(literal)
+
+    try:
+        doc = json.loads(text, parse_int=bounded_int)
+    except json.JSONDecodeError as exc:
+        raise InputRejected(f"not valid JSON ({exc})") from None
+    except RecursionError:
+        raise InputRejected(_too_deep(limits)) from None
+    check_document(doc, limits)
+    return doc
+
+
+def check_document(doc: Any, limits: Limits) -> None:
+    """Refuse a decoded document past ``limits``: depth, integer size, string length, controls."""
+    if type(doc) is dict or type(doc) is list:
+        was_enabled = gc.isenabled()
+        gc.disable()  # millions of small tuples would trigger full collections, over and over
+        try:
+            _check_containers(doc, limits)
+        finally:
+            if was_enabled:
+                gc.enable()
+    else:
+        _check_scalars([doc], None, limits)
+
+
+def _check_containers(doc: dict[str, Any] | list[Any], limits: Limits) -> None:
+    # Each entry: (container, depth, where) with ``where`` a (key, parent where) chain that is
+    # turned into a key path only for a message: a 16 MiB document has millions of values.
+    stack: list[tuple[Any, int, Any]] = [(doc, 0, None)]
+    while stack:
+        container, depth, where = stack.pop()
+        if depth >= limits.max_depth:
+            raise InputRejected(_too_deep(limits), _key_path(where))
+        keys: Sequence[str | int]
+        if type(container) is dict:
+            _check_scalars(container, where, limits)  # the keys
+            keys, values = list(container), list(container.values())
+        else:
+            keys, values = range(len(container)), container
+        kinds = set(map(type, values))
+        if kinds & {dict, list}:
+            stack.extend(
+                (value, depth + 1, (key, where))
+                for key, value in zip(keys, values, strict=True)
+                if type(value) is dict or type(value) is list
+            )
+        if kinds & {str, int} and not _plainly_within(values, kinds, limits):
+            for key, value in zip(keys, values, strict=True):
+                if type(value) is str or type(value) is int:
+                    _check_scalars([value], (key, where), limits)
+
+
+def _plainly_within(values: Any, kinds: set[type], limits: Limits) -> bool:
+    """A quick yes for the bulk of a document (arrays of numbers or of strings), at C speed."""
+    if kinds == {int}:
+        return bool(max(map(abs, values)).bit_length() <= limits.max_int_bits)
+    if kinds == {str}:
+        if max(map(len, values)) > limits.max_string:
+            return False
+        return limits.controls_allowed or not CONTROL_CHARACTERS.search(" ".join(values))
+    return False
+
+
+def _check_scalars(values: Any, where: Any, limits: Limits) -> None:
+    for value in values:
+        if type(value) is str:
+            _check_string(value, where, limits)
+        elif type(value) is int and value.bit_length() > limits.max_int_bits:
+            raise InputRejected(
+                f"an integer of {len(str(value))} digits; at most {limits.max_int_bits} bits "
+                "are accepted",
+                _key_path(where),
+            )
+
+
+def _check_string(text: str, where: Any, limits: Limits) -> None:
+    if len(text) > limits.max_string:
+        raise InputRejected(
+            f"a string of {len(text):,} characters; at most {limits.max_string:,} are accepted",
+            _key_path(where),
+        )
+    if not limits.controls_allowed and (found := CONTROL_CHARACTERS.search(text)):
+        raise InputRejected(
+            f"holds the control character U+{ord(found.group()):04X} (line breaks, tabs, "
+            "separators and bidirectional controls are not allowed in matrix text)",
+            _key_path(where),
+        )
+
+
+def _key_path(where: Any) -> str:
+    """``os."ubuntu-24.04".claims[1]`` from a (key, parent) chain, shortened when long."""
+    path: list[str | int] = []
+    while where is not None:
+        key, where = where
+        path.append(key)
+    text = format_path(path[::-1]) if path else ""
+    return text if len(text) <= 60 else text[:60] + "…"
+
+
+def refuse_control_characters(text: str, what: str) -> None:
+    """A path or name that will be shown or rendered: no control character in it."""
+    if found := CONTROL_CHARACTERS.search(text):
+        raise InputRejected(f"{what} holds the control character U+{ord(found.group()):04X}")
+
+
+def _too_deep(limits: Limits) -> str:
+    return f"nested more than {limits.max_depth} levels deep"
+
+
+def _kind(mode: int) -> str:
+    kinds = [
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ]
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
+
+
+def _size(n: int) -> str:
+    return f"{n / MiB:.1f} MiB" if n >= MiB else f"{n:,} bytes"

@@ -1,0 +1,113 @@
+"""Shell scripts (``*.sh``, ``*.bash``, or a ``sh``/``bash`` shebang): XLA variables they set
+and XLA-era commands they run.
+
+Not a shell parser: each line is read with its quotes and comments masked, so a variable counts
+where it is assigned or exported (``export XLA_USE_BF16=1``, ``PJRT_DEVICE=NEURON python ...``)
+and a command where a shell would run it (start of a command, after ``;``/``&&``/``|``/``$(``, a
+``VAR=value`` prefix or ``sudo``/``env``/``time``), never inside ``echo "..."`` or a comment.
+Here-document bodies are data and are skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from neuron_env.scan.detect import command_pattern, finding
+from neuron_env.scan.model import Finding, Rule, RuleSet, Span
+from neuron_env.scan.source import SourceFile
+
+SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh"})
+_ASSIGNMENT = re.compile(
+    r"(?:^|[\s;&|(])(?:export\s+|declare\s+-x\s+|readonly\s+|env\s+)?(?P<name>[A-Za-z_]\w*)(?==)"
+)
+_EXPORT = re.compile(r"(?:^|[\s;&|(])export\s+(?P<names>[A-Za-z_]\w*(?:\s+[A-Za-z_]\w*)*)\s*$")
+_HEREDOC = re.compile(r"<<-?\s*(['\"]?)(?P<word>\w+)\1")
+
+
+def is_shell_shebang(first_line: bytes) -> bool:
+    """``#!/bin/bash``, ``#!/usr/bin/env sh``, ``#!/bin/bash -eu``..."""
+    if not first_line.startswith(b"#!"):
+        return False
+    words = first_line[2:].decode("utf-8", "replace").split()
+    if not words:
+        return False
+    program = words[0].rsplit("/", 1)[-1]
+    if program == "env":
+        program = next((w for w in words[1:] if not w.startswith("-")), "")
+    return program in SHELLS
+
+
+def shell_findings(source: SourceFile, rules: RuleSet) -> list[Finding]:
+    """The findings of a shell script (or of the shell lines of a notebook cell)."""
+    found: list[Finding] = []
+    for number, line in _code_lines(source):
+        masked = mask(line)
+        for rule in rules.rules:
+            found.extend(_line_findings(rule, source, number, masked))
+    return found
+
+
+def _code_lines(source: SourceFile) -> Iterator[tuple[int, str]]:
+    heredoc = ""
+    for number, line in enumerate(source.lines, start=1):
+        text = line.rstrip("\r\n")
+        if heredoc:
+            heredoc = "" if text.strip() == heredoc else heredoc
+            continue
+        yield number, text
+        masked = mask(text)
+        for opened in _HEREDOC.finditer(text):
+            if masked[opened.start()] == "<":  # not inside quotes or a comment
+                heredoc = opened.group("word")
+
+
+def mask(line: str) -> str:
+    """``line`` with quoted text and the comment replaced by spaces (same length)."""
+    out, quote, escaped = [], "", False
+    for index, char in enumerate(line):
+        if escaped:
+            out.append(" ")
+            escaped = False
+        elif quote:
+            escaped = char == "\\" and quote == '"'
+            quote = "" if char == quote else quote
+            out.append(char if not quote else " ")
+        elif char == "\\":
+            escaped = True
+            out.append(char)
+        elif char in "'\"":
+            quote = char
+            out.append(char)
+        elif char == "#" and (index == 0 or line[index - 1] in " \t;&|("):
+            out.append(" " * (len(line) - index))
+            break
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _line_findings(rule: Rule, source: SourceFile, number: int, masked: str) -> Iterator[Finding]:
+    detect = rule.detect
+    if detect.literals or detect.literal_prefixes:
+        for name, start in _variables(masked):
+            if name in detect.literals or name.startswith(detect.literal_prefixes or ("\0",)):
+                yield _at(rule, source, number, start, name)
+    if detect.commands:
+        for match in re.finditer(command_pattern(detect.commands, in_string=False), masked):
+            yield _at(rule, source, number, match.start("name"), match.group("name"))
+
+
+def _variables(masked: str) -> Iterator[tuple[str, int]]:
+    for match in _ASSIGNMENT.finditer(masked):
+        yield match.group("name"), match.start("name")
+    export = _EXPORT.search(masked)
+    if export:
+        offset = export.start("names")
+        for word in re.finditer(r"\S+", export.group("names")):
+            yield word.group(0), offset + word.start()
+
+
+def _at(rule: Rule, source: SourceFile, line: int, start: int, name: str) -> Finding:
+    span = Span(line, start + 1, line, start + 1 + len(name))
+    return finding(rule, source, span, name)

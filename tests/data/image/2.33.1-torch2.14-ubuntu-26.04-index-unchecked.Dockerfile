@@ -1,0 +1,78 @@
+# A TorchNeuron container image: Neuron 2.33.1, PyTorch 2.14.0, ubuntu-26.04.
+# Rendered by neuron-env VERSION from its support matrix.
+#
+# Build: docker build -t trainium-torch .
+# Run:   docker run --device=/dev/neuron0 trainium-torch neuron-env preflight --level 0
+#        (pass every /dev/neuron* the job uses; the Neuron driver, aws-neuronx-dkms, stays on
+#        the host: this image holds the user space only)
+# WARNING: The image build installs neuron-env==VERSION as root from its configured index without checking it (--neuron-env-source pypi, no --neuron-env-sha256).
+FROM ubuntu:26.04
+
+LABEL "org.opencontainers.image.title"="TorchNeuron: Neuron 2.33.1, PyTorch 2.14.0, ubuntu-26.04"
+LABEL "org.opencontainers.image.description"="PyTorch 2.14.0 with torch-neuronx 2.14.3.0.* for AWS Trainium, Neuron 2.33.1 user space (the driver is the host's); rendered by neuron-env VERSION."
+LABEL "org.opencontainers.image.base.name"="ubuntu:26.04"
+LABEL "neuron-env.release"="2.33.1"
+LABEL "neuron-env.os"="ubuntu-26.04"
+LABEL "neuron-env.torch"="2.14.0"
+LABEL "neuron-env.torch-neuronx"="2.14.3.0.*"
+LABEL "neuron-env.pin.neuronx-cc"="==2.28.7631.0"
+LABEL "neuron-env.pin.nki"="==0.7.0"
+LABEL "neuron-env.pin.torch"="==2.14.0"
+LABEL "neuron-env.pin.torch-neuronx"="==2.14.3.0.*"
+LABEL "neuron-env.apt.aws-neuronx-collectives"="2.35.49.0"
+LABEL "neuron-env.apt.aws-neuronx-runtime-lib"="2.35.33.0"
+LABEL "neuron-env.apt.aws-neuronx-tools"="2.33.38.0"
+LABEL "neuron-env.healthcheck"="neuron-env preflight --level 0 --release 2.33.1 --torch 2.14 --python /opt/venv/bin/python"
+
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+ARG DEBIAN_FRONTEND=noninteractive
+
+# The Neuron apt repository and its key, then the release's user-space packages at its versions.
+# The base packages follow the base image's own updates.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends ca-certificates curl gnupg python3 python3-venv \
+    && install -d -m 0755 /etc/apt/keyrings \
+    && curl -fsSL https://apt.repos.neuron.amazonaws.com/GPG-PUB-KEY-AMAZON-AWS-NEURON.PUB | gpg --dearmor -o /etc/apt/keyrings/neuron.gpg \
+    && echo 'deb [signed-by=/etc/apt/keyrings/neuron.gpg] https://apt.repos.neuron.amazonaws.com resolute main' | tee /etc/apt/sources.list.d/neuron.list \
+    && apt-get update \
+    && apt-get install -y --no-install-recommends 'aws-neuronx-collectives=2.35.49.0*' 'aws-neuronx-runtime-lib=2.35.33.0*' 'aws-neuronx-tools=2.33.38.0*' \
+    && rm -rf /var/lib/apt/lists/*
+
+# EFA user space (libfabric, Open MPI) for multi-node jobs, its signature checked. --skip-kmod:
+# the EFA kernel module is the host's. The installer runs from its own folder (hence the cd), and
+# one RUN keeps the download out of the image's layers.
+WORKDIR /tmp/efa
+# hadolint ignore=DL3003
+RUN curl -fsSL --retry 3 -o aws-efa-installer-latest.tar.gz https://efa-installer.amazonaws.com/aws-efa-installer-latest.tar.gz \
+    && curl -fsSL --retry 3 -o aws-efa-installer-latest.tar.gz.sig https://efa-installer.amazonaws.com/aws-efa-installer-latest.tar.gz.sig \
+    && curl -fsSL --retry 3 -o aws-efa-installer.key https://efa-installer.amazonaws.com/aws-efa-installer.key \
+    && GNUPGHOME="$(mktemp -d)" \
+    && export GNUPGHOME \
+    && gpg --batch --import aws-efa-installer.key \
+    && gpg --batch --verify aws-efa-installer-latest.tar.gz.sig aws-efa-installer-latest.tar.gz \
+    && tar -xzf aws-efa-installer-latest.tar.gz \
+    && cd aws-efa-installer \
+    && ./efa_installer.sh --yes --skip-kmod --skip-limit-conf --no-verify \
+    && cd / \
+    && rm -rf /tmp/efa "$GNUPGHOME"
+WORKDIR /
+
+# neuron-env, checked before it is installed, then the Python environment it builds: the same
+# pins and indexes as 'neuron-env install' on a host (each package from its own index only).
+RUN python3 -m venv /opt/neuron-env/tool \
+    && /opt/neuron-env/tool/bin/pip install --no-cache-dir neuron-env==VERSION \
+    && ln -s /opt/neuron-env/tool/bin/neuron-env /usr/local/bin/neuron-env \
+    && neuron-env install --torch 2.14 --release 2.33.1 --venv /opt/venv --python /usr/bin/python3 --yes
+
+# The environment first on PATH, then the Neuron tools and EFA; the runtime's libraries. No
+# ${LD_LIBRARY_PATH} is appended: an empty entry would put the working directory on the path.
+# container=oci tells neuron-env (and systemd) it runs in a container where nothing else can
+# (containerd with cgroup v2): the driver is then expected on the host, not in the image.
+ENV container="oci" \
+    VIRTUAL_ENV="/opt/venv" \
+    PATH="/opt/venv/bin:/opt/aws/neuron/bin:/opt/amazon/openmpi/bin:/opt/amazon/efa/bin:${PATH}" \
+    LD_LIBRARY_PATH="/opt/aws/neuron/lib:/opt/amazon/efa/lib:/opt/amazon/efa/lib64:/opt/amazon/openmpi/lib64"
+
+# The container's own preflight: the host's devices passed in, the environment as built.
+HEALTHCHECK --interval=10m --timeout=2m --start-period=1m CMD ["neuron-env", "preflight", "--level", "0", "--release", "2.33.1", "--torch", "2.14", "--python", "/opt/venv/bin/python"]

@@ -1,0 +1,59 @@
+"""The top-level group builds only the command that runs, and its help table never drifts."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from neuron_env.cli import COMMANDS, load_command
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_the_help_line_is_the_commands_own(name: str) -> None:
+    command = load_command(name)
+    assert command.name == name
+    assert (command.help or "").split("\n\n")[0].strip() == COMMANDS[name].help
+
+
+CHECK_LOADED = """
+import sys
+from neuron_env.cli import main
+sys.argv = ["neuron-env", *sys.argv[1:]]
+try:
+    main()
+except SystemExit:
+    pass
+loaded = sorted(
+    m for m in sys.modules if m.startswith("neuron_env.cli.") and m != "neuron_env.cli._common"
+)
+print("LOADED", ",".join(loaded), file=sys.stderr)
+"""
+
+
+def loaded_modules(*args: str) -> tuple[str, list[str]]:
+    proc = subprocess.run(
+        [sys.executable, "-c", CHECK_LOADED, *args], capture_output=True, text=True, check=False
+    )
+    line = next(x for x in proc.stderr.splitlines() if x.startswith("LOADED"))
+    names = line.removeprefix("LOADED").strip()
+    return proc.stdout, [n for n in names.split(",") if n]
+
+
+def test_top_level_help_and_version_load_no_command_module() -> None:
+    out, loaded = loaded_modules("--help")
+    assert loaded == []
+    for name in COMMANDS:  # every command is still listed, with its help line
+        assert f"  {name} " in out
+    out, loaded = loaded_modules("--version")
+    assert loaded == [] and out.startswith("neuron-env ")
+
+
+def test_a_commands_help_loads_only_that_command() -> None:
+    out, loaded = loaded_modules("doctor", "--help")
+    assert "--probe-timeout" in out
+    assert loaded == ["neuron_env.cli.doctor"]
+    out, loaded = loaded_modules("matrix", "--help")
+    assert "resolve" in out
+    assert "neuron_env.cli.doctor" not in loaded and "neuron_env.cli.matrix" in loaded
