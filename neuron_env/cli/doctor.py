@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -180,8 +181,12 @@ def run_doctor(
 ) -> DoctorReport:
     """Facts (live or from a snapshot) judged against the matrix; shared with preflight."""
     from neuron_env.doctor import check_request, judge
+    from neuron_env.worker.interrupts import stop_on_interrupt
 
-    with ThreadPoolExecutor(max_workers=1) as pool:  # probe the host while the matrix loads
+    # The device levels run in the pool's thread, which signals cannot reach: Ctrl-C or SIGTERM
+    # here kills their workers, and the run ends with exit 130 once the thread has returned.
+    guard = stop_on_interrupt("device test") if options.level else contextlib.nullcontext()
+    with guard, ThreadPoolExecutor(max_workers=1) as pool:  # probe the host while matrix loads
         host = pool.submit(_facts_for, facts_file, python, sysroot, probe_timeout, options.level)
         matrix = load_matrix(ctx)
         check_request(matrix, options.release, options.torch)
