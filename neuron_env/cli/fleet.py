@@ -245,7 +245,7 @@ def _collect_options(
 def _run_collect(
     options: CollectOptions, output: Path, region: str | None, profile: str | None
 ) -> CollectResult:
-    from neuron_env.cli.cloud_flow import aws_session
+    from neuron_env.cli._common import aws_session
     from neuron_env.fleet.collect import collect
     from neuron_env.fleet.ssm import SsmGateway
 

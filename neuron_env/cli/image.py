@@ -11,8 +11,15 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli.cloud import OsOption, Sha256Option, SpecOption, TorchOption
-from neuron_env.cli.install import IndexUrlOption, NeuronIndexOption, PytorchIndexOption
+from neuron_env.cli.options import (
+    HostTorchOption,
+    IndexUrlOption,
+    NeuronIndexOption,
+    OsOption,
+    PytorchIndexOption,
+    Sha256Option,
+    SpecOption,
+)
 
 SourceOption = Annotated[
     str | None,
@@ -34,7 +41,7 @@ image_app = typer.Typer(
 @image_app.command("render")
 def render(
     ctx: typer.Context,
-    torch: TorchOption,
+    torch: HostTorchOption,
     packages: Annotated[
         list[str] | None,
         typer.Argument(

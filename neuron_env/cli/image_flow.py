@@ -15,8 +15,7 @@ from neuron_env.aws.container import (
     read_requirements,
     render_dockerfile,
 )
-from neuron_env.cli._common import load_matrix, write_output
-from neuron_env.cli.cloud_flow import print_notes
+from neuron_env.cli._common import load_matrix, print_notes, write_output
 from neuron_env.errors import BadInput
 from neuron_env.serialize import envelope
 

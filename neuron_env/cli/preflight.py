@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import console, load_matrix, write_output
-from neuron_env.cli.doctor import ProbeTimeoutOption, PythonOption, SysrootOption, run_doctor
+from neuron_env.cli._common import console, device_progress, load_matrix, settings, write_output
+from neuron_env.cli.options import ProbeTimeoutOption, PythonOption, SysrootOption
 from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ def preflight(
 
       neuron-env preflight --emit slurm-healthcheck --python /opt/venv/bin/python > healthcheck.sh
     """
-    from neuron_env.doctor import DoctorOptions
+    from neuron_env.operations.doctor import DoctorRequest, run_doctor
     from neuron_env.preflight import (
         EMITTABLE,
         check_healthcheck_settings,
@@ -108,9 +108,19 @@ def preflight(
         check_healthcheck_settings(load_matrix(ctx), release, torch, allow or [], timeout)
         _emit_slurm(torch, release, level or 0, python, sysroot, strict, allow or [], timeout)
         return
-    chosen = 1 if level is None else level
-    options = DoctorOptions(release, torch, (), (), strict, chosen, tuple(allow or ()))
-    report = run_doctor(ctx, options, None, python, sysroot, probe_timeout)
+    request = DoctorRequest(
+        matrix_dirs=settings(ctx).matrix_dirs,
+        release=release,
+        torch=torch,
+        strict=strict,
+        level=1 if level is None else level,
+        allow=tuple(allow or ()),
+        python=python,
+        sysroot=sysroot,
+        probe_timeout=probe_timeout,
+        device_progress=device_progress,
+    )
+    report = run_doctor(request)
     _deliver(report, plan_outputs(output_format, output, detect_ci(os.environ)))
     raise typer.Exit(report.summary.exit_code)
 
