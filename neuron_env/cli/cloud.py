@@ -11,7 +11,15 @@ from typing import Annotated, Any
 
 import typer
 
-from neuron_env.cli.options import HostTorchOption, OsOption, Sha256Option, SpecOption
+from neuron_env.cli.options import (
+    DocumentOutputOption,
+    HostTorchOption,
+    JsonOption,
+    OsOption,
+    ReleaseOption,
+    Sha256Option,
+    SpecOption,
+)
 
 launch_template_app = typer.Typer(
     help="EC2 launch templates for Trainium hosts: DLAMI, EFA layout, IMDSv2, storage, capacity "
@@ -28,10 +36,6 @@ ami_app = typer.Typer(
 InstanceTypeOption = Annotated[
     str,
     typer.Option("--instance-type", metavar="TYPE", help="EC2 instance type, e.g. trn2.48xlarge."),
-]
-ReleaseOption = Annotated[
-    str | None,
-    typer.Option("--release", "-r", metavar="R", help="Neuron release (default: the latest)."),
 ]
 AmiOption = Annotated[
     str | None,
@@ -157,10 +161,7 @@ def render(
             help="json (LaunchTemplateData), cloudformation, terraform or user-data.",
         ),
     ] = "json",
-    output: Annotated[
-        Path | None,
-        typer.Option("--output", "-o", metavar="FILE", help="Write to FILE.", dir_okay=False),
-    ] = None,
+    output: DocumentOutputOption = None,
     region: RegionOption = None,
     profile: ProfileOption = None,
 ) -> None:
@@ -219,9 +220,7 @@ def create(
             "--dry-run", help="Check permissions and report what would change; change nothing."
         ),
     ] = False,
-    json: Annotated[
-        bool, typer.Option("--json", help="Print the versioned JSON envelope.")
-    ] = False,
+    json: JsonOption = False,
     region: RegionOption = None,
     profile: ProfileOption = None,
 ) -> None:

@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from neuron_env.cli._common import console, device_progress, settings, write_output
-from neuron_env.cli.options import ProbeTimeoutOption, PythonOption, SysrootOption
+from neuron_env.cli.options import (
+    JudgeReleaseOption,
+    JudgeTorchOption,
+    ProbeTimeoutOption,
+    PythonOption,
+    ReportFormatOption,
+    ReportOutputOption,
+    SysrootOption,
+)
 from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
@@ -77,14 +85,8 @@ def doctor(
             dir_okay=False,
         ),
     ] = None,
-    release: Annotated[
-        str | None,
-        typer.Option("--release", "-r", metavar="R", help="Judge against this Neuron release."),
-    ] = None,
-    torch: Annotated[
-        str | None,
-        typer.Option("--torch", metavar="X.Y", help="Judge against this PyTorch minor, e.g. 2.14."),
-    ] = None,
+    release: JudgeReleaseOption = None,
+    torch: JudgeTorchOption = None,
     level: Annotated[
         int,
         typer.Option(
@@ -102,19 +104,8 @@ def doctor(
     list_checks: Annotated[
         bool, typer.Option("--list-checks", help="List the check ids and exit.")
     ] = False,
-    output_format: Annotated[
-        str, typer.Option("--format", metavar="FORMAT", help="text, json, junit or github.")
-    ] = "text",
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="FILE",
-            help="Write the report to FILE instead of stdout.",
-            dir_okay=False,
-        ),
-    ] = None,
+    output_format: ReportFormatOption = "text",
+    output: ReportOutputOption = None,
     strict: Annotated[bool, typer.Option("--strict", help="Warnings fail too (exit 1).")] = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Show details of every check.")

@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from neuron_env.cli.options import (
+    DocumentOutputOption,
     HostTorchOption,
     IndexUrlOption,
     NeuronIndexOption,
@@ -51,7 +52,10 @@ def render(
     ] = None,
     release: Annotated[
         str | None,
-        typer.Option("--release", metavar="R", help="Neuron release (default: the latest)."),
+        # no -r: image render's -r is --requirement
+        typer.Option(
+            "--release", metavar="R", help="Neuron release, e.g. 2.33.1 (default: the latest)."
+        ),
     ] = None,
     os: OsOption = None,
     base: Annotated[
@@ -84,10 +88,7 @@ def render(
             help="text (the Dockerfile) or json (neuron-env/image-render/v1: text and pins).",
         ),
     ] = "text",
-    output: Annotated[
-        Path | None,
-        typer.Option("--output", "-o", metavar="FILE", help="Write to FILE.", dir_okay=False),
-    ] = None,
+    output: DocumentOutputOption = None,
 ) -> None:
     """Print a Dockerfile for TorchNeuron on Trainium, from the support matrix.
 

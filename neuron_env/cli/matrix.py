@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from neuron_env.cli._common import console, load_matrix, print_json
+from neuron_env.cli.options import JsonOption, ReleaseOption
 from neuron_env.errors import EXIT_BAD_INPUT, NeuronEnvError
 
 app = typer.Typer(
@@ -16,14 +17,6 @@ app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode=None,  # plain click help: no rich/markdown import on --help
 )
-
-JsonOption = Annotated[bool, typer.Option("--json", help="Print the versioned JSON envelope.")]
-ReleaseOption = Annotated[
-    str | None,
-    typer.Option(
-        "--release", "-r", metavar="R", help="Neuron release, e.g. 2.33.1 (default: the latest)."
-    ),
-]
 
 
 @app.command("list")

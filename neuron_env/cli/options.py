@@ -14,7 +14,7 @@ PythonOption = Annotated[
     typer.Option(
         "--python",
         metavar="PATH",
-        help="Target interpreter to inspect (default: the active virtualenv, else this one).",
+        help="Target interpreter (default: the active virtualenv, else neuron-env's own).",
         dir_okay=False,
     ),
 ]
@@ -35,6 +35,47 @@ SysrootOption = Annotated[
         help="Read the host through this directory (e.g. /host from a container).",
         file_okay=False,
     ),
+]
+
+# What a command judges against (doctor, preflight, fleet) ...
+JudgeReleaseOption = Annotated[
+    str | None,
+    typer.Option("--release", "-r", metavar="R", help="Judge against this Neuron release."),
+]
+JudgeTorchOption = Annotated[
+    str | None,
+    typer.Option("--torch", metavar="X.Y", help="Judge against this PyTorch minor, e.g. 2.14."),
+]
+# ... and what it builds or looks up (matrix, scan, launch-template, ami, image).
+ReleaseOption = Annotated[
+    str | None,
+    typer.Option(
+        "--release", "-r", metavar="R", help="Neuron release, e.g. 2.33.1 (default: the latest)."
+    ),
+]
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the versioned JSON envelope.")]
+ReportFormatOption = Annotated[
+    str, typer.Option("--format", metavar="FORMAT", help="text, json, junit or github.")
+]
+ReportOutputOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="Write the report to FILE instead of stdout.",
+        dir_okay=False,
+    ),
+]
+DocumentOutputOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--output", "-o", metavar="FILE", help="Write to FILE instead of stdout.", dir_okay=False
+    ),
+]
+SnapshotsOption = Annotated[
+    Path, typer.Option("--output", "-o", metavar="DIR", help="Snapshots go here.")
 ]
 
 # launch-template, ami and image render: the host (or image) being described.

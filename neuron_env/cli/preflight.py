@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from neuron_env.cli._common import console, device_progress, load_matrix, settings, write_output
-from neuron_env.cli.options import ProbeTimeoutOption, PythonOption, SysrootOption
+from neuron_env.cli.options import (
+    JudgeReleaseOption,
+    JudgeTorchOption,
+    ProbeTimeoutOption,
+    PythonOption,
+    SysrootOption,
+)
 from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
@@ -20,12 +26,8 @@ if TYPE_CHECKING:
 
 def preflight(
     ctx: typer.Context,
-    torch: Annotated[
-        str | None, typer.Option("--torch", metavar="X.Y", help="PyTorch minor, e.g. 2.14.")
-    ] = None,
-    release: Annotated[
-        str | None, typer.Option("--release", "-r", metavar="R", help="Neuron release.")
-    ] = None,
+    torch: JudgeTorchOption = None,
+    release: JudgeReleaseOption = None,
     level: Annotated[
         int | None,
         typer.Option(

@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 
 from neuron_env.cli._common import console, load_matrix, print_json, write_output
+from neuron_env.cli.options import ReleaseOption, ReportOutputOption
 from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
@@ -27,21 +28,11 @@ def scan(
         list[Path] | None,
         typer.Argument(metavar="PATH...", help="Python files, or directories to search for *.py."),
     ] = None,
-    release: Annotated[
-        str | None,
-        typer.Option(
-            "--release", "-r", metavar="R", help="Use this release's rules (default: latest)."
-        ),
-    ] = None,
+    release: ReleaseOption = None,
     output_format: Annotated[
         str, typer.Option("--format", metavar="FORMAT", help="text, json or sarif.")
     ] = "text",
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output", "-o", metavar="FILE", help="Write the report to FILE.", dir_okay=False
-        ),
-    ] = None,
+    output: ReportOutputOption = None,
     fail_on: Annotated[
         str,
         typer.Option(
