@@ -46,12 +46,19 @@ def load_matrix(ctx: typer.Context) -> Matrix:
 
 def console(stderr: bool = False) -> Console:
     """A rich console that degrades to plain text without a terminal or with NO_COLOR."""
-    from rich.console import Console
+    from neuron_env.report.console import new_console
 
-    stream = sys.stderr if stderr else sys.stdout
-    # Without a terminal rich assumes 80 columns; pipes and CI logs read better wider.
-    width = None if stream.isatty() or os.environ.get("COLUMNS") else 120
-    return Console(stderr=stderr, highlight=False, width=width)
+    return new_console(stderr=stderr)
+
+
+def check_format(output_format: str | None, formats: Iterable[str]) -> None:
+    """An unknown ``--format`` is bad input: one ``error:`` line listing the formats the command
+    has (None: the command chooses)."""
+    known = tuple(formats)
+    if output_format is not None and output_format not in known:
+        from neuron_env.errors import BadInput
+
+        raise BadInput(f"--format '{output_format}' is not one of: {', '.join(known)}.")
 
 
 def device_progress() -> AbstractContextManager[ProgressCallback | None]:

@@ -20,11 +20,12 @@ from neuron_env.aws.ami import AmiRequest, build_ami_recipe, write_recipe
 from neuron_env.aws.api_errors import aws_call
 from neuron_env.aws.launch_templates import ApplyResult, apply_launch_template
 from neuron_env.aws.policy import AUDIENCES, iam_policy
-from neuron_env.aws.render import launch_template_data, render_format, user_data
+from neuron_env.aws.render import FORMATS, launch_template_data, render_format, user_data
 from neuron_env.aws.spec import LaunchRequest, LaunchSpec, build_launch_spec
 from neuron_env.aws.values import template_name
 from neuron_env.cli._common import (
     aws_session,
+    check_format,
     console,
     load_matrix,
     print_json,
@@ -74,6 +75,7 @@ def render(
     region: str | None,
     profile: str | None,
 ) -> None:
+    check_format(output_format, FORMATS)  # before anything reaches AWS
     spec = build_launch_spec(load_matrix(ctx), request)
     if resolve_ami:
         spec = _resolve_image(spec, aws_session(region, profile))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import console, device_progress, settings, write_output
+from neuron_env.cli._common import check_format, console, device_progress, settings, write_output
 from neuron_env.cli.options import (
     JudgeReleaseOption,
     JudgeTorchOption,
@@ -21,7 +21,6 @@ from neuron_env.cli.options import (
     ReportOutputOption,
     SysrootOption,
 )
-from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
     from neuron_env.checks.model import Check, DoctorReport
@@ -131,8 +130,7 @@ def doctor(
     if list_checks:
         _print_checks(CHECKS)
         return
-    if output_format not in FORMATS:
-        raise BadInput(f"--format '{output_format}' is not one of: {', '.join(FORMATS)}.")
+    check_format(output_format, FORMATS)
     request = DoctorRequest(
         matrix_dirs=settings(ctx).matrix_dirs,
         release=release,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import console, load_matrix, print_json, write_output
+from neuron_env.cli._common import check_format, console, load_matrix, print_json, write_output
 from neuron_env.cli.options import (
     JsonOption,
     JudgeReleaseOption,
@@ -97,8 +97,9 @@ def report(
       neuron-env fleet report snapshots/ --release 2.34.0 --torch 2.14   # ready for 2.34?
     """
     from neuron_env.fleet.report import report_fleet
+    from neuron_env.report import FORMATS
 
-    _check_format(output_format)
+    check_format(output_format, FORMATS)
     result = report_fleet(load_matrix(ctx), folder, release=release, torch=torch)
     _show(result, output_format, output, verbose)
     raise typer.Exit(result.exit_code)
@@ -161,8 +162,9 @@ def doctor(
     Example: neuron-env fleet doctor --targets tag:Cluster=train-a -o snapshots/ --release 2.34.0
     """
     from neuron_env.fleet.report import report_fleet
+    from neuron_env.report import FORMATS
 
-    _check_format(output_format)
+    check_format(output_format, FORMATS)
     from neuron_env.doctor import check_request
 
     matrix = load_matrix(ctx)  # bad input (an unknown release) before anything runs remotely
@@ -187,13 +189,6 @@ def policy() -> None:
     from neuron_env.aws.policy import iam_policy
 
     sys.stdout.write(json_module.dumps(iam_policy("fleet"), indent=2) + "\n")
-
-
-def _check_format(output_format: str) -> None:
-    from neuron_env.report import FORMATS
-
-    if output_format not in FORMATS:
-        raise BadInput(f"--format '{output_format}' is not one of: {', '.join(FORMATS)}.")
 
 
 def _show(result: FleetReport, output_format: str, output: Path | None, verbose: bool) -> None:

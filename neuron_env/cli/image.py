@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from neuron_env.cli._common import check_format
 from neuron_env.cli.options import (
     DocumentOutputOption,
     HostTorchOption,
@@ -110,6 +111,7 @@ def render(
     """
     from neuron_env.cli import image_flow
 
+    check_format(output_format, image_flow.FORMATS)
     request = image_flow.image_request(
         torch=torch, release=release, os=os, base=base, packages=packages or [],
         requirements=requirements or [], neuron_env_source=neuron_env_source,

@@ -16,7 +16,6 @@ from neuron_env.aws.container import (
     render_dockerfile,
 )
 from neuron_env.cli._common import load_matrix, print_notes, write_output
-from neuron_env.errors import BadInput
 from neuron_env.serialize import envelope
 
 FORMATS = ("text", "json")
@@ -55,8 +54,6 @@ def image_request(
 def render(
     ctx: typer.Context, request: ImageRequest, output_format: str, output: Path | None
 ) -> None:
-    if output_format not in FORMATS:
-        raise BadInput(f"--format '{output_format}' is not one of: {', '.join(FORMATS)}.")
     spec = build_image_spec(load_matrix(ctx), request)
     text = render_dockerfile(spec)
     if output_format == "json":

@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import console, device_progress, load_matrix, settings, write_output
+from neuron_env.cli._common import (
+    check_format,
+    console,
+    device_progress,
+    load_matrix,
+    settings,
+    write_output,
+)
 from neuron_env.cli.options import (
     JudgeReleaseOption,
     JudgeTorchOption,
@@ -102,8 +109,7 @@ def preflight(
     )
     from neuron_env.report import FORMATS
 
-    if output_format is not None and output_format not in FORMATS:
-        raise BadInput(f"--format '{output_format}' is not one of: {', '.join(FORMATS)}.")
+    check_format(output_format, FORMATS)
     if emit is not None:
         if emit not in EMITTABLE:
             raise BadInput(f"--emit '{emit}' is not one of: {', '.join(EMITTABLE)}.")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from neuron_env.cli._common import console, load_matrix, print_json, write_output
+from neuron_env.cli._common import check_format, console, load_matrix, print_json, write_output
 from neuron_env.cli.options import ReleaseOption, ReportOutputOption
 from neuron_env.errors import BadInput
 
@@ -112,8 +112,7 @@ def scan(
 def _check_choices(output_format: str, fail_on: str, fix: bool, dry_run: bool, yes: bool) -> None:
     from neuron_env.scan import SEVERITIES
 
-    if output_format not in FORMATS:
-        raise BadInput(f"--format '{output_format}' is not one of: {', '.join(FORMATS)}.")
+    check_format(output_format, FORMATS)
     if fail_on not in SEVERITIES:
         raise BadInput(f"--fail-on '{fail_on}' is not one of: {', '.join(SEVERITIES)}.")
     if (dry_run or yes) and not fix:

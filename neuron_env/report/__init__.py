@@ -35,11 +35,10 @@ def render(
 
 
 def _plain_text(report: DoctorReport, verbose: bool, command: str) -> str:
-    from rich.console import Console
-
+    from neuron_env.report.console import new_console
     from neuron_env.report.text import print_report
 
     buffer = io.StringIO()
-    plain = Console(file=buffer, color_system=None, width=120)
+    plain = new_console(file=buffer)
     print_report(plain, report, verbose=verbose, command=command)
     return buffer.getvalue()

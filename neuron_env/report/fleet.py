@@ -18,6 +18,7 @@ from neuron_env.escape import (
     terminal,
 )
 from neuron_env.fleet.model import FleetReport, Group, HostVerdict
+from neuron_env.report.console import new_console
 from neuron_env.report.github import ICONS
 from neuron_env.report.junit import to_xml
 from neuron_env.report.text import Line, print_hanging, shown
@@ -36,7 +37,7 @@ def render_fleet(report: FleetReport, output_format: str, *, verbose: bool = Fal
     if output_format == "github":
         return "".join(line + "\n" for line in workflow_commands(report)) + render_markdown(report)
     buffer = io.StringIO()
-    print_fleet(Console(file=buffer, color_system=None, width=120), report, verbose=verbose)
+    print_fleet(new_console(file=buffer), report, verbose=verbose)
     return buffer.getvalue()
 
 
