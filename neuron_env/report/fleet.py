@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
 from rich.console import Console
@@ -20,13 +19,14 @@ from neuron_env.escape import (
 from neuron_env.fleet.model import FleetReport, Group, HostVerdict
 from neuron_env.report.console import new_console
 from neuron_env.report.github import ICONS
-from neuron_env.report.junit import to_xml
+from neuron_env.report.junit import Case, Suite, write_junit
 from neuron_env.report.text import Line, print_hanging, shown
 from neuron_env.serialize import envelope
 from neuron_env.wording import plural
 
 COMMAND = "fleet-report"
 SHOWN_HOSTS = 5
+CLASSNAME = "neuron-env.fleet"
 
 
 def render_fleet(report: FleetReport, output_format: str, *, verbose: bool = False) -> str:
@@ -133,40 +133,22 @@ def _host_list(hosts: Sequence[str], verbose: bool) -> str:
 
 
 def render_junit(report: FleetReport) -> str:
-    failures = sum(h.status == "fail" for h in report.hosts)
-    suite = ET.Element(
-        "testsuite",
-        {
-            "name": "neuron-env.fleet",
-            "tests": str(len(report.hosts) + len(report.missing)),
-            "failures": str(failures),
-            "errors": str(len(report.missing)),
-            "skipped": "0",
-            "time": "0",
-        },
-    )
-    for host in report.hosts:
-        case = ET.SubElement(
-            suite, "testcase", classname="neuron-env.fleet", name=host.name, time="0"
-        )
-        failing = [f for f in host.problems if f.status in ("fail", "error")]
-        if failing:
-            failure = ET.SubElement(
-                case, "failure", message=", ".join(f.check for f in failing), type="fail"
-            )
-            failure.text = "\n".join(f"{f.check}: {f.summary}\nfix: {f.fix}" for f in failing)
-    for missing in report.missing:
-        case = ET.SubElement(
-            suite, "testcase", classname="neuron-env.fleet", name=missing.name, time="0"
-        )
-        ET.SubElement(case, "error", message=missing.reason, type="not-collected")
-    root = ET.Element(
-        "testsuites",
-        {k: suite.get(k, "") for k in ("tests", "failures", "errors", "skipped", "time")},
-    )
-    root.set("name", "neuron-env fleet")
-    root.append(suite)
-    return to_xml(root)
+    """The fleet report as JUnit XML: one testsuite, a testcase per host (not collected: error)."""
+    cases = [_host_case(host) for host in report.hosts]
+    cases += [
+        Case(CLASSNAME, missing.name, "error", missing.reason, "not-collected")
+        for missing in report.missing
+    ]
+    return write_junit("neuron-env fleet", [Suite(CLASSNAME, cases)])
+
+
+def _host_case(host: HostVerdict) -> Case:
+    failing = [f for f in host.problems if f.status in ("fail", "error")]
+    if not failing:
+        return Case(CLASSNAME, host.name)
+    message = ", ".join(f.check for f in failing)
+    text = "\n".join(f"{f.check}: {f.summary}\nfix: {f.fix}" for f in failing)
+    return Case(CLASSNAME, host.name, "failure", message, "fail", text)
 
 
 # --- GitHub -------------------------------------------------------------------------------------
