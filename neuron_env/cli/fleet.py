@@ -96,7 +96,7 @@ def report(
 
       neuron-env fleet report snapshots/ --release 2.34.0 --torch 2.14   # ready for 2.34?
     """
-    from neuron_env.fleet.report import report_fleet
+    from neuron_env.fleet.judge import report_fleet
     from neuron_env.report import FORMATS
 
     check_format(output_format, FORMATS)
@@ -161,7 +161,7 @@ def doctor(
 
     Example: neuron-env fleet doctor --targets tag:Cluster=train-a -o snapshots/ --release 2.34.0
     """
-    from neuron_env.fleet.report import report_fleet
+    from neuron_env.fleet.judge import report_fleet
     from neuron_env.report import FORMATS
 
     check_format(output_format, FORMATS)

@@ -30,6 +30,7 @@ CLASSNAME = "neuron-env.fleet"
 
 
 def render_fleet(report: FleetReport, output_format: str, *, verbose: bool = False) -> str:
+    """The fleet report in ``output_format`` (text, json, junit or github) as one string."""
     if output_format == "json":
         return json.dumps(to_document(report), indent=2) + "\n"
     if output_format == "junit":
@@ -42,6 +43,7 @@ def render_fleet(report: FleetReport, output_format: str, *, verbose: bool = Fal
 
 
 def to_document(report: FleetReport) -> dict[str, object]:
+    """The fleet report as the versioned ``fleet-report`` JSON envelope."""
     return envelope(
         COMMAND,
         {
@@ -74,6 +76,8 @@ def _host_document(host: HostVerdict) -> dict[str, object]:
 
 
 def print_fleet(out: Console, report: FleetReport, *, verbose: bool = False) -> None:
+    """The fleet report as text on ``out``: the headline, the groups of hosts by failing (then
+    warning) check with their fix, the hosts without a verdict; ``verbose`` lists every host."""
     total = len(report.hosts) + len(report.missing)
     out.print(f"[bold]neuron-env fleet report[/] · {total} hosts · {_against(report)}")
     out.print(_headline(report))
@@ -155,6 +159,7 @@ def _host_case(host: HostVerdict) -> Case:
 
 
 def render_markdown(report: FleetReport) -> str:
+    """The fleet report as GitHub Markdown (a step summary): headline, then a table of groups."""
     plain = _headline(report).replace("[green]", "").replace("[red]", "").replace("[/]", "")
     lines = [
         f"### neuron-env fleet report: {len(report.hosts) + len(report.missing)} hosts",
@@ -174,6 +179,7 @@ def render_markdown(report: FleetReport) -> str:
 
 
 def workflow_commands(report: FleetReport) -> list[str]:
+    """GitHub Actions ``::error``/``::warning`` lines, one per group, their values escaped."""
     lines = []
     for group in report.groups:
         level = "error" if group.status == "fail" else "warning"
