@@ -25,7 +25,7 @@ def list_releases(ctx: typer.Context, json: JsonOption = False) -> None:
 
     Example: neuron-env matrix list --json
     """
-    from neuron_env.cli import matrix_views
+    from neuron_env.report import matrix as matrix_views
 
     matrix = load_matrix(ctx)
     if json:
@@ -45,7 +45,7 @@ def show(
 
     Example: neuron-env matrix show --release 2.33.0
     """
-    from neuron_env.cli import matrix_views
+    from neuron_env.report import matrix as matrix_views
 
     chosen = load_matrix(ctx).get(release)
     if json:
@@ -87,8 +87,8 @@ def resolve(
 
     Example: neuron-env matrix resolve --torch 2.14 --python 3.12 --os ubuntu-26.04 --json
     """
-    from neuron_env.cli import matrix_views
     from neuron_env.matrix import Request, resolve_target
+    from neuron_env.report import matrix as matrix_views
 
     request = Request(torch, python, os, arch, instance_type, release)
     target = resolve_target(load_matrix(ctx), request)
@@ -112,8 +112,8 @@ def diff(
 
     Example: neuron-env matrix diff 2.33.1 2.34.0
     """
-    from neuron_env.cli import matrix_views
     from neuron_env.matrix import diff_releases
+    from neuron_env.report import matrix as matrix_views
 
     matrix = load_matrix(ctx)
     before, after = matrix.get(old), matrix.get(new)
@@ -139,8 +139,8 @@ def validate(
 
     Example: neuron-env matrix validate ./my-matrices/2.35.0.toml
     """
-    from neuron_env.cli import matrix_views
     from neuron_env.matrix import load_release_file
+    from neuron_env.report import matrix as matrix_views
 
     results: list[tuple[Path, object]] = []
     for path in files:

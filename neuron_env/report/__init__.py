@@ -1,6 +1,7 @@
 """Renderers: a doctor report as text, JSON, JUnit XML or GitHub Actions output.
 
-Renderers lay out what the checks decided; they never decide a status themselves.
+Renderers lay out what the checks decided; they never decide a status themselves. The fleet
+report (:mod:`.fleet`) and the matrix commands (:mod:`.matrix`) have their renderers here too.
 """
 
 from __future__ import annotations
