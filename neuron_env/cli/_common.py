@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import json
 import math
 import os
@@ -59,6 +60,19 @@ def check_format(output_format: str | None, formats: Iterable[str]) -> None:
         from neuron_env.errors import BadInput
 
         raise BadInput(f"--format '{output_format}' is not one of: {', '.join(known)}.")
+
+
+def format_choice(formats: type[enum.Enum]) -> Callable[[str], Any]:
+    """A ``--format`` option's callback: an unknown format is :func:`check_format`'s one
+    ``error:`` line (not click's usage error), a known one becomes the command's enum member."""
+
+    def convert(value: str | enum.Enum) -> Any:
+        if isinstance(value, enum.Enum):  # the default, as declared
+            return value
+        check_format(value, [member.value for member in formats])
+        return formats(value)
+
+    return convert
 
 
 def device_progress() -> AbstractContextManager[ProgressCallback | None]:

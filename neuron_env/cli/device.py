@@ -16,6 +16,7 @@ import typer
 
 from neuron_env.cli._common import (
     console,
+    format_choice,
     load_matrix,
     print_json,
     seconds_at_least,
@@ -62,7 +63,12 @@ TimeoutOption = Annotated[
         help="Seconds each case (and the worker's start) may take.",
     ),
 ]
-FormatOption = Annotated[Format, typer.Option("--format", help="Report format.")]
+FormatOption = Annotated[
+    str,
+    typer.Option(
+        "--format", metavar="FORMAT", help="text, json or junit.", callback=format_choice(Format)
+    ),
+]
 OutputOption = Annotated[
     Path | None, typer.Option("--output", "-o", help="Write the report to FILE.", dir_okay=False)
 ]
@@ -81,7 +87,7 @@ def smoke(
     python: PythonOption = None,
     device: DeviceOption = "neuron",
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
-    format: FormatOption = Format.text,
+    format: FormatOption = "text",
     output: OutputOption = None,
     quiet: QuietOption = False,
     keep_going: KeepGoingOption = False,
@@ -104,7 +110,7 @@ def smoke(
         result = run_smoke(
             target, device=device, timeout=timeout, keep_going=keep_going, progress=report
         )
-    _emit(result, format, output, verbose=False)
+    _emit(result, Format(format), output, verbose=False)
     raise typer.Exit(0 if result.ok else 1)
 
 
@@ -130,7 +136,7 @@ def selftest(
     python: PythonOption = None,
     device: DeviceOption = "neuron",
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
-    format: FormatOption = Format.text,
+    format: FormatOption = "text",
     output: OutputOption = None,
     allow_fallback: Annotated[
         bool, typer.Option("--allow-fallback", help="Do not fail on ops that fell back to CPU.")
@@ -172,7 +178,7 @@ def selftest(
     from neuron_env.selftest import check_device, run_suite, select_variants
 
     if list_cases:
-        _list(level.value, format, output)
+        _list(level.value, Format(format), output)
         return
     select_variants(level.value, only or ())
     target = find_target_python(python)
@@ -192,7 +198,7 @@ def selftest(
             keep_going=keep_going,
             progress=report,
         )
-    _emit(result, format, output, verbose)
+    _emit(result, Format(format), output, verbose)
     raise typer.Exit(0 if result.ok else 1)
 
 

@@ -17,6 +17,7 @@ import typer
 
 from neuron_env.cli._common import (
     console,
+    format_choice,
     load_matrix,
     seconds_at_least,
     settings,
@@ -91,8 +92,14 @@ def evaluate(
         ),
     ] = None,
     format: Annotated[
-        Format, typer.Option("--format", help="text, json, or html (one self-contained page).")
-    ] = Format.text,
+        str,
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            help="text, json, or html (one self-contained page).",
+            callback=format_choice(Format),
+        ),
+    ] = "text",
     output: OutputOption = None,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Show every tensor and every op.")
@@ -152,7 +159,7 @@ def evaluate(
         )
     if settings(ctx).debug:
         evaluate_views.print_tracebacks(console(stderr=True), result)
-    _emit(result, format, output, verbose)
+    _emit(result, Format(format), output, verbose)
     raise typer.Exit(0 if result.ok else 1)
 
 

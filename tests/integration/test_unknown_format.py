@@ -33,6 +33,11 @@ CASES = {
         ["image", "render", "--torch", "2.14", "--neuron-env-source", "pypi", "-r", "missing.txt"],
         "text, json",
     ),
+    # the device commands: refused before the target interpreter is even looked for
+    "smoke": (["smoke", "--python", "missing/bin/python"], "text, json, junit"),
+    "selftest": (["selftest", "--python", "missing/bin/python"], "text, json, junit"),
+    "evaluate": (["evaluate", "model.py:make", "--python", "missing/bin/python"],
+                 "text, json, html"),
 }  # fmt: skip
 
 
