@@ -230,21 +230,9 @@ def _gateway(region: str | None, profile: str | None) -> SsmGateway:
 
 
 def _print_collect(result: CollectResult, output: Path, as_json: bool) -> None:
-    from neuron_env.escape import shell
-    from neuron_env.report.text import shown as escape  # hosts' stderr, shown inertly
+    from neuron_env.report.fleet import collect_payload, print_collect
 
     if as_json:
-        payload = {"directory": str(output), "collected": result.collected,
-                   "skipped": result.skipped, "missing": result.missing}  # fmt: skip
-        print_json("fleet-collect", payload)
-        return
-    out = console()
-    out.print(
-        f"Collected {len(result.collected)} snapshots into {escape(str(output))}"
-        f" ({len(result.skipped)} already there; --refresh asks them again)."
-    )
-    for missing in result.missing:
-        out.print(f"  [red]?[/] {escape(missing.name)}: {escape(missing.reason)}")
-    if result.missing:
-        out.print(f"{len(result.missing)} without a snapshot (recorded in _not-collected.json).")
-    out.print(f"Next: neuron-env fleet report {escape(shell(str(output)))}")
+        print_json("fleet-collect", collect_payload(result, output))
+    else:
+        print_collect(console(), result, output)
