@@ -109,6 +109,9 @@ class Distribution:
     """The start of the METADATA description body, whitespace collapsed."""
     stub: bool = False
     """The only file is one small ``__init__.py`` that raises (the placeholder shape)."""
+    requires_dist: tuple[str, ...] | None = None
+    """Its ``Requires-Dist`` lines as written (markers included); None in snapshots taken before
+    neuron-env collected them, which the requirements check then skips."""
 
 
 @dataclass(frozen=True)

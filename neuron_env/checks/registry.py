@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from neuron_env.checks import conflicts, device, driver, environment, platform, python, system
+from neuron_env.checks import (
+    conflicts,
+    device,
+    driver,
+    environment,
+    platform,
+    python,
+    requirements,
+    system,
+)
 from neuron_env.checks.model import Check, Context, Finding, Verdict
 from neuron_env.errors import BadInput
 from neuron_env.facts import HostFacts
@@ -46,6 +55,9 @@ CHECKS: tuple[Check, ...] = (
     Check("python.conflicts", "python", "Conflicting packages",
           "No legacy PyTorch/XLA stack, no torchao beside torchao-neuron, no competing backends",
           ("python",), conflicts.check_conflicts),
+    Check("python.requirements", "python", "Requirements",
+          "Every installed distribution's Requires-Dist met (as pip check), companions at the "
+          "release's versions", ("python",), requirements.check_requirements),
     Check("env.variables", "env", "Environment variables",
           "Neuron variables valid (LNC 1 or 2, core lists) and no legacy XLA variables",
           ("env",), environment.check_variables),

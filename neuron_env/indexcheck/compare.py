@@ -13,6 +13,7 @@ from collections.abc import Callable
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from neuron_env.indexcheck.companions import companion_facts
 from neuron_env.indexcheck.facts import (
     DEFAULT_INDEX,
     Fact,
@@ -51,6 +52,7 @@ def verify_release(
     facts.append(min_glibc_fact(release, torch, newest_torch))
     facts += os_facts(release, neuronx, newest_neuronx)
     facts += placeholder_facts(release, readouts.get(DEFAULT_INDEX))
+    facts += companion_facts(release, readouts)
     return facts
 
 

@@ -61,6 +61,8 @@ class Listing:
 
 def listing(release: Release, readouts: dict[str, IndexReadout], package: str) -> Listing:
     index = release.index_for(package)
+    if index is None and package in release.companions:
+        index = release.companions[package].index
     readout = readouts.get(index or "")
     if index is None or readout is None:
         return Listing(package, index, problem="no index of the matrix serves it")

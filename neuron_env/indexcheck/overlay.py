@@ -16,7 +16,7 @@ import re
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from neuron_env.indexcheck.facts import Fact
 from neuron_env.indexcheck.simple import strip_credentials
@@ -25,6 +25,7 @@ from neuron_env.matrix import Release
 from neuron_env.matrix.load import validate_release
 from neuron_env.matrix.model import (
     Claim,
+    Companion,
     LegacyXla,
     OsRelease,
     Pairing,
@@ -35,6 +36,7 @@ from neuron_env.matrix.model import (
 from neuron_env.matrix.write import release_to_toml
 
 _GUESSED = "not tied to this release by the index"
+Pinned = TypeVar("Pinned", PipPackage, Companion)
 _CHECK_NOTE = re.compile(r"\s*\(index check \d{4}-\d{2}-\d{2}:[^)]*\)")
 
 
@@ -76,6 +78,10 @@ def corrected_release(release: Release, result: Verification) -> Release:
         name: _placeholder(entry, by_key.get(_placeholder_key(name), []), sources, stamp)
         for name, entry in release.placeholders.items()
     }
+    companions = {
+        name: _package(entry, by_key.get(_companion_key(name), []), sources, stamp)
+        for name, entry in release.companions.items()
+    }
     legacy = _legacy(release.legacy_xla, by_key.get("legacy-xla.last", []), sources, stamp)
     info = _release_info(release.release, by_key.get("release.min-glibc", []), sources, stamp)
     cited = {
@@ -84,6 +90,7 @@ def corrected_release(release: Release, result: Verification) -> Release:
         *(key for package in packages.values() for key in package.sources),
         *(claim.source for entry in os_rows.values() for claim in entry.claims),
         *(key for entry in placeholders.values() for key in entry.sources),
+        *(key for entry in companions.values() for key in entry.sources),
         *legacy.sources,
     }
     all_sources = {**release.sources, **{k: v for k, v in sources.items() if k in cited}}
@@ -96,6 +103,7 @@ def corrected_release(release: Release, result: Verification) -> Release:
         placeholders=placeholders,
         legacy_xla=legacy,
         sources=dict(sorted(all_sources.items())),
+        companions=companions,
     )
 
 
@@ -132,9 +140,8 @@ def _pairing(p: Pairing, facts: list[Fact], sources: dict[str, str], stamp: str)
     )
 
 
-def _package(
-    package: PipPackage, facts: list[Fact], sources: dict[str, str], stamp: str
-) -> PipPackage:
+def _package(package: Pinned, facts: list[Fact], sources: dict[str, str], stamp: str) -> Pinned:
+    """A pinned package or companion: confirmed, replaced by what the index shows, or noted."""
     if not facts:
         return package
     (fact,) = facts
@@ -259,6 +266,10 @@ def _record_key(key: str) -> str:
 
 def _package_key(name: str) -> str:
     return f'packages."{name}"' if "." in name else f"packages.{name}"
+
+
+def _companion_key(name: str) -> str:
+    return f'companions."{name}"' if "." in name else f"companions.{name}"
 
 
 def _placeholder_key(name: str) -> str:

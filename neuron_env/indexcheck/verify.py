@@ -94,6 +94,7 @@ def indexes_to_read(
     plan = []
     for name, index in release.indexes.items():
         projects = tuple(p for p in wanted if release.index_for(p) == name)
+        projects += tuple(c for c, entry in release.companions.items() if entry.index == name)
         if not projects:
             continue
         url, origin = replaced.get(name, (index.url, "matrix"))

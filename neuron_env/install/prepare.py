@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shlex
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
@@ -18,6 +18,7 @@ from neuron_env.command import Runner, run
 from neuron_env.errors import BadInput, UnsupportedCombination
 from neuron_env.install.backends import Backend, choose_backend
 from neuron_env.install.plan import BackendName, Choices, InstallPlan, make_plan
+from neuron_env.install.staging import stale_staging_dirs
 from neuron_env.install.target_env import (
     TargetEnv,
     check_writable_parent,
@@ -31,7 +32,7 @@ from neuron_env.install.wheelhouse import (
     manylinux_platforms,
     read_wheelhouse,
 )
-from neuron_env.matrix import Matrix, Release, Request, resolve_target
+from neuron_env.matrix import Matrix, Note, Release, Request, resolve_target
 from neuron_env.probe.os_release import probe_os
 
 
@@ -97,12 +98,26 @@ def prepare(matrix: Matrix, request: InstallRequest, *, runner: Runner = run) ->
         offline=request.offline or request.wheelhouse is not None,
         default_index_origin=f"{backend.name}'s configuration",
     )
-    plan = make_plan(release, target, choices)
+    plan = _with_leftover_notes(make_plan(release, target, choices), target_env)
     if request.wheelhouse is not None:
         house = read_wheelhouse(request.wheelhouse)
         if house is not None:
             check_wheelhouse(request.wheelhouse, house, plan)
     return Prepared(plan, target_env, backend)
+
+
+def _with_leftover_notes(plan: InstallPlan, target: TargetEnv) -> InstallPlan:
+    """Say in the plan (so --dry-run shows it) what a killed install left beside the target."""
+    leftovers = stale_staging_dirs(target.path)
+    if not leftovers:
+        return plan
+    note = Note(
+        "warning",
+        "install.leftover",
+        f"An install that was killed left {', '.join(str(p) for p in leftovers)}; the install "
+        "removes it first.",
+    )
+    return replace(plan, notes=(*plan.notes, note))
 
 
 def _refuse_own_environment(

@@ -73,11 +73,7 @@ def problems(
         *_placeholder_problems(plan, after),
         *_legacy_problems(plan, after),
         *_unrouted_problems(plan, before, after, routed),
-        *(
-            Problem("legacy-xla", f"{name} {after[name]} (legacy PyTorch/XLA) is still installed.")
-            for name in plan.remove
-            if name in after
-        ),
+        *_leftover_problems(plan, after, routed),
         *_torch_problems(plan, after, torch),
     ]
 
@@ -130,6 +126,17 @@ def _unrouted_problems(
                 "unrouted",
                 f"{name} {version} was installed as a dependency, but neuron-env does not know "
                 "which index it must come from, so it may be an impostor.",
+            )
+
+
+def _leftover_problems(
+    plan: InstallPlan, after: Mapping[str, str], routed: tuple[str, ...]
+) -> Iterator[Problem]:
+    """The legacy XLA stack the plan removes is gone (bar what the Neuron index brought back)."""
+    for name in plan.remove:
+        if name in after and name not in routed:
+            yield Problem(
+                "legacy-xla", f"{name} {after[name]} (legacy PyTorch/XLA) is still installed."
             )
 
 

@@ -3,10 +3,19 @@
 from neuron_env.matrix.diff import Change, diff_releases
 from neuron_env.matrix.load import Matrix, load_matrix, load_release_file
 from neuron_env.matrix.model import Release
-from neuron_env.matrix.resolve import Note, Pin, Request, SystemPin, Target, resolve_target
+from neuron_env.matrix.resolve import (
+    CompanionPin,
+    Note,
+    Pin,
+    Request,
+    SystemPin,
+    Target,
+    resolve_target,
+)
 
 __all__ = [
     "Change",
+    "CompanionPin",
     "Matrix",
     "Note",
     "Pin",

@@ -168,6 +168,7 @@ def _problems(r: Release) -> Iterator[SchemaError]:
     yield from _pairing_problems(r)
     yield from _routing_problems(r)
     yield from _platform_problems(r)
+    yield from _companion_problems(r)
     ids = [lim.id for lim in r.limitations]
     for dup in {i for i in ids if ids.count(i) > 1}:
         yield SchemaError(["limitations"], f"duplicate limitation id '{dup}'")
@@ -261,3 +262,37 @@ def _platform_problems(r: Release) -> Iterator[SchemaError]:
     for i, dlami in enumerate(r.dlamis):
         if dlami.os not in r.os:
             yield SchemaError(["dlamis", i, "os"], f"unknown OS '{dlami.os}'; define it in [os]")
+
+
+def _companion_problems(r: Release) -> Iterator[SchemaError]:
+    """Companions: known PyTorch minors, native families, a known index, no clash with a pin."""
+    paired = [p.torch_minor for p in r.pairings]
+    native = sorted(name for name, family in r.families.items() if family.native)
+    pinned = {*ROUTED_PACKAGES, *r.packages}
+    for name, companion in r.companions.items():
+        path: list[str | int] = ["companions", name]
+        if name in pinned:
+            yield SchemaError(path, f"'{name}' is pinned by the release itself, not a companion")
+        for i, minor in enumerate(companion.torch):
+            if minor not in paired:
+                yield SchemaError(
+                    [*path, "torch", i],
+                    f"PyTorch {minor} is not paired by this release (it pairs {', '.join(paired)})",
+                )
+        for i, family in enumerate(companion.families):
+            if family not in native:
+                yield SchemaError(
+                    [*path, "families", i],
+                    f"'{family}' is not a family the native backend supports here "
+                    f"(expected one of: {', '.join(native)})",
+                )
+        if companion.index not in r.indexes:
+            yield SchemaError(
+                [*path, "index"], f"unknown index '{companion.index}'; define it in [indexes]"
+            )
+        placeholder = r.placeholders.get(name)
+        if placeholder and any(
+            SpecifierSet(companion.requirement_spec).contains(v, prereleases=True)
+            for v in placeholder.versions
+        ):
+            yield SchemaError(path, "a placeholder version satisfies the companion's own pin")

@@ -299,6 +299,53 @@ class Limitation:
 
 
 @dataclass(frozen=True)
+class Companion:
+    """A package of the Neuron index that rides on TorchNeuron (TorchTitan Neuron, TorchAO Neuron).
+
+    Keyed by its pip name. Never installed unless asked for; when it is, it comes from ``index``
+    only, at the release's version, and only for the listed PyTorch minors and instance families.
+    ``confirmed`` is about the version as this release's, ``families-confirmed`` about the
+    families (a source that names none leaves TorchNeuron's assumed).
+    """
+
+    name: str
+    torch: tuple[str, ...]
+    families: tuple[str, ...]
+    index: str
+    version: Version | None = None
+    spec: SpecifierSet | None = None
+    import_name: str = ""
+    """The import package, when it is not the pip name's (torchao-neuron imports as torchao)."""
+    conflicts: tuple[str, ...] = ()
+    """Distributions that cannot share its environment (upstream torchao: same import name)."""
+    confirmed: bool = True
+    families_confirmed: bool = True
+    note: str = ""
+    sources: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if (self.version is None) == (self.spec is None):
+            raise ValueError("give exactly one of 'version' (an exact pin) or 'spec' (a range)")
+        if self.spec is not None and not is_bounded(self.spec):
+            raise ValueError(
+                f"spec '{self.spec}' has no upper bound, so any newer version (an impostor "
+                "from another index included) would pass: give an exact 'version' or a bounded "
+                "'spec'"
+            )
+        if not self.torch or not self.families:
+            raise ValueError(
+                "a companion needs the PyTorch minors ('torch') and 'families' it runs on"
+            )
+        for minor in self.torch:
+            if not _is_minor_version(minor):
+                raise ValueError(f"torch entry '{minor}' is not a PyTorch minor like '2.14'")
+
+    @property
+    def requirement_spec(self) -> str:
+        return f"=={self.version}" if self.version is not None else str(self.spec)
+
+
+@dataclass(frozen=True)
 class Release:
     """Everything one matrix file says about one Neuron SDK release."""
 
@@ -319,6 +366,7 @@ class Release:
     limitations: tuple[Limitation, ...]
     docs: dict[str, str]
     sources: dict[str, str]
+    companions: dict[str, Companion] = field(default_factory=dict)
     origin: Path = field(default=Path(), metadata={NOT_IN_TOML: True}, compare=False)
 
     @property
@@ -331,6 +379,10 @@ class Release:
     def index_for(self, package: str) -> str | None:
         """The name of the index ``package`` must come from, or None for the default index."""
         return next((name for name, ix in self.indexes.items() if package in ix.serves), None)
+
+    def companions_for(self, torch_minor: str) -> dict[str, Companion]:
+        """The companions that run on PyTorch ``torch_minor`` (``"2.14"``), by pip name."""
+        return {name: c for name, c in self.companions.items() if torch_minor in c.torch}
 
     def family_of(self, instance_type: str) -> str:
         """``trn2`` for ``trn2.48xlarge``; listed types may name another family (``trn2u``)."""

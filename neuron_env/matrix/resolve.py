@@ -53,6 +53,27 @@ class Pin:
 
 
 @dataclass(frozen=True)
+class CompanionPin:
+    """A companion the target can take on request (TorchTitan Neuron), pinned to its index."""
+
+    name: str
+    title: str
+    spec: str
+    index: str
+    index_url: str
+    families: tuple[str, ...]
+    import_name: str = ""
+    conflicts: tuple[str, ...] = ()
+    confirmed: bool = True
+    families_confirmed: bool = True
+    note: str = ""
+
+    @property
+    def requirement(self) -> str:
+        return f"{self.name}{self.spec}"
+
+
+@dataclass(frozen=True)
 class SystemPin:
     """An apt package of the release; ``version`` is None where the release's pin is unknown."""
 
@@ -87,6 +108,8 @@ class Target:
     pins: tuple[Pin, ...]
     system_packages: tuple[SystemPin, ...]
     notes: tuple[Note, ...]
+    companions: tuple[CompanionPin, ...] = ()
+    """Packages that ride on this target when asked for; none is installed by default."""
 
     def pin(self, name: str) -> Pin:
         return next(p for p in self.pins if p.name == name)
@@ -129,6 +152,7 @@ def resolve_target(matrix: Matrix, request: Request) -> Target:
         pins=pins,
         system_packages=_system_pins(release),
         notes=tuple(notes),
+        companions=companion_pins(release, pairing, request.instance_type),
     )
 
 
@@ -269,6 +293,30 @@ def _pins(release: Release, pairing: Pairing) -> tuple[Pin, ...]:
         url = release.indexes[index].url if index else None
         pins.append(Pin(name, spec, index, url, confirmed, note))
     return tuple(pins)
+
+
+def companion_pins(
+    release: Release, pairing: Pairing, instance_type: str | None = None
+) -> tuple[CompanionPin, ...]:
+    """The release's companions for ``pairing``'s PyTorch (and the instance's family, if given)."""
+    family = release.family_of(instance_type) if instance_type else None
+    return tuple(
+        CompanionPin(
+            name=name,
+            title=c.name,
+            spec=c.requirement_spec,
+            index=c.index,
+            index_url=release.indexes[c.index].url,
+            families=c.families,
+            import_name=c.import_name,
+            conflicts=c.conflicts,
+            confirmed=c.confirmed,
+            families_confirmed=c.families_confirmed,
+            note=c.note,
+        )
+        for name, c in release.companions_for(pairing.torch_minor).items()
+        if family is None or family in c.families
+    )
 
 
 def _system_pins(release: Release) -> tuple[SystemPin, ...]:

@@ -53,6 +53,8 @@ def _fields(obj: Any) -> Iterator[tuple[dataclasses.Field[Any], Any]]:
 def _is_default(field: dataclasses.Field[Any], value: Any) -> bool:
     if field.default is not dataclasses.MISSING:
         return bool(value == field.default)
+    if field.default_factory is not dataclasses.MISSING:  # an empty table (no companions)
+        return bool(value == field.default_factory())
     return False
 
 

@@ -81,11 +81,17 @@ def run_doctor(request: DoctorRequest) -> DoctorReport:
     Bad input about the matrix, ``--release`` or ``--torch`` is said before bad input about the
     facts; the host is probed while the matrix loads.
     """
+    from contextlib import nullcontext
+
     from neuron_env.doctor import check_request, judge
     from neuron_env.matrix import load_matrix
+    from neuron_env.worker.interrupts import stop_on_interrupt
 
     options = request.judging()
-    with ThreadPoolExecutor(max_workers=1) as pool:  # probe the host while the matrix loads
+    # The device levels run in the pool's thread, which signals cannot reach: Ctrl-C or SIGTERM
+    # here kills their workers, and the run ends with exit 130 once the thread has returned.
+    guard = stop_on_interrupt("device test") if options.level else nullcontext()
+    with guard, ThreadPoolExecutor(max_workers=1) as pool:  # probe the host while matrix loads
         host = pool.submit(_facts_for, request)
         matrix = load_matrix(list(request.matrix_dirs))
         check_request(matrix, options.release, options.torch)

@@ -21,6 +21,7 @@ HEADER = re.compile(
     r":[ \t]*(.*?)\s*$",
     re.MULTILINE,
 )
+REQUIRES_DIST = re.compile(r"^Requires-Dist:[ \t]*(.*?)\s*$", re.MULTILINE)
 DESCRIPTION_CHARS = 300
 STUB_BYTES = 4096
 
@@ -54,11 +55,13 @@ def _distribution(info: Path) -> dict[str, Any] | None:
     metadata = _read(info / "METADATA") or _read(info / "PKG-INFO")
     if not metadata:
         return None
-    headers = dict(HEADER.findall(metadata.split("\n\n", 1)[0]))
+    head = metadata.split("\n\n", 1)[0]
+    headers = dict(HEADER.findall(head))
     name = headers.get("Name", "").lower().replace("_", "-").replace(".", "-")
     if not name:
         return None
     dist: dict[str, Any] = {"name": name, "version": headers.get("Version", ""), "summary": ""}
+    dist["requires_dist"] = REQUIRES_DIST.findall(head) or _egg_requires(info)
     if any(word in name for word in NEURON_KEYWORDS):
         dist.update(_identity(headers, metadata, info))
     installer = _read(info / "INSTALLER")
@@ -69,6 +72,22 @@ def _distribution(info: Path) -> dict[str, Any] | None:
         with contextlib.suppress(ValueError, AttributeError):
             dist["source"] = json.loads(direct).get("url")
     return dist
+
+
+def _egg_requires(info: Path) -> list[str]:
+    """An ``.egg-info``'s ``requires.txt`` as Requires-Dist lines (``[extra:marker]`` sections)."""
+    text = _read(info / "requires.txt") if info.name.endswith(".egg-info") else None
+    found: list[str] = []
+    marker = ""
+    for line in (text or "").splitlines():
+        line = line.strip()
+        if line.startswith("[") and line.endswith("]"):
+            extra, _, condition = line[1:-1].partition(":")
+            parts = [f"({condition})"] if condition else []
+            marker = " and ".join([*parts, *([f'extra == "{extra}"'] if extra else [])])
+        elif line and not line.startswith("#"):
+            found.append(f"{line}; {marker}" if marker else line)
+    return found
 
 
 def _identity(headers: dict[str, str], metadata: str, info: Path) -> dict[str, Any]:

@@ -111,6 +111,7 @@ def print_release(out: Console, r: Release, *, with_sources: bool = False) -> No
     for table in (
         _pairings(r),
         _packages(r),
+        _companions(r),
         _indexes(r),
         _os_table(r),
         _instances(r),
@@ -154,6 +155,26 @@ def _packages(r: Release) -> Table:
             r.index_for(name) or "default",
             _flag(pkg.note),
         )
+    return table
+
+
+def _companions(r: Release) -> Table:
+    table = _table(
+        "Companions (installed only on request, each only from its index)",
+        "Package", "Pin", "PyTorch", "Instance families", "Index", "Note",
+    )  # fmt: skip
+    for name, c in r.companions.items():
+        shown = name if not c.import_name else f"{name}\n[dim]import {escape(c.import_name)}[/]"
+        table.add_row(
+            f"{shown}\n[dim]{escape(c.name)}[/]",
+            _flag(c.requirement_spec, c.confirmed),
+            ", ".join(c.torch),
+            _flag(", ".join(c.families), c.families_confirmed),
+            c.index,
+            _flag(c.note),
+        )
+    if not r.companions:
+        table.caption = "none listed for this release"
     return table
 
 
@@ -289,6 +310,7 @@ def print_target(out: Console, t: Target) -> None:
             _flag(pin.index_url or ""),
         )
     out.print(table)
+    _print_companions(out, t)
     system = [
         f"{s.name}={s.version}" if s.version else f"{s.name} (version unconfirmed)"
         for s in t.system_packages
@@ -299,6 +321,21 @@ def print_target(out: Console, t: Target) -> None:
         out.print()
     for note in t.notes:
         out.print(f"{MARKS[note.level]} {escape(note.message)}")
+
+
+def _print_companions(out: Console, t: Target) -> None:
+    if not t.companions:
+        return
+    table = _table("Companions (only on request)", "Package", "Pin", "Index", "Instance families")
+    for c in t.companions:
+        table.add_row(
+            c.name,
+            _flag(c.spec, c.confirmed),
+            c.index,
+            _flag(", ".join(c.families), c.families_confirmed),
+        )
+    out.print()
+    out.print(table)
 
 
 # --- diff ---------------------------------------------------------------------------------------

@@ -103,8 +103,10 @@ def test_an_interrupt_leaves_the_old_or_the_new_environment_and_says_which(
         else:
             assert_new(venv)
         assert leftovers(tmp_path), "a SIGKILL cannot clean up: the next run must"
-        again = run_cli(world.env, "install", "--torch", "2.14", "--venv", str(venv),
-                        *world.indexes.args(), "--backend", "uv")  # fmt: skip
+        args = ["install", "--torch", "2.14", "--venv", str(venv), *world.indexes.args()]
+        planned = run_cli(world.env, *args, "--dry-run")
+        assert "An install that was killed left" in flat(planned.stdout)
+        again = run_cli(world.env, *args, "--backend", "uv")
         assert again.returncode == 0, again.stderr
         assert "left behind by an install that was killed" in flat(again.stderr)
         assert_new(venv)

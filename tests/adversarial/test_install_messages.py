@@ -52,13 +52,10 @@ def failed_install(
     return flat(result.stderr)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_a_stalled_download_is_said_to_have_stalled(
-    tmp_path: Path, serve: list[Indexes], backend: str
-) -> None:
-    message = failed_install(
-        tmp_path, serve, "download-stalls", backend, UV_HTTP_TIMEOUT="2", PIP_DEFAULT_TIMEOUT="2"
-    )
+def test_a_stalled_download_is_said_to_have_stalled(tmp_path: Path, serve: list[Indexes]) -> None:
+    # uv's resolver reports the read timeout as "Failed to read from zip file" (pip's own words,
+    # "Read timed out", are matched by the unit tests of the diagnosis).
+    message = failed_install(tmp_path, serve, "download-stalls", "uv", UV_HTTP_TIMEOUT="2")
     assert "a download stalled or timed out" in message
     assert "corrupt" not in message
     assert "UV_HTTP_TIMEOUT" in message  # how to give a slow link more time

@@ -165,3 +165,32 @@ def test_diff_reports_changed_pins_between_releases(cli: CliRunner) -> None:
     doc = json.loads(cli("matrix", "diff", "2.33.1", "2.34.0", "--json").stdout)
     kinds = {c["path"][1]: c["kind"] for c in doc["changes"] if c["path"][0] == "pairings"}
     assert kinds["torch-2.13"] == "removed"
+
+
+def test_show_lists_the_companions_with_their_unconfirmed_facts(cli: CliRunner) -> None:
+    result = cli("matrix", "show", "--release", "2.34.0")
+    assert result.returncode == 0
+    assert "Companions (installed only on request" in result.stdout
+    assert "==0.2.2+neuron.2 (unconfirmed)" in result.stdout
+    assert "import torchao" in result.stdout
+    doc = json.loads(cli("matrix", "show", "--release", "2.34.0", "--json").stdout)
+    torchao = doc["release"]["companions"]["torchao-neuron"]
+    assert (torchao["version"], torchao["families"], torchao["index"]) == (
+        "0.18.0+neuron.1",
+        ["trn3"],
+        "neuron",
+    )
+
+
+def test_resolve_names_the_companions_the_target_can_take(cli: CliRunner) -> None:
+    args = ["matrix", "resolve", "--torch", "2.14", "--release", "2.33.1"]
+    text = cli(*args).stdout
+    assert "Companions (only on request)" in text and "==0.2.2+neuron.1" in text
+    doc = json.loads(cli(*args, "--json").stdout)
+    (titan,) = doc["target"]["companions"]
+    assert titan["name"] == "torchtitan-neuron" and titan["spec"] == "==0.2.2+neuron.1"
+    assert titan["index"] == "neuron" and titan["families_confirmed"] is False
+    trn2 = cli("matrix", "resolve", "--torch", "2.14", "--instance-type", "trn2.48xlarge", "--json")
+    assert "torchao-neuron" not in {
+        c["name"] for c in json.loads(trn2.stdout)["target"]["companions"]
+    }

@@ -49,6 +49,20 @@ def test_matrix_resolve_envelope(cli: CliRunner) -> None:
         "pins",
         "system_packages",
         "notes",
+        "companions",
+    }
+    assert set(target["companions"][0]) == {
+        "name",
+        "title",
+        "spec",
+        "index",
+        "index_url",
+        "families",
+        "import_name",
+        "conflicts",
+        "confirmed",
+        "families_confirmed",
+        "note",
     }
     assert set(target["pins"][0]) == {"name", "spec", "index", "index_url", "confirmed", "note"}
     assert set(target["notes"][0]) == {"level", "code", "message"}

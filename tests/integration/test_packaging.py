@@ -154,3 +154,25 @@ def test_the_installed_wheel_runs_its_own_evaluate_worker(
     worker, ok, summary = proc.stdout.strip().split(" ", 2)
     assert worker == str(site / "neuron_env" / "evaluate" / "worker")
     assert ok == "True", summary
+
+
+def test_the_wheel_depends_on_uv_and_an_installed_neuron_env_picks_it(wheel: Path) -> None:
+    """``pip install neuron-env`` gives the fast backend: uv lands next to neuron-env's Python."""
+    metadata = next(
+        n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".dist-info/METADATA")
+    )
+    requires = [
+        line.split(":", 1)[1].strip()
+        for line in zipfile.ZipFile(wheel).read(metadata).decode().splitlines()
+        if line.startswith("Requires-Dist:")
+    ]
+    assert any(r.replace(" ", "").startswith("uv>=") for r in requires), requires
+    code = "from neuron_env.install.backends import choose_backend; print(choose_backend('auto'))"
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        env={"PATH": "/usr/bin:/bin"},  # no uv on PATH: only the one installed with neuron-env
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "Uv" in proc.stdout, proc.stdout

@@ -89,6 +89,26 @@ def placeholder_wheel(
     return path
 
 
+def plain_wheel(dest: Path, name: str, version: str, requires: tuple[str, ...] = ()) -> Path:
+    """A tiny real wheel: one module and a METADATA with ``requires`` as ``Requires-Dist`` lines."""
+    info = f"{name.replace('-', '_')}-{version}.dist-info"
+    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    metadata += "".join(f"Requires-Dist: {line}\n" for line in requires)
+    files = {
+        f"{name.replace('-', '_')}/__init__.py": b"",
+        f"{info}/METADATA": metadata.encode(),
+        f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: neuron-env-tests\nRoot-Is-Purelib: true\n"
+        b"Tag: py3-none-any\n",
+    }
+    record = [f"{p},{_record_hash(d)},{len(d)}" for p, d in files.items()]
+    files[f"{info}/RECORD"] = ("\n".join([*record, f"{info}/RECORD,,"]) + "\n").encode()
+    path = dest / f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for member, data in files.items():
+            archive.writestr(member, data)
+    return path
+
+
 def install_wheels(python: Path, wheels: list[Path]) -> None:
     """Install ``wheels`` into ``python``'s environment with the real pip, offline."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}

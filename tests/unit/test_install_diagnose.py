@@ -23,6 +23,8 @@ OUTPUTS = Path(__file__).resolve().parents[1] / "data" / "install" / "backend-ou
         ("uv-download-cut", "download-cut"),
         ("pip-download-cut", "hash-mismatch"),  # pip notices a short file by its hash
         ("pip-no-match", "no-match"),
+        ("pip-read-timeout", "stalled"),
+        ("pip-dns-retry", "dns"),
     ],
 )
 def test_known_failures_are_recognised(output: str, code: str) -> None:
@@ -35,6 +37,12 @@ def test_the_index_involved_is_named() -> None:
     cause = explain(text, plan_for(neuron_index="http://127.0.0.1:8101/simple"))
     assert cause.message == "the neuron index at http://127.0.0.1:8101/simple could not be reached."
     assert "--neuron-index" in cause.hint
+
+
+def test_a_dns_failure_names_the_host_not_a_cut_download() -> None:
+    text = (OUTPUTS / "pip-dns-retry.txt").read_text()
+    cause = explain(text, plan_for(neuron_index="https://neuron-index.invalid/simple"))
+    assert cause.message.startswith("cannot resolve host neuron-index.invalid (DNS lookup failed)")
 
 
 def test_unknown_output_says_to_read_the_log() -> None:

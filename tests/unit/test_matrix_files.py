@@ -46,7 +46,10 @@ def test_shipped_files_are_in_canonical_form(path: Path) -> None:
         assert list(data[section]) == sorted(data[section]), f"[{section}] entries not sorted"
     for section in ("system-packages", "docs", "sources"):
         assert list(data[section]) == sorted(data[section]), f"[{section}] entries not sorted"
-    used = set(re.findall(r'"([a-z0-9.-]+)"', text.split("\n[sources]\n")[0]))
+    assert list(data.get("companions", {})) == sorted(data.get("companions", {}))
+    before, _, rest = text.partition("\n[sources]\n")
+    after = rest.partition("\n\n")[2]  # tables after [sources] (companions) cite sources too
+    used = set(re.findall(r'"([a-z0-9.-]+)"', before + after))
     unused = set(data["sources"]) - used
     assert not unused, f"sources defined but never cited: {sorted(unused)}"
 
@@ -125,3 +128,24 @@ def test_instance_facts_derive_logical_cores_and_device_memory() -> None:
     assert big.chips * chip.memory_gib == 1536
     assert (big.network_cards, big.max_efa) == (16, 16)
     assert not release.families["trn1"].native
+
+
+def test_companions_say_what_the_references_say() -> None:
+    for version in ("2.33.0", "2.33.1"):
+        titan = MATRIX.get(version).companions["torchtitan-neuron"]
+        assert (str(titan.version), titan.torch, titan.index) == (
+            "0.2.2+neuron.1",
+            ("2.14",),
+            "neuron",
+        )
+        assert titan.confirmed and not titan.families_confirmed  # no source names its families
+    later = MATRIX.get("2.34.0").companions
+    assert str(later["torchtitan-neuron"].version) == "0.2.2+neuron.2"
+    assert not later["torchtitan-neuron"].confirmed  # named by the TorchAO pages only
+    torchao = later["torchao-neuron"]
+    assert (str(torchao.version), torchao.families, torchao.import_name) == (
+        "0.18.0+neuron.1",
+        ("trn3",),
+        "torchao",
+    )
+    assert torchao.conflicts == ("torchao",) and torchao.confirmed

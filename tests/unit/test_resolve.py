@@ -118,3 +118,14 @@ def test_unconfirmed_pins_of_2_34_are_warned_about() -> None:
     unconfirmed = [w.message for w in target.warnings if w.code == "pin.unconfirmed"]
     assert any(m.startswith("neuronx-cc==2.*") for m in unconfirmed)
     assert target.pin("torch-neuronx").requirement == "torch-neuronx==2.14.3.1.*"
+
+
+def test_companions_ride_only_on_the_pytorch_and_family_they_support() -> None:
+    titan = resolve_target(MATRIX, Request("2.14", release="2.33.1")).companions
+    assert [c.requirement for c in titan] == ["torchtitan-neuron==0.2.2+neuron.1"]
+    assert titan[0].index_url == MATRIX.get("2.33.1").indexes["neuron"].url
+    assert resolve_target(MATRIX, Request("2.13", release="2.33.1")).companions == ()
+    trn3 = resolve_target(MATRIX, Request("2.14", release="2.34.0", instance_type="trn3.3xlarge"))
+    assert [c.name for c in trn3.companions] == ["torchao-neuron", "torchtitan-neuron"]
+    trn2 = resolve_target(MATRIX, Request("2.14", release="2.34.0", instance_type="trn2.48xlarge"))
+    assert [c.name for c in trn2.companions] == ["torchtitan-neuron"]  # TorchAO: Trn3 only

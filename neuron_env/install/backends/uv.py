@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -33,6 +34,11 @@ from neuron_env.errors import CommandFailed, OperationFailed
 from neuron_env.install.backends.base import Backend, Session
 from neuron_env.install.plan import InstallPlan
 from neuron_env.install.wheelhouse import REQUIREMENTS, read_wheelhouse
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 hosts
+    import tomli as tomllib
 
 PROJECT_NAME = "neuron-env-plan"
 
@@ -56,10 +62,16 @@ class UvBackend(Backend):
         if plan.wheelhouse:
             session.run([*argv, *self._wheelhouse_args(Path(plan.wheelhouse), plan)])
             return ()
-        project, extra = self._checked_project(plan, python, session)
+        project, extra, checked = self._checked_project(plan, python, session)
         lock = session.work / "plan" / "pylock.toml"
         pinned = [*self._compile(plan, project, python), "--format", "pylock.toml", "-o", lock]
         run_resolution(session, pinned, resolution_env(plan, session))
+        if locked_versions(lock) != {r.name: r.version for r in checked}:
+            raise OperationFailed(
+                "The indexes changed between two resolutions a moment apart, so what was checked "
+                "is not what would be installed; nothing was installed.",
+                hint="Run the same command again.",
+            )
         session.run([*argv, "--no-deps", "-r", lock])
         return extra
 
@@ -75,7 +87,7 @@ class UvBackend(Backend):
 
     def _checked_project(
         self, plan: InstallPlan, python: Path, session: Session
-    ) -> tuple[Path, tuple[str, ...]]:
+    ) -> tuple[Path, tuple[str, ...], list[Resolved]]:
         """The project to install, once its resolution takes every Neuron name from Neuron."""
         extra: tuple[str, ...] = ()
         first: list[Resolved] = []
@@ -85,13 +97,14 @@ class UvBackend(Backend):
             argv = [*self._compile(plan, project, python), "--emit-index-annotation", "-o", out]
             try:
                 run_resolution(session, argv, resolution_env(plan, session))
-            except CommandFailed:
-                if extra:  # the Neuron index does not have what the first resolution took
+            except CommandFailed as exc:
+                if any(name in exc.output for name in extra):  # the Neuron index lacks it
                     raise misrouted_error(plan, first) from None
                 raise
-            wrong = misrouted(plan, parse_resolution(out.read_text(encoding="utf-8")))
+            resolution = parse_resolution(out.read_text(encoding="utf-8"))
+            wrong = misrouted(plan, resolution)
             if not wrong:
-                return project, extra
+                return project, extra, resolution
             if extra or plan.neuron_route is None:
                 raise misrouted_error(plan, wrong)
             first, extra = wrong, tuple(r.name for r in wrong)
@@ -176,6 +189,15 @@ def parse_resolution(text: str) -> list[Resolved]:
             name, _, version = requirement.partition("==")
             found.append(Resolved(str(canonicalize_name(name)), version, None))
     return found
+
+
+def locked_versions(lock: Path) -> dict[str, str]:
+    """Name → version of every package a ``pylock.toml`` installs."""
+    doc = tomllib.loads(lock.read_text(encoding="utf-8"))
+    return {
+        str(canonicalize_name(p["name"])): str(p.get("version", ""))
+        for p in doc.get("packages", [])
+    }
 
 
 def misrouted(plan: InstallPlan, resolution: list[Resolved]) -> list[Resolved]:
