@@ -13,6 +13,8 @@ Every error carries a one-paragraph ``message`` (what happened and the likely ca
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -37,6 +39,14 @@ class BadInput(NeuronEnvError):
     """The user asked for something neuron-env cannot accept (exit 2)."""
 
     exit_code = EXIT_BAD_INPUT
+
+
+def check_format(output_format: str | None, formats: Iterable[str]) -> None:
+    """An unknown ``--format`` is bad input: one ``error:`` line listing the formats the command
+    has (None: the command chooses). Every command says it this way."""
+    known = tuple(formats)
+    if output_format is not None and output_format not in known:
+        raise BadInput(f"--format '{output_format}' is not one of: {', '.join(known)}.")
 
 
 class MatrixError(BadInput):

@@ -112,3 +112,42 @@ def render_slurm_healthcheck(
     )
     head, rest = template.split(begin, 1)
     return head + begin + settings + end + rest.split(end, 1)[1]
+
+
+@dataclass(frozen=True, kw_only=True)
+class HealthcheckRequest:
+    """What ``preflight --emit slurm-healthcheck`` writes into the script for every node."""
+
+    matrix_dirs: Sequence[Path] = ()
+    torch: str | None = None
+    release: str | None = None
+    level: int = 0
+    python: Path | None = None
+    sysroot: Path = Path("/")
+    strict: bool = False
+    allow: Sequence[str] = ()
+    timeout: float = 120.0
+
+
+def slurm_healthcheck(request: HealthcheckRequest) -> str:
+    """The Slurm health-check script running this installation's neuron-env preflight with the
+    request's settings; settings that would fail on every node are bad input first."""
+    import sys
+
+    from neuron_env.matrix import load_matrix
+
+    matrix = load_matrix(list(request.matrix_dirs))
+    check_healthcheck_settings(
+        matrix, request.release, request.torch, request.allow, request.timeout
+    )
+    args = ["--level", str(request.level)]
+    args += ["--torch", request.torch] if request.torch else []
+    args += ["--release", request.release] if request.release else []
+    args += ["--python", str(request.python)] if request.python else []
+    args += ["--sysroot", str(request.sysroot)] if request.sysroot != Path("/") else []
+    args += ["--strict"] if request.strict else []
+    for check in request.allow:
+        args += ["--allow", check]
+    script = Path(sys.executable).with_name("neuron-env")  # this installation's console script
+    tool = str(script) if script.exists() else "neuron-env"
+    return render_slurm_healthcheck(tool, sys.executable, request.timeout, args)

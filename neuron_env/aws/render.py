@@ -15,7 +15,7 @@ from neuron_env import __version__
 from neuron_env.aws.bootstrap import INSTALLED_PATH, bootstrap_script
 from neuron_env.aws.efa import NetworkInterface
 from neuron_env.aws.spec import LaunchSpec
-from neuron_env.errors import BadInput
+from neuron_env.errors import BadInput, check_format
 from neuron_env.matrix import Note
 from neuron_env.templating import render
 
@@ -27,8 +27,7 @@ HEREDOC_DELIMITER = "NEURON_ENV_BOOTSTRAP"
 
 def render_format(spec: LaunchSpec, output_format: str) -> str:
     """The launch template of ``spec`` in ``output_format`` (one of :data:`FORMATS`)."""
-    if output_format not in FORMATS:
-        raise BadInput(f"--format '{output_format}' is not one of: {', '.join(FORMATS)}.")
+    check_format(output_format, FORMATS)
     script = user_data(spec)
     if output_format == "user-data":
         return script

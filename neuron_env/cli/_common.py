@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from neuron_env.errors import check_format as check_format  # the one unknown --format error
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -50,16 +52,6 @@ def console(stderr: bool = False) -> Console:
     from neuron_env.report.console import new_console
 
     return new_console(stderr=stderr)
-
-
-def check_format(output_format: str | None, formats: Iterable[str]) -> None:
-    """An unknown ``--format`` is bad input: one ``error:`` line listing the formats the command
-    has (None: the command chooses)."""
-    known = tuple(formats)
-    if output_format is not None and output_format not in known:
-        from neuron_env.errors import BadInput
-
-        raise BadInput(f"--format '{output_format}' is not one of: {', '.join(known)}.")
 
 
 def format_choice(formats: type[enum.Enum]) -> Callable[[str], Any]:

@@ -1,16 +1,25 @@
 """``neuron-env launch-template`` and ``neuron-env ami``: option parsing only.
 
-The work happens in :mod:`neuron_env.cli.cloud_flow`, imported inside the commands so that
+The work happens in :mod:`neuron_env.operations.cloud`, imported inside the commands so that
 ``neuron-env --help`` never loads boto3 or jinja2.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from neuron_env.cli._common import (
+    aws_session,
+    console,
+    print_json,
+    print_notes,
+    settings,
+    write_output,
+)
 from neuron_env.cli.options import (
     DocumentOutputOption,
     HostTorchOption,
@@ -20,6 +29,10 @@ from neuron_env.cli.options import (
     Sha256Option,
     SpecOption,
 )
+from neuron_env.errors import BadInput
+
+if TYPE_CHECKING:
+    from neuron_env.aws.spec import LaunchRequest
 
 launch_template_app = typer.Typer(
     help="EC2 launch templates for Trainium hosts: DLAMI, EFA layout, IMDSv2, storage, capacity "
@@ -182,10 +195,17 @@ def render(
           --capacity-block cr-0123456789abcdef0 --subnet subnet-0123456789abcdef0 \\
           --security-group sg-0123456789abcdef0 --format terraform -o lt.tf
     """
-    from neuron_env.cli import cloud_flow
+    from neuron_env.operations.cloud import RenderRequest, render_launch_template
 
-    request = cloud_flow.launch_request(_launch_options(locals()))
-    cloud_flow.render(ctx, request, output_format, output, resolve_ami, region, profile)
+    request = RenderRequest(
+        launch=_launch_request(locals()),
+        output_format=output_format,
+        resolve_ami=resolve_ami,
+        matrix_dirs=settings(ctx).matrix_dirs,
+    )
+    rendered = render_launch_template(request, lambda: aws_session(region, profile))
+    print_notes(rendered.notes)
+    write_output(output, rendered.text)
 
 
 @launch_template_app.command("create")
@@ -235,11 +255,26 @@ def create(
       neuron-env launch-template create --name trn2-train --instance-type trn2.48xlarge \\
           --torch 2.14 --neuron-env-source URL --neuron-env-sha256 HEX --set-default
     """
-    from neuron_env.cli import cloud_flow
+    import dataclasses
 
-    request = cloud_flow.launch_request(_launch_options(locals()))
-    options = cloud_flow.CreateOptions(name, set_default, dry_run, json, resolve_ami)
-    cloud_flow.create(ctx, request, options, region, profile)
+    from neuron_env.operations.cloud import CreateRequest, create_launch_template
+    from neuron_env.report.cloud import describe_result
+
+    request = CreateRequest(
+        launch=_launch_request(locals()),
+        name=name,
+        set_default=set_default,
+        dry_run=dry_run,
+        resolve_ami=resolve_ami,
+        matrix_dirs=settings(ctx).matrix_dirs,
+    )
+    created = create_launch_template(request, lambda: aws_session(region, profile))
+    if json:
+        payload = {**dataclasses.asdict(created.result), "region": created.region}
+        print_json("launch-template-create", {**payload, "notes": created.notes})
+        return
+    print_notes(created.notes)
+    console().print(describe_result(created.result, created.region), markup=False)
 
 
 @launch_template_app.command("policy")
@@ -258,9 +293,14 @@ def policy(
 
     Example: neuron-env launch-template policy --for instance > instance-policy.json
     """
-    from neuron_env.cli import cloud_flow
+    import json
 
-    cloud_flow.print_policy(audience)
+    from neuron_env.aws.policy import AUDIENCES, iam_policy
+
+    if audience not in AUDIENCES:
+        raise BadInput(f"--for '{audience}' is not one of: {', '.join(AUDIENCES)}.")
+    policy = iam_policy("cli" if audience == "cli" else "instance")
+    sys.stdout.write(json.dumps(policy, indent=2) + "\n")
 
 
 @ami_app.command("render")
@@ -312,27 +352,36 @@ def ami_render(
           --neuron-env-sha256 HEX
       cd neuron-ami && packer init . && packer build .
     """
-    from neuron_env.cli import cloud_flow
+    from neuron_env.aws.ami import AmiRequest
+    from neuron_env.operations.cloud import AmiRenderRequest, render_ami_recipe
 
-    cloud_flow.render_ami(
-        ctx,
-        cloud_flow.ami_request(
-            torch,
-            release,
-            os,
-            base,
-            builder,
-            level,
-            volume_size,
-            (neuron_env_source, neuron_env_sha256, neuron_env_spec),
-        ),
-        output,
-        force,
+    ami = AmiRequest(
+        torch=torch,
+        release=release,
+        os=os,
+        base=base,
+        builder=builder,
+        level=level,
+        volume_size=volume_size,
+        neuron_env_source=neuron_env_source,
+        neuron_env_sha256=neuron_env_sha256,
+        neuron_env_spec=neuron_env_spec,
     )
+    request = AmiRenderRequest(
+        ami=ami, output=output, force=force, matrix_dirs=settings(ctx).matrix_dirs
+    )
+    recipe = render_ami_recipe(request)
+    print_notes(recipe.notes)
+    out = console()
+    for path in recipe.written:
+        out.print(f"wrote {path}", markup=False)
+    out.print(f"Build it: cd {output} && packer init . && packer build .", markup=False)
 
 
-def _launch_options(options: dict[str, Any]) -> dict[str, Any]:
-    """The command's options that describe the launch template itself."""
+def _launch_request(options: dict[str, Any]) -> LaunchRequest:
+    """The command's options that describe the launch template itself (from its ``locals()``)."""
+    from neuron_env.aws.spec import LaunchRequest
+
     names = (
         "instance_type",
         "torch",
@@ -353,4 +402,6 @@ def _launch_options(options: dict[str, Any]) -> dict[str, Any]:
         "neuron_env_sha256",
         "neuron_env_spec",
     )
-    return {name: options[name] for name in names}
+    values = {name: options[name] for name in names if options[name] is not None}
+    values["security_groups"] = tuple(values.pop("security_group", ()))
+    return LaunchRequest(**values)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -23,7 +22,7 @@ from neuron_env.cli.options import (
 )
 
 if TYPE_CHECKING:
-    from neuron_env.checks.model import Check, DoctorReport
+    from neuron_env.checks.model import DoctorReport
 
 LevelOption = typer.Option(
     "--level",
@@ -128,7 +127,9 @@ def doctor(
     from neuron_env.report import FORMATS
 
     if list_checks:
-        _print_checks(CHECKS)
+        from neuron_env.report.text import print_checks
+
+        print_checks(console(), CHECKS)
         return
     check_format(output_format, FORMATS)
     request = DoctorRequest(
@@ -177,12 +178,3 @@ def _emit_github(report: DoctorReport, markdown: str, output: Path | None) -> No
     else:
         with summary_file.open("a", encoding="utf-8") as handle:
             handle.write(markdown)
-
-
-def _print_checks(checks: Sequence[Check]) -> None:
-    from rich.table import Table
-
-    table = Table("Check id", "Category", "What it checks", show_edge=False, pad_edge=False)
-    for check in checks:
-        table.add_row(check.id, check.category, check.description)
-    console().print(table)

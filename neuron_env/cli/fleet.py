@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from neuron_env.cli._common import check_format, console, load_matrix, print_json, write_output
+from neuron_env.cli._common import check_format, console, print_json, settings, write_output
 from neuron_env.cli.options import (
     JsonOption,
     JudgeReleaseOption,
@@ -17,11 +17,12 @@ from neuron_env.cli.options import (
     ReportOutputOption,
     SnapshotsOption,
 )
-from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
-    from neuron_env.fleet.collect import CollectOptions, CollectResult
+    from neuron_env.fleet.collect import CollectResult
     from neuron_env.fleet.model import FleetReport
+    from neuron_env.fleet.ssm import SsmGateway
+    from neuron_env.operations.fleet import CollectRequest
 
 app = typer.Typer(
     help="Validate many Trainium hosts: collect their facts (AWS Systems Manager or any other "
@@ -96,11 +97,14 @@ def report(
 
       neuron-env fleet report snapshots/ --release 2.34.0 --torch 2.14   # ready for 2.34?
     """
-    from neuron_env.fleet.judge import report_fleet
+    from neuron_env.operations.fleet import ReportRequest, report_fleet
     from neuron_env.report import FORMATS
 
     check_format(output_format, FORMATS)
-    result = report_fleet(load_matrix(ctx), folder, release=release, torch=torch)
+    dirs = settings(ctx).matrix_dirs
+    result = report_fleet(
+        ReportRequest(folder=folder, matrix_dirs=dirs, release=release, torch=torch)
+    )
     _show(result, output_format, output, verbose)
     raise typer.Exit(result.exit_code)
 
@@ -132,10 +136,10 @@ def collect(
 
       neuron-env fleet collect --instance-ids i-0123456789abcdef0 --region us-east-2 -o snapshots/
     """
-    options = _collect_options(
-        targets, instance_ids, concurrency, max_errors, timeout, python, refresh
-    )
-    result = _run_collect(options, output, region, profile)
+    from neuron_env.operations.fleet import collect_fleet
+
+    request = _collect_request(locals())
+    result = collect_fleet(request, lambda: _gateway(region, profile))
     _print_collect(result, output, json)
     raise typer.Exit(1 if result.missing else 0)
 
@@ -161,19 +165,17 @@ def doctor(
 
     Example: neuron-env fleet doctor --targets tag:Cluster=train-a -o snapshots/ --release 2.34.0
     """
-    from neuron_env.fleet.judge import report_fleet
+    from neuron_env.operations.fleet import FleetDoctorRequest, fleet_doctor
     from neuron_env.report import FORMATS
 
     check_format(output_format, FORMATS)
-    from neuron_env.doctor import check_request
-
-    matrix = load_matrix(ctx)  # bad input (an unknown release) before anything runs remotely
-    check_request(matrix, release, torch)
-    options = _collect_options(
-        targets, instance_ids, concurrency, max_errors, timeout, python, refresh
+    request = FleetDoctorRequest(
+        collect=_collect_request(locals()),
+        matrix_dirs=settings(ctx).matrix_dirs,
+        release=release,
+        torch=torch,
     )
-    _run_collect(options, output, region, profile)
-    result = report_fleet(matrix, output, release=release, torch=torch)
+    result = fleet_doctor(request, lambda: _gateway(region, profile))
     _show(result, output_format, None, verbose=False)
     raise typer.Exit(result.exit_code)
 
@@ -201,61 +203,36 @@ def _show(result: FleetReport, output_format: str, output: Path | None, verbose:
         write_output(output, render_fleet(result, output_format, verbose=verbose))
 
 
-def _collect_options(
-    targets: list[str] | None,
-    instance_ids: list[str] | None,
-    concurrency: str,
-    max_errors: str,
-    timeout: int,
-    python: str | None,
-    refresh: bool,
-) -> CollectOptions:
-    from neuron_env.fleet.collect import CollectOptions, parse_targets
+def _collect_request(options: dict[str, Any]) -> CollectRequest:
+    """The collect options of a command line (its ``locals()``) as a :class:`CollectRequest`."""
+    from neuron_env.operations.fleet import CollectRequest
 
-    ids = tuple(i for value in instance_ids or [] for i in value.split(",") if i)
-    for value in (concurrency, max_errors):
-        if not value.rstrip("%").isdigit():
-            raise BadInput(f"'{value}' is not a count or a percentage such as 50 or 10%.")
-    return CollectOptions(
-        tags=parse_targets(targets or []),
-        instance_ids=ids,
-        timeout=timeout,
-        concurrency=concurrency,
-        max_errors=max_errors,
-        python=python,
-        refresh=refresh,
+    err = console(stderr=True)
+    return CollectRequest(
+        output=options["output"],
+        targets=tuple(options["targets"] or ()),
+        instance_ids=tuple(options["instance_ids"] or ()),
+        concurrency=options["concurrency"],
+        max_errors=options["max_errors"],
+        timeout=options["timeout"],
+        python=options["python"],
+        refresh=options["refresh"],
+        progress=lambda line: err.print(f"[dim]{line}[/]"),
     )
 
 
-def _run_collect(
-    options: CollectOptions, output: Path, region: str | None, profile: str | None
-) -> CollectResult:
+def _gateway(region: str | None, profile: str | None) -> SsmGateway:
     from neuron_env.cli._common import aws_session
-    from neuron_env.fleet.collect import collect
     from neuron_env.fleet.ssm import SsmGateway
 
     session = aws_session(region, profile)
-    gateway = SsmGateway(session.client("ec2"), session.client("ssm"))
-    err = console(stderr=True)
-    return collect(gateway, options, output, progress=lambda line: err.print(f"[dim]{line}[/]"))
+    return SsmGateway(session.client("ec2"), session.client("ssm"))
 
 
 def _print_collect(result: CollectResult, output: Path, as_json: bool) -> None:
-    from neuron_env.escape import shell
-    from neuron_env.report.text import shown as escape  # hosts' stderr, shown inertly
+    from neuron_env.report.fleet import collect_payload, print_collect
 
     if as_json:
-        payload = {"directory": str(output), "collected": result.collected,
-                   "skipped": result.skipped, "missing": result.missing}  # fmt: skip
-        print_json("fleet-collect", payload)
-        return
-    out = console()
-    out.print(
-        f"Collected {len(result.collected)} snapshots into {escape(str(output))}"
-        f" ({len(result.skipped)} already there; --refresh asks them again)."
-    )
-    for missing in result.missing:
-        out.print(f"  [red]?[/] {escape(missing.name)}: {escape(missing.reason)}")
-    if result.missing:
-        out.print(f"{len(result.missing)} without a snapshot (recorded in _not-collected.json).")
-    out.print(f"Next: neuron-env fleet report {escape(shell(str(output)))}")
+        print_json("fleet-collect", collect_payload(result, output))
+    else:
+        print_collect(console(), result, output)

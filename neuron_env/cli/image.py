@@ -1,7 +1,8 @@
 """``neuron-env image render``: a Dockerfile for TorchNeuron, rendered from the support matrix.
 
-Option parsing only; the image is decided in :mod:`neuron_env.aws.container`, imported inside the
-command so that ``neuron-env --help`` never loads jinja2.
+Option parsing only; the image is decided in :mod:`neuron_env.operations.image` and
+:mod:`neuron_env.aws.container`, imported inside the command so that ``neuron-env --help`` never
+loads jinja2.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import check_format
+from neuron_env.cli._common import print_notes, settings, write_output
 from neuron_env.cli.options import (
     DocumentOutputOption,
     HostTorchOption,
@@ -109,14 +110,22 @@ def render(
           transformers==4.57.1 -r requirements.txt -o Dockerfile
       docker build -t trainium-torch . && docker run --device=/dev/neuron0 trainium-torch
     """
-    from neuron_env.cli import image_flow
+    from neuron_env.aws.container import ImageRequest
+    from neuron_env.operations.image import ImageRenderRequest, render_image
 
-    check_format(output_format, image_flow.FORMATS)
-    request = image_flow.image_request(
-        torch=torch, release=release, os=os, base=base, packages=packages or [],
-        requirements=requirements or [], neuron_env_source=neuron_env_source,
-        neuron_env_sha256=neuron_env_sha256, neuron_env_spec=neuron_env_spec,
-        mirrors={"index_url": index_url, "neuron_index": neuron_index,
-                 "pytorch_index": pytorch_index},
+    image = ImageRequest(
+        torch=torch, release=release, os=os, base=base, packages=tuple(packages or ()),
+        neuron_env_source=neuron_env_source, neuron_env_sha256=neuron_env_sha256,
+        neuron_env_spec=neuron_env_spec, index_url=index_url, neuron_index=neuron_index,
+        pytorch_index=pytorch_index,
     )  # fmt: skip
-    image_flow.render(ctx, request, output_format, output)
+    request = ImageRenderRequest(
+        image=image,
+        requirements=tuple(requirements or ()),
+        output_format=output_format,
+        matrix_dirs=settings(ctx).matrix_dirs,
+    )
+    rendered = render_image(request)
+    if output_format != "json":
+        print_notes(rendered.notes)
+    write_output(output, rendered.text)

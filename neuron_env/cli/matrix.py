@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import console, load_matrix, print_json
+from neuron_env.cli._common import console, load_matrix, print_json, settings
 from neuron_env.cli.options import JsonOption, ReleaseOption
 from neuron_env.errors import EXIT_BAD_INPUT, NeuronEnvError
 
@@ -193,9 +193,21 @@ def verify(
 
     Example: neuron-env matrix verify --release 2.34.0 --write ./matrix-overlay
     """
-    from neuron_env.cli import matrix_verify
+    from neuron_env.operations.matrix_verify import VerifyRequest, verify_release
+    from neuron_env.report import matrix_verify as views
 
-    options = matrix_verify.VerifyOptions(
-        release, neuron_index, pytorch_index, json, write, timeout
+    request = VerifyRequest(
+        matrix_dirs=settings(ctx).matrix_dirs,
+        release=release,
+        neuron_index=neuron_index,
+        pytorch_index=pytorch_index,
+        write=write,
+        timeout=timeout,
+        progress=views.print_progress,
     )
-    raise typer.Exit(matrix_verify.run(load_matrix(ctx), options))
+    outcome = verify_release(request)
+    if json:
+        print_json("matrix-verify", views.payload(outcome.verification, outcome.overlay))
+    else:
+        views.print_verification(console(), outcome.verification, outcome.overlay)
+    raise typer.Exit(outcome.verification.exit_code)

@@ -13,7 +13,6 @@ from neuron_env.cli._common import (
     check_format,
     console,
     device_progress,
-    load_matrix,
     settings,
     write_output,
 )
@@ -103,9 +102,10 @@ def preflight(
     from neuron_env.operations.doctor import DoctorRequest, run_doctor
     from neuron_env.preflight import (
         EMITTABLE,
-        check_healthcheck_settings,
+        HealthcheckRequest,
         detect_ci,
         plan_outputs,
+        slurm_healthcheck,
     )
     from neuron_env.report import FORMATS
 
@@ -113,8 +113,18 @@ def preflight(
     if emit is not None:
         if emit not in EMITTABLE:
             raise BadInput(f"--emit '{emit}' is not one of: {', '.join(EMITTABLE)}.")
-        check_healthcheck_settings(load_matrix(ctx), release, torch, allow or [], timeout)
-        _emit_slurm(torch, release, level or 0, python, sysroot, strict, allow or [], timeout)
+        healthcheck = HealthcheckRequest(
+            matrix_dirs=settings(ctx).matrix_dirs,
+            torch=torch,
+            release=release,
+            level=level or 0,
+            python=python,
+            sysroot=sysroot,
+            strict=strict,
+            allow=tuple(allow or ()),
+            timeout=timeout,
+        )
+        sys.stdout.write(slurm_healthcheck(healthcheck))
         return
     request = DoctorRequest(
         matrix_dirs=settings(ctx).matrix_dirs,
@@ -148,28 +158,3 @@ def _deliver(report: DoctorReport, plan: OutputPlan) -> None:
         write_output(path, render(report, output_format, command="preflight"))
     if plan.step_summary is not None:
         write_output(plan.step_summary, render(report, "github", command="preflight"), append=True)
-
-
-def _emit_slurm(
-    torch: str | None,
-    release: str | None,
-    level: int,
-    python: Path | None,
-    sysroot: Path,
-    strict: bool,
-    allow: list[str],
-    timeout: float,
-) -> None:
-    from neuron_env.preflight import render_slurm_healthcheck
-
-    args = ["--level", str(level)]
-    args += ["--torch", torch] if torch else []
-    args += ["--release", release] if release else []
-    args += ["--python", str(python)] if python else []
-    args += ["--sysroot", str(sysroot)] if sysroot != Path("/") else []
-    args += ["--strict"] if strict else []
-    for check in allow:
-        args += ["--allow", check]
-    script = Path(sys.executable).with_name("neuron-env")  # this installation's console script
-    tool = str(script) if script.exists() else "neuron-env"
-    sys.stdout.write(render_slurm_healthcheck(tool, sys.executable, timeout, args))

@@ -261,25 +261,10 @@ def _plain_text(report: ScanReport) -> str:
 
 
 def _print_rules(rules: RuleSet, output_format: str) -> None:
-    from rich.markup import escape
-    from rich.table import Table
-    from rich.text import Text
-
     from neuron_env.scan.render_json import rules_json
+    from neuron_env.scan.render_text import print_rules
 
     if output_format != "text":
         print_json("scan-rules", {"release": rules.release, "rules": rules_json(rules)})
-        return
-    table = Table("Rule", "Severity", "From", "What it finds", show_edge=False, pad_edge=False)
-    for rule in rules.rules:
-        title = Text(rule.title)
-        if not rule.confirmed:
-            title.append(" (unconfirmed)", style="yellow")
-        table.add_row(rule.id, rule.severity, rule.origin, title)
-    out = console()
-    out.print(f"Rules of neuron-env scan for Neuron {rules.release}:")
-    out.print(table)
-    out.print("\nDocs:")
-    width = max(len(rule.id) for rule in rules.rules)
-    for rule in rules.rules:
-        out.print(f"  {rule.id:<{width}}  {escape(rule.help_uri)}", soft_wrap=True)
+    else:
+        print_rules(console(), rules)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
@@ -22,6 +24,9 @@ from neuron_env.report.github import ICONS
 from neuron_env.report.junit import Case, Suite, write_junit
 from neuron_env.report.text import Line, print_hanging, shown
 from neuron_env.serialize import envelope
+
+if TYPE_CHECKING:
+    from neuron_env.fleet.collect import CollectResult
 from neuron_env.wording import plural
 
 COMMAND = "fleet-report"
@@ -191,3 +196,28 @@ def workflow_commands(report: FleetReport) -> list[str]:
         names = _host_list([m.name for m in report.missing], False)
         lines.append(f"::error title=neuron-env fleet::{github_data(f'No verdict for {names}')}")
     return lines
+
+
+# --- fleet collect --------------------------------------------------------------------------
+
+
+def collect_payload(result: CollectResult, output: Path) -> dict[str, object]:
+    """The ``fleet-collect`` JSON payload: what arrived, what was there, who did not answer."""
+    return {"directory": str(output), "collected": result.collected,
+            "skipped": result.skipped, "missing": result.missing}  # fmt: skip
+
+
+def print_collect(out: Console, result: CollectResult, output: Path) -> None:
+    """What ``fleet collect`` did, as text: counts, the hosts without a snapshot (their stderr
+    shown inertly) and the command that judges the folder, quoted for a shell."""
+    from neuron_env.escape import shell
+
+    out.print(
+        f"Collected {len(result.collected)} snapshots into {shown(str(output))}"
+        f" ({len(result.skipped)} already there; --refresh asks them again)."
+    )
+    for missing in result.missing:
+        out.print(f"  [red]?[/] {shown(missing.name)}: {shown(missing.reason)}")
+    if result.missing:
+        out.print(f"{len(result.missing)} without a snapshot (recorded in _not-collected.json).")
+    out.print(f"Next: neuron-env fleet report {shown(shell(str(output)))}")

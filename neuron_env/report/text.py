@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import textwrap
 from collections import Counter
+from collections.abc import Sequence
 
 from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from neuron_env.checks.model import CATEGORIES, DoctorReport, Finding
+from neuron_env.checks.model import CATEGORIES, Check, DoctorReport, Finding
 from neuron_env.escape import terminal
 from neuron_env.wording import join_words, plural
 
@@ -130,3 +131,13 @@ def _allowed_note(allowed: list[Finding]) -> str:
     warnings = len(allowed) - failures
     kinds = [plural(n, word) for n, word in ((failures, "failure"), (warnings, "warning")) if n]
     return f" ({join_words(kinds)} allowed: {', '.join(f.check for f in allowed)})"
+
+
+def print_checks(out: Console, checks: Sequence[Check]) -> None:
+    """``doctor --list-checks``: each check's id, category and what it checks."""
+    from rich.table import Table
+
+    table = Table("Check id", "Category", "What it checks", show_edge=False, pad_edge=False)
+    for check in checks:
+        table.add_row(check.id, check.category, check.description)
+    out.print(table)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from rich.console import Console
 
-from neuron_env.scan.model import SEVERITIES, Finding, Rule, ScanReport, Severity
+from neuron_env.scan.model import SEVERITIES, Finding, Rule, RuleSet, ScanReport, Severity
 from neuron_env.wording import plural
 
 STYLES = {"error": "31", "warning": "33", "note": "36", "green": "32", "bold": "1", "dim": "2"}
@@ -95,3 +95,23 @@ def _docs(paint: _Paint, rules: Sequence[Rule]) -> str:
     lines = [paint("Docs:", "dim")]
     lines += [f"  {rule.id:<{width}}  {clean(rule.help_uri)}" for rule in rules]
     return "\n".join(lines) + "\n"
+
+
+def print_rules(out: Console, rules: RuleSet) -> None:
+    """``scan --list-rules`` as text: a table of the release's rules, then each rule's docs."""
+    from rich.markup import escape
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table("Rule", "Severity", "From", "What it finds", show_edge=False, pad_edge=False)
+    for rule in rules.rules:
+        title = Text(rule.title)
+        if not rule.confirmed:
+            title.append(" (unconfirmed)", style="yellow")
+        table.add_row(rule.id, rule.severity, rule.origin, title)
+    out.print(f"Rules of neuron-env scan for Neuron {rules.release}:")
+    out.print(table)
+    out.print("\nDocs:")
+    width = max(len(rule.id) for rule in rules.rules)
+    for rule in rules.rules:
+        out.print(f"  {rule.id:<{width}}  {escape(rule.help_uri)}", soft_wrap=True)
