@@ -361,7 +361,7 @@ def apply_to_plan(plan: InstallPlan, classified: Classified) -> InstallPlan:
 
 def _constraints_note(plan: InstallPlan) -> Note:
     core = ", ".join(
-        f"{p.name} {_exact(p.spec) or p.spec}" for p in plan.packages if p.name in CORE
+        f"{p.name} {p.spec.removeprefix('==')}" for p in plan.packages if p.name in CORE
     )
     return Note(
         "info",
