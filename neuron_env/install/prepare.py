@@ -29,6 +29,7 @@ from neuron_env.install.target_env import (
 from neuron_env.install.user_packages import (
     UserRequirement,
     apply_to_plan,
+    check_wheelhouse_has,
     classify,
     with_pins,
 )
@@ -113,6 +114,7 @@ def prepare(matrix: Matrix, request: InstallRequest, *, runner: Runner = run) ->
         house = read_wheelhouse(request.wheelhouse)
         if house is not None:
             check_wheelhouse(request.wheelhouse, house, plan)
+            check_wheelhouse_has(request.wheelhouse, (w.name for w in house.files), plan)
     return Prepared(plan, target_env, backend)
 
 

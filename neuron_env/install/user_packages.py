@@ -444,3 +444,23 @@ def user_conflict(output: str, plan: InstallPlan) -> Cause | None:
         "Drop that package or pick a version of it that works with these pins, or pick the "
         "release that pairs the version it needs ('neuron-env matrix list').",
     )
+
+
+def check_wheelhouse_has(directory: Path, names: Iterable[str], plan: InstallPlan) -> None:
+    """Refuse, before anything is created, an offline install of a package the wheelhouse lacks.
+
+    ``names``: the distributions the wheelhouse's manifest lists.
+    """
+    present = {str(canonicalize_name(n)) for n in names}
+    missing = [p.name for p in plan.packages if p.requested and p.name not in present]
+    if not missing:
+        return
+    wanted = " ".join(sorted(p.requirement for p in plan.packages if p.requested))
+    raise BadInput(
+        f"Wheelhouse {directory} has no {', '.join(missing)}: it was filled without "
+        f"{'it' if len(missing) == 1 else 'them'}, and an offline install cannot fetch "
+        "anything. Nothing was created.",
+        hint=f"Fill it again on a connected machine with 'neuron-env download --torch "
+        f"{plan.torch} --release {plan.release} --python-version {plan.python} -d DIR "
+        f"{wanted}'.",
+    )

@@ -188,3 +188,22 @@ def test_export_and_wheelhouse_cover_the_stack_and_install_it_offline(
         line.split(" ")[0].split("==") for line in lock.splitlines() if line[:1].isalnum()
     )
     assert {name: versions[name] for name in locked} == locked  # the exported set, exactly
+
+
+def test_offline_install_of_a_package_the_wheelhouse_lacks_is_refused_before_anything(
+    stack_indexes: Indexes, stack_matrix: Path, tmp_path: Path
+) -> None:
+    house = tmp_path / "wheels"
+    download = ["download", "--torch", "2.14", "-d", str(house), *stack_indexes.args(), "-q"]
+    code, _, err = run(tmp_path, stack_matrix, *download)
+    assert code == 0, err
+    venv = tmp_path / "env"
+    offline = [
+        "install", "--torch", "2.14", "--venv", str(venv), "--python", python_here(),
+        "--wheelhouse", str(house), "--offline", "stack-tool", "--yes",
+    ]  # fmt: skip
+    code, _, err = run(tmp_path, stack_matrix, *offline)
+    assert code == 2, err
+    assert f"Wheelhouse {house} has no stack-tool" in flat(err)
+    assert "neuron-env download --torch 2.14" in flat(err) and "stack-tool" in flat(err)
+    assert not venv.exists()
