@@ -227,17 +227,36 @@ def _companion_pin(companion: CompanionPin) -> Pin:
 
 
 def _check_allows(req: UserRequirement, spec: str, what: str) -> None:
-    """A specifier that excludes the release's version of a Neuron name is bad input."""
-    pinned = _exact(spec)
-    if pinned is None or not str(req.parsed.specifier):
+    """A specifier that excludes the release's version of a Neuron name is bad input.
+
+    For a wildcard pin (``==2.14.3.0.*``) the check is whether any version the user's specifier
+    names (or the wildcard's base) lies in both.
+    """
+    wanted = req.parsed.specifier
+    if not str(wanted):
         return
-    if not req.parsed.specifier.contains(pinned, prereleases=True):
-        raise BadInput(
-            f"{req.shown()} excludes {req.name} {pinned}, and {what} {pinned}: Neuron packages "
-            "come at the release's version only.",
-            hint=f"Drop the version from '{req.text}' (neuron-env pins it), or pick the release "
-            "that ships the version you want ('neuron-env matrix list').",
-        )
+    pin = SpecifierSet(spec)
+    pinned = _exact(spec)
+    candidates: list[Version | None] = [pinned]
+    if pinned is None:
+        bases = [s.version.removesuffix(".*") for s in pin if s.operator == "=="]
+        candidates = [_version(v) for v in [*bases, *(s.version for s in wanted)]]
+    if any(v is not None and v in pin and wanted.contains(v, True) for v in candidates):
+        return
+    shown = str(pinned) if pinned is not None else spec
+    raise BadInput(
+        f"{req.shown()} excludes {req.name} {shown}, and {what} {shown}: Neuron packages "
+        "come at the release's version only.",
+        hint=f"Drop the version from '{req.text}' (neuron-env pins it), or pick the release "
+        "that ships the version you want ('neuron-env matrix list').",
+    )
+
+
+def _version(text: str) -> Version | None:
+    try:
+        return Version(text.removesuffix(".*"))
+    except InvalidVersion:
+        return None
 
 
 def _exact(spec: str) -> Version | None:

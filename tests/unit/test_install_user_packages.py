@@ -56,6 +56,13 @@ def test_a_core_name_stays_the_release_pin_and_a_specifier_excluding_it_is_refus
     assert "Neuron 2.34.0 pins torch 2.14.0" in message
 
 
+def test_a_wildcard_pin_is_checked_against_the_versions_the_user_names() -> None:
+    assert judged("torch-neuronx==2.14.3.1", release="2.34.0").pins == ()
+    assert judged("torch-neuronx>=2.14", release="2.33.0").pins == ()
+    message = refusal("torch-neuronx>=2.15", release="2.33.0")
+    assert "excludes torch-neuronx ==2.14.3.0.*" in message
+
+
 def test_upstream_torchao_is_refused_beside_torchao_neuron() -> None:
     message = refusal("torchao==0.18.0")
     assert "cannot share an environment with torchao-neuron (TorchAO Neuron)" in message
