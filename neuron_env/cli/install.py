@@ -145,7 +145,8 @@ def install(
 
     torch-neuronx, neuronx-cc and nki come only from the Neuron index, torch only from the
     PyTorch CPU index, everything else from the default index. The environment is built beside
-    the target, verified, then swapped in; on any failure nothing changes.
+    the target, verified, then swapped in; on any failure nothing changes. Your own packages
+    (PACKAGE ..., -r FILE) join the same transaction; none of them can move those pins.
 
     Examples:
 
