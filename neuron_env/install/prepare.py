@@ -93,14 +93,17 @@ def prepare(matrix: Matrix, request: InstallRequest, *, runner: Runner = run) ->
             raise
         hint = create_first_hint(target_env, allowed, request)
         raise UnsupportedCombination(exc.message, hint=hint) from None
-    classified = classify(matrix, release, target, request.packages, python=target.python)
+    installed = target_env.installed()
+    classified = classify(
+        matrix, release, target, request.packages, python=target.python, installed=installed
+    )
     backend = choose_backend(request.backend)
     choices = Choices(
         venv=str(target_env.path),
         action="upgrade" if target_env.exists else "create",
         base_python=str(target_env.base_python),
         backend=_backend_name(backend),
-        installed=target_env.installed(),
+        installed=installed,
         index_url=request.index_url,
         neuron_index=request.neuron_index,
         pytorch_index=request.pytorch_index,

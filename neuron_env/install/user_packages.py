@@ -17,7 +17,7 @@ created:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -159,8 +159,13 @@ def classify(
     requirements: Sequence[UserRequirement],
     *,
     python: str | None = None,
+    installed: Mapping[str, str] | None = None,
 ) -> Classified:
-    """Judge every requirement (see the module docstring); bad input raises :class:`BadInput`."""
+    """Judge every requirement (see the module docstring); bad input raises :class:`BadInput`.
+
+    ``installed``: what the environment being upgraded holds (a companion cannot be added beside
+    a distribution it conflicts with, such as upstream torchao beside torchao-neuron).
+    """
     pins: dict[str, Pin] = {}
     requested: dict[str, list[str]] = {}
     extras: dict[str, set[str]] = {}
@@ -185,6 +190,7 @@ def classify(
         elif name in companions:
             companion = companions[name]
             _check_allows(req, companion.spec, f"Neuron {target.release} ships {companion.title}")
+            _refuse_installed_conflicts(companion, installed or {}, req)
             pins[name] = _companion_pin(companion)
         elif _is_neuron(name, release):
             raise _not_shipped(matrix, release, target, name, req)
@@ -302,6 +308,21 @@ def _refuse_conflicts(release: Release, target: Target, name: str, req: UserRequ
                 hint=f"Ask for {pip_name} instead (neuron-env pins it from the Neuron "
                 f"index{_families(companion.families)}).",
             )
+
+
+def _refuse_installed_conflicts(
+    companion: CompanionPin, installed: Mapping[str, str], req: UserRequirement
+) -> None:
+    present = [f"{n} {installed[n]}" for n in companion.conflicts if n in installed]
+    if present:
+        names = " ".join(n for n in companion.conflicts if n in installed)
+        raise BadInput(
+            f"{req.shown()}: the environment holds {', '.join(present)}, which cannot share it "
+            f"with {companion.name} ({companion.title}, import package "
+            f"'{companion.import_name or companion.name}'); nothing was changed.",
+            hint=f"Uninstall it first ('python -m pip uninstall {names}' in that environment), "
+            "then run the same command again.",
+        )
 
 
 def _families(families: Iterable[str]) -> str:

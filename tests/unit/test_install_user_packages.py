@@ -69,6 +69,18 @@ def test_upstream_torchao_is_refused_beside_torchao_neuron() -> None:
     assert "import package 'torchao'" in message
 
 
+def test_torchao_neuron_is_refused_beside_an_installed_upstream_torchao() -> None:
+    target = resolve_target(MATRIX, Request(torch="2.14", python="3.12", release="2.34.0"))
+    requirements = gather(["torchao-neuron"], ())
+    with pytest.raises(BadInput) as caught:
+        classify(
+            MATRIX, MATRIX.get("2.34.0"), target, requirements, installed={"torchao": "0.18.0"}
+        )
+    message = " ".join(f"{caught.value.message} {caught.value.hint}".split())
+    assert "the environment holds torchao 0.18.0" in message
+    assert "pip uninstall torchao" in message
+
+
 def test_xla_era_names_are_refused_with_what_to_use_instead() -> None:
     for name in ("neuronx-distributed", "neuronx-distributed-inference", "transformers-neuronx"):
         message = refusal(name)
