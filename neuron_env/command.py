@@ -2,8 +2,10 @@
 
 Every subprocess goes through :func:`run`: an argument list (never a shell string), a timeout, an
 explicit environment, and failures turned into :class:`CommandFailed` with the command line and the
-tail of its output. The runner is a parameter of the code that uses it (``runner=run``), so tests
-can pass their own.
+tail of its output. Each process starts through :func:`_spawn` (a session of its own) and is waited
+for by :func:`_finish` (its group killed on a timeout or an interruption); :class:`StreamingCommand`
+starts the same way. ``Runner`` (``runner=run`` in the installer and the probes) is a seam no
+caller or test varies yet.
 """
 
 from __future__ import annotations
@@ -60,42 +62,12 @@ def run(
     log.debug("run: %s", shlex.join(args))
     if output is not None:
         return _run_logged(args, timeout=timeout, env=env, cwd=cwd, check=check, output=output)
-    try:
-        proc = subprocess.Popen(
-            args,
-            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=dict(env) if env is not None else None,
-            cwd=cwd,
-            start_new_session=True,  # so a timeout can kill the command and its children
-        )
-    except OSError as exc:
-        raise CommandFailed(args, f"cannot run {args[0]}: {exc.strerror}") from None
-    try:
-        stdout, stderr = proc.communicate(input, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        stdout, stderr = proc.communicate()
-        raise CommandFailed(
-            args,
-            f"{_short(args)} did not finish within {timeout:g} s and was stopped",
-            output=_tail(stdout, stderr),
-        ) from None
-    except BaseException:
-        _kill_group(proc)
-        proc.wait()
-        raise
-    result = Completed(tuple(args), proc.returncode, stdout, stderr)
-    if check and proc.returncode != 0:
-        raise CommandFailed(
-            args,
-            f"{_short(args)} failed with exit code {proc.returncode}",
-            returncode=proc.returncode,
-            output=_tail(stdout, stderr),
-        )
-    return result
+    stdin = subprocess.PIPE if input is not None else subprocess.DEVNULL
+    proc = _spawn(args, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                  cwd=cwd, text=True)  # fmt: skip
+    stdout, stderr = _finish(proc, args, timeout, input=input, tail=_tail)
+    _check_exit(args, proc.returncode, check, _tail(stdout, stderr))
+    return Completed(tuple(args), proc.returncode, stdout, stderr)
 
 
 def _run_logged(
@@ -111,41 +83,78 @@ def _run_logged(
         sink.write(f"$ {shlex.join(args)}\n")
         sink.flush()
         start = sink.tell()
-        try:
-            proc = subprocess.Popen(
-                args,
-                stdin=subprocess.DEVNULL,
-                stdout=sink,
-                stderr=subprocess.STDOUT,
-                env=dict(env) if env is not None else None,
-                cwd=cwd,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            raise CommandFailed(args, f"cannot run {args[0]}: {exc.strerror}") from None
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            proc.wait()
-            raise CommandFailed(
-                args,
-                f"{_short(args)} did not finish within {timeout:g} s and was stopped",
-                output=_file_tail(output, start),
-            ) from None
-        except BaseException:
-            _kill_group(proc)
-            proc.wait()
-            raise
+        proc = _spawn(args, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
+                      env=env, cwd=cwd)  # fmt: skip
+        _finish(proc, args, timeout, tail=lambda *_: _file_tail(output, start))
     tail = _file_tail(output, start)
-    if check and proc.returncode != 0:
+    _check_exit(args, proc.returncode, check, tail)
+    return Completed(tuple(args), proc.returncode, tail, "")
+
+
+def _spawn(
+    args: list[str],
+    *,
+    stdin: Any,
+    stdout: Any,
+    stderr: Any,
+    env: Mapping[str, str] | None,
+    cwd: Path | None = None,
+    text: bool = False,
+) -> subprocess.Popen[Any]:
+    """Start ``args`` in a session of its own (so that the command and its children can be
+    killed together); a command that cannot start is a :class:`CommandFailed`."""
+    try:
+        return subprocess.Popen(
+            args,
+            stdin=stdin,
+            stdout=stdout,
+            stderr=stderr,
+            text=text,
+            env=dict(env) if env is not None else None,
+            cwd=cwd,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise CommandFailed(args, f"cannot run {args[0]}: {exc.strerror}") from None
+
+
+def _finish(
+    proc: subprocess.Popen[Any],
+    args: list[str],
+    timeout: float,
+    *,
+    input: str | None = None,
+    tail: Callable[[str | None, str | None], str],
+) -> tuple[Any, Any]:
+    """Wait at most ``timeout`` seconds for ``proc`` (what it wrote to its pipes, if any).
+
+    After ``timeout``, or when the wait is interrupted (Ctrl-C), the process group is killed;
+    a timeout is a :class:`CommandFailed` holding ``tail`` of the output.
+    """
+    try:
+        return proc.communicate(input, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        stdout, stderr = proc.communicate()
         raise CommandFailed(
             args,
-            f"{_short(args)} failed with exit code {proc.returncode}",
-            returncode=proc.returncode,
+            f"{_short(args)} did not finish within {timeout:g} s and was stopped",
+            output=tail(stdout, stderr),
+        ) from None
+    except BaseException:
+        _kill_group(proc)
+        proc.wait()
+        raise
+
+
+def _check_exit(args: list[str], returncode: int, check: bool, tail: str) -> None:
+    if check and returncode != 0:
+        raise CommandFailed(
+            args,
+            f"{_short(args)} failed with exit code {returncode}",
+            returncode=returncode,
             output=tail,
         )
-    return Completed(tuple(args), proc.returncode, tail, "")
 
 
 def _file_tail(path: Path, start: int) -> str:
@@ -210,17 +219,9 @@ class StreamingCommand:
         self.argv = [os.fspath(a) for a in argv]
         self.max_line = max_line
         log.debug("stream: %s", shlex.join(self.argv))
-        try:
-            self._proc = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=dict(env) if env is not None else None,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            raise CommandFailed(self.argv, f"cannot run {self.argv[0]}: {exc.strerror}") from None
+        stdin = subprocess.PIPE if input is not None else subprocess.DEVNULL
+        self._proc = _spawn(self.argv, stdin=stdin, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)  # fmt: skip
         self._buffer = b""
         self._eof = False
         self._stderr = bytearray()  # its last STDERR_KEPT bytes

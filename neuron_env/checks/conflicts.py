@@ -30,6 +30,8 @@ def xla_leftovers(facts: HostFacts, ctx: Context) -> list[str]:
 
 
 def check_conflicts(facts: HostFacts, ctx: Context) -> Verdict:
+    """``python.conflicts``: no legacy PyTorch/XLA stack, no torchao beside torchao-neuron,
+    and notes on competing backends."""
     assert facts.python is not None
     return _xla_stack(facts, ctx) or _torchao(facts, ctx) or _notes(facts, ctx)
 

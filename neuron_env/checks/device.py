@@ -10,6 +10,7 @@ from neuron_env.facts import DeviceRun, HostFacts
 
 
 def check_smoke(facts: HostFacts, ctx: Context) -> Verdict:
+    """``device.smoke`` (level 1): the smoke test's result, with the command that reruns it."""
     assert facts.device is not None
     return _judge(facts.device.smoke, "smoke", f"neuron-env smoke{_where(facts, ctx)}")
 
@@ -30,6 +31,8 @@ def _doctor_hint(hint: str) -> str:
 
 
 def check_selftest(facts: HostFacts, ctx: Context) -> Verdict:
+    """``device.selftest`` (level 2): the standard self-test's result; skipped when the smoke test
+    failed first."""
     assert facts.device is not None
     if (
         facts.device.selftest is None

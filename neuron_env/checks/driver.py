@@ -15,6 +15,8 @@ ON_THE_HOST = "on the host: "
 
 
 def check_module(facts: HostFacts, ctx: Context) -> Verdict:
+    """``driver.module``: the kernel module 'neuron' is loaded, at least at the release's driver
+    version (fixes say to run them on the host from a container)."""
     assert facts.driver is not None
     pin = ctx.release.system_packages.get(DRIVER_PACKAGE)
     wanted = pin.version if pin else None
@@ -63,6 +65,8 @@ def _packaged_driver(facts: HostFacts) -> str | None:
 
 
 def check_devices(facts: HostFacts, ctx: Context) -> Verdict:
+    """``driver.devices``: /dev/neuron* present, readable and writable by this user, as many as the
+    instance type has."""
     assert facts.driver is not None
     nodes = facts.driver.devices
     if not nodes:

@@ -17,6 +17,8 @@ FREE_WARN_GIB = 10
 
 
 def check_variables(facts: HostFacts, ctx: Context) -> Verdict:
+    """``env.variables``: Neuron variables hold valid values (LNC 1 or 2, core lists); legacy XLA
+    variables and a disabled backend autoload are noted."""
     assert facts.env is not None
     env = facts.env.variables
     errors = _invalid(env)
@@ -77,6 +79,7 @@ def _unset(names: list[str]) -> str:
 
 
 def check_cache(facts: HostFacts, ctx: Context) -> Verdict:
+    """``env.cache``: the compile cache and debug directories are writable and have free space."""
     assert facts.env is not None
     problems, warnings = [], []
     if not facts.env.cache_dirs:  # the probe always lists them: only a hand-made snapshot

@@ -16,6 +16,8 @@ HOP_LIMIT_HINT = (
 
 
 def check_os(facts: HostFacts, ctx: Context) -> Verdict:
+    """``platform.os``: an OS release the release supports, with pip wheels and a new enough
+    glibc."""
     assert facts.os is not None
     release, os_facts = ctx.release, facts.os
     name = os_facts.pretty_name or os_facts.key or "this OS"
@@ -77,6 +79,7 @@ def _wheel_oses(release: Release) -> str:
 
 
 def check_arch(facts: HostFacts, ctx: Context) -> Verdict:
+    """``platform.arch``: a CPU architecture TorchNeuron runs on (Linux x86_64)."""
     assert facts.os is not None
     arch, supported = facts.os.arch or "unknown", ctx.release.release.arch
     if arch in supported:
@@ -88,6 +91,8 @@ def check_arch(facts: HostFacts, ctx: Context) -> Verdict:
 
 
 def check_python(facts: HostFacts, ctx: Context) -> Verdict:
+    """``platform.python``: the target Python is one the torch-neuronx pairing (or, without one, any
+    of the release's pairings) supports."""
     assert facts.python is not None
     python = facts.python
     supported = ctx.pairing.python if ctx.pairing else _all_pythons(ctx.release)
@@ -107,6 +112,7 @@ def _all_pythons(release: Release) -> tuple[str, ...]:
 
 
 def check_instance(facts: HostFacts, ctx: Context) -> Verdict:
+    """``platform.instance``: a Trn2/Trn3 EC2 instance, from IMDS or else the driver's sysfs."""
     assert facts.ec2 is not None
     ec2 = facts.ec2
     sysfs_type = (

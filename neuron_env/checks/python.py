@@ -13,6 +13,8 @@ from neuron_env.facts import Distribution, HostFacts
 
 
 def check_torch(facts: HostFacts, ctx: Context) -> Verdict:
+    """``python.torch``: torch installed at exactly the version its torch-neuronx family pairs
+    with."""
     assert facts.python is not None
     dist = facts.python.dist("torch")
     if dist is None:
@@ -40,6 +42,8 @@ def check_torch(facts: HostFacts, ctx: Context) -> Verdict:
 
 
 def check_torch_neuronx(facts: HostFacts, ctx: Context) -> Verdict:
+    """``python.torch-neuronx``: the release's native TorchNeuron build, not the legacy XLA line
+    or a placeholder."""
     assert facts.python is not None
     dist = facts.python.dist("torch-neuronx")
     if dist is None:
@@ -109,6 +113,7 @@ def _installed_version(facts: HostFacts, name: str) -> Version | None:
 
 
 def check_compiler(facts: HostFacts, ctx: Context) -> Verdict:
+    """``python.compiler``: neuronx-cc and nki installed at the release's versions."""
     assert facts.python is not None
     problems, notes = [], []
     for name, pkg in ctx.release.packages.items():
@@ -148,6 +153,8 @@ def _any_release_pins(ctx: Context, name: str, version: Version | None) -> bool:
 
 
 def check_placeholders(facts: HostFacts, ctx: Context) -> Verdict:
+    """``python.placeholders``: no 'WRONG PACKAGE' (or empty) placeholders from the default index
+    under Neuron names."""
     assert facts.python is not None
     found = {
         name: (dist, reason)

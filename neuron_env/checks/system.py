@@ -13,6 +13,8 @@ HOST_ONLY = {"aws-neuronx-dkms", "aws-neuronx-tools", "aws-neuronx-oci-hook"}
 
 
 def check_packages(facts: HostFacts, ctx: Context) -> Verdict:
+    """``system.packages``: the release's aws-neuronx-* apt packages and the kernel headers DKMS
+    needs (host-only packages are not asked of a container; without dpkg: skipped)."""
     assert facts.system is not None
     installed = facts.system.packages
     if not installed and facts.os is not None and facts.os.id not in ("ubuntu", "debian"):

@@ -7,7 +7,8 @@ import math
 import os
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,7 +19,8 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from neuron_env.errors import NeuronEnvError
-    from neuron_env.matrix import Matrix
+    from neuron_env.matrix import Matrix, Note
+    from neuron_env.selftest import ProgressCallback
 
 
 @dataclass
@@ -44,12 +46,26 @@ def load_matrix(ctx: typer.Context) -> Matrix:
 
 def console(stderr: bool = False) -> Console:
     """A rich console that degrades to plain text without a terminal or with NO_COLOR."""
-    from rich.console import Console
+    from neuron_env.report.console import new_console
 
-    stream = sys.stderr if stderr else sys.stdout
-    # Without a terminal rich assumes 80 columns; pipes and CI logs read better wider.
-    width = None if stream.isatty() or os.environ.get("COLUMNS") else 120
-    return Console(stderr=stderr, highlight=False, width=width)
+    return new_console(stderr=stderr)
+
+
+def check_format(output_format: str | None, formats: Iterable[str]) -> None:
+    """An unknown ``--format`` is bad input: one ``error:`` line listing the formats the command
+    has (None: the command chooses)."""
+    known = tuple(formats)
+    if output_format is not None and output_format not in known:
+        from neuron_env.errors import BadInput
+
+        raise BadInput(f"--format '{output_format}' is not one of: {', '.join(known)}.")
+
+
+def device_progress() -> AbstractContextManager[ProgressCallback | None]:
+    """The device levels' progress on stderr, for the commands that run them (doctor, preflight)."""
+    from neuron_env.cli import device_views
+
+    return device_views.progress(console(stderr=True), quiet=False)
 
 
 def print_json(command: str, payload: dict[str, Any]) -> None:
@@ -75,6 +91,34 @@ def write_output(path: Path | None, text: str, *, append: bool = False) -> None:
             handle.write(text)
     except OSError as exc:
         raise BadInput(f"Cannot write {path}: {exc.strerror}.") from None
+
+
+def print_notes(notes: Iterable[Note]) -> None:
+    """Notes for the person at the terminal, on stderr (stdout holds the document)."""
+    err = console(stderr=True)
+    marks = {"warning": "warning:", "info": "note:"}
+    for note in sorted(notes, key=lambda n: n.level != "warning"):
+        err.print(f"{marks[note.level]} {note.message}", markup=False, highlight=False)
+
+
+def aws_session(region: str | None, profile: str | None) -> Any:
+    """A boto3 session from the standard chain or --region/--profile; a region is required."""
+    import boto3
+
+    from neuron_env.aws.api_errors import aws_call
+    from neuron_env.errors import OperationFailed
+
+    # botocore reads AWS_DEFAULT_REGION and profiles; AWS_REGION is what other SDKs and most
+    # CI systems set, so it counts too.
+    region = region or os.environ.get("AWS_REGION") or None
+    with aws_call("AWS session"):
+        session = boto3.session.Session(profile_name=profile, region_name=region)
+    if not session.region_name:
+        raise OperationFailed(
+            "No AWS region is configured.",
+            hint="Pass --region, or set AWS_REGION (or a region in your AWS profile).",
+        )
+    return session
 
 
 def print_error(exc: NeuronEnvError) -> None:

@@ -11,6 +11,16 @@ from typing import Annotated, Any
 
 import typer
 
+from neuron_env.cli.options import (
+    DocumentOutputOption,
+    HostTorchOption,
+    JsonOption,
+    OsOption,
+    ReleaseOption,
+    Sha256Option,
+    SpecOption,
+)
+
 launch_template_app = typer.Typer(
     help="EC2 launch templates for Trainium hosts: DLAMI, EFA layout, IMDSv2, storage, capacity "
     "and boot-time validation, rendered from the support matrix.",
@@ -26,21 +36,6 @@ ami_app = typer.Typer(
 InstanceTypeOption = Annotated[
     str,
     typer.Option("--instance-type", metavar="TYPE", help="EC2 instance type, e.g. trn2.48xlarge."),
-]
-TorchOption = Annotated[
-    str, typer.Option("--torch", metavar="X.Y", help="PyTorch minor for the host, e.g. 2.14.")
-]
-ReleaseOption = Annotated[
-    str | None,
-    typer.Option("--release", "-r", metavar="R", help="Neuron release (default: the latest)."),
-]
-OsOption = Annotated[
-    str | None,
-    typer.Option(
-        "--os",
-        metavar="ID-VERSION",
-        help="Host OS, e.g. ubuntu-26.04 (default: the newest OS with pip wheels).",
-    ),
 ]
 AmiOption = Annotated[
     str | None,
@@ -128,23 +123,6 @@ SourceOption = Annotated[
         "or pypi (the host's configured index).",
     ),
 ]
-Sha256Option = Annotated[
-    str | None,
-    typer.Option(
-        "--neuron-env-sha256",
-        metavar="HEX",
-        help="sha256 of the --neuron-env-source file; the host refuses anything else.",
-    ),
-]
-SpecOption = Annotated[
-    str | None,
-    typer.Option(
-        "--neuron-env-spec",
-        metavar="SPEC",
-        help="With --neuron-env-source pypi: what the host pip-installs "
-        "(default: this version, neuron-env==VERSION).",
-    ),
-]
 RegionOption = Annotated[
     str | None, typer.Option("--region", metavar="REGION", help="AWS region (default: boto3's).")
 ]
@@ -157,7 +135,7 @@ ProfileOption = Annotated[
 def render(
     ctx: typer.Context,
     instance_type: InstanceTypeOption,
-    torch: TorchOption,
+    torch: HostTorchOption,
     release: ReleaseOption = None,
     os: OsOption = None,
     ami: AmiOption = None,
@@ -183,10 +161,7 @@ def render(
             help="json (LaunchTemplateData), cloudformation, terraform or user-data.",
         ),
     ] = "json",
-    output: Annotated[
-        Path | None,
-        typer.Option("--output", "-o", metavar="FILE", help="Write to FILE.", dir_okay=False),
-    ] = None,
+    output: DocumentOutputOption = None,
     region: RegionOption = None,
     profile: ProfileOption = None,
 ) -> None:
@@ -218,7 +193,7 @@ def create(
     ctx: typer.Context,
     name: Annotated[str, typer.Option("--name", metavar="NAME", help="Launch-template name.")],
     instance_type: InstanceTypeOption,
-    torch: TorchOption,
+    torch: HostTorchOption,
     release: ReleaseOption = None,
     os: OsOption = None,
     ami: AmiOption = None,
@@ -245,9 +220,7 @@ def create(
             "--dry-run", help="Check permissions and report what would change; change nothing."
         ),
     ] = False,
-    json: Annotated[
-        bool, typer.Option("--json", help="Print the versioned JSON envelope.")
-    ] = False,
+    json: JsonOption = False,
     region: RegionOption = None,
     profile: ProfileOption = None,
 ) -> None:
@@ -293,7 +266,7 @@ def policy(
 @ami_app.command("render")
 def ami_render(
     ctx: typer.Context,
-    torch: TorchOption,
+    torch: HostTorchOption,
     output: Annotated[
         Path,
         typer.Option(

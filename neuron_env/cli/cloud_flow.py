@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,12 +20,19 @@ from neuron_env.aws.ami import AmiRequest, build_ami_recipe, write_recipe
 from neuron_env.aws.api_errors import aws_call
 from neuron_env.aws.launch_templates import ApplyResult, apply_launch_template
 from neuron_env.aws.policy import AUDIENCES, iam_policy
-from neuron_env.aws.render import launch_template_data, render_format, user_data
+from neuron_env.aws.render import FORMATS, launch_template_data, render_format, user_data
 from neuron_env.aws.spec import LaunchRequest, LaunchSpec, build_launch_spec
 from neuron_env.aws.values import template_name
-from neuron_env.cli._common import console, load_matrix, print_json, write_output
-from neuron_env.errors import BadInput, OperationFailed
-from neuron_env.matrix import Note
+from neuron_env.cli._common import (
+    aws_session,
+    check_format,
+    console,
+    load_matrix,
+    print_json,
+    print_notes,
+    write_output,
+)
+from neuron_env.errors import BadInput
 
 ToolSourceOptions = tuple[str | None, str | None, str | None]  # source, sha256, spec
 
@@ -69,6 +75,7 @@ def render(
     region: str | None,
     profile: str | None,
 ) -> None:
+    check_format(output_format, FORMATS)  # before anything reaches AWS
     spec = build_launch_spec(load_matrix(ctx), request)
     if resolve_ami:
         spec = _resolve_image(spec, aws_session(region, profile))
@@ -137,30 +144,6 @@ def describe_result(result: ApplyResult, region: str | None) -> str:
     if result.action == "created":
         return f"Created {where}: version {result.version}, {default}."
     return f"Added version {result.version} to {where}; {default}."
-
-
-def print_notes(notes: Iterable[Note]) -> None:
-    """Notes for the person at the terminal, on stderr (stdout holds the document)."""
-    err = console(stderr=True)
-    marks = {"warning": "warning:", "info": "note:"}
-    for note in sorted(notes, key=lambda n: n.level != "warning"):
-        err.print(f"{marks[note.level]} {note.message}", markup=False, highlight=False)
-
-
-def aws_session(region: str | None, profile: str | None) -> Any:
-    import boto3
-
-    # botocore reads AWS_DEFAULT_REGION and profiles; AWS_REGION is what other SDKs and most
-    # CI systems set, so it counts too.
-    region = region or os.environ.get("AWS_REGION") or None
-    with aws_call("AWS session"):
-        session = boto3.session.Session(profile_name=profile, region_name=region)
-    if not session.region_name:
-        raise OperationFailed(
-            "No AWS region is configured.",
-            hint="Pass --region, or set AWS_REGION (or a region in your AWS profile).",
-        )
-    return session
 
 
 def _resolve_image(spec: LaunchSpec, session: Any) -> LaunchSpec:

@@ -152,6 +152,8 @@ def print_smoke(out: Console, result: SmokeResult) -> None:
 def _smoke_case(case: CaseResult) -> Text:
     line = status_text(case.status)
     line.append(f"  {case.message}")
+    if case.first_call_s is None and case.steady_s is None:  # it never ran to a timing
+        return line
     line.append(
         f"\nfirst call {seconds(case.first_call_s)} (includes any compilation) · "
         f"steady {seconds(case.steady_s)} (median of {case.repeats or 0}, synchronised)",

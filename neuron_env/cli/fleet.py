@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import console, load_matrix, print_json, write_output
+from neuron_env.cli._common import check_format, console, load_matrix, print_json, write_output
+from neuron_env.cli.options import (
+    JsonOption,
+    JudgeReleaseOption,
+    JudgeTorchOption,
+    ReportFormatOption,
+    ReportOutputOption,
+    SnapshotsOption,
+)
 from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
@@ -22,9 +30,6 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-FleetFormatOption = Annotated[
-    str, typer.Option("--format", metavar="FORMAT", help="text, json, junit or github.")
-]
 TargetsOption = Annotated[
     list[str] | None,
     typer.Option(
@@ -65,13 +70,6 @@ HostPythonOption = Annotated[
         help="The Python environment to inspect on the hosts (default: the bootstrap's venv).",
     ),
 ]
-ReleaseOption = Annotated[
-    str | None,
-    typer.Option("--release", "-r", metavar="R", help="Judge readiness for this release."),
-]
-TorchOption = Annotated[
-    str | None, typer.Option("--torch", metavar="X.Y", help="Judge against this PyTorch.")
-]
 RefreshOption = Annotated[
     bool, typer.Option("--refresh", help="Ask hosts that already have a snapshot again.")
 ]
@@ -81,12 +79,10 @@ RefreshOption = Annotated[
 def report(
     ctx: typer.Context,
     folder: Annotated[Path, typer.Argument(metavar="DIR", help="A directory of facts snapshots.")],
-    release: ReleaseOption = None,
-    torch: TorchOption = None,
-    output_format: FleetFormatOption = "text",
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write the report here.")
-    ] = None,
+    release: JudgeReleaseOption = None,
+    torch: JudgeTorchOption = None,
+    output_format: ReportFormatOption = "text",
+    output: ReportOutputOption = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every host.")] = False,
 ) -> None:
     """Judge every snapshot in DIR with the doctor's checks and summarise the fleet.
@@ -100,9 +96,10 @@ def report(
 
       neuron-env fleet report snapshots/ --release 2.34.0 --torch 2.14   # ready for 2.34?
     """
-    from neuron_env.fleet.report import report_fleet
+    from neuron_env.fleet.judge import report_fleet
+    from neuron_env.report import FORMATS
 
-    _check_format(output_format)
+    check_format(output_format, FORMATS)
     result = report_fleet(load_matrix(ctx), folder, release=release, torch=torch)
     _show(result, output_format, output, verbose)
     raise typer.Exit(result.exit_code)
@@ -110,9 +107,7 @@ def report(
 
 @app.command("collect")
 def collect(
-    output: Annotated[
-        Path, typer.Option("--output", "-o", metavar="DIR", help="Snapshots go here.")
-    ],
+    output: SnapshotsOption,
     targets: TargetsOption = None,
     instance_ids: InstanceIdsOption = None,
     region: RegionOption = None,
@@ -122,9 +117,7 @@ def collect(
     timeout: TimeoutOption = 120,
     python: HostPythonOption = None,
     refresh: RefreshOption = False,
-    json: Annotated[
-        bool, typer.Option("--json", help="Print the versioned JSON envelope.")
-    ] = False,
+    json: JsonOption = False,
 ) -> None:
     """Run 'neuron-env facts' on many instances through AWS Systems Manager Run Command.
 
@@ -150,9 +143,7 @@ def collect(
 @app.command("doctor")
 def doctor(
     ctx: typer.Context,
-    output: Annotated[
-        Path, typer.Option("--output", "-o", metavar="DIR", help="Snapshots go here.")
-    ],
+    output: SnapshotsOption,
     targets: TargetsOption = None,
     instance_ids: InstanceIdsOption = None,
     region: RegionOption = None,
@@ -162,17 +153,18 @@ def doctor(
     timeout: TimeoutOption = 120,
     python: HostPythonOption = None,
     refresh: RefreshOption = False,
-    release: ReleaseOption = None,
-    torch: TorchOption = None,
-    output_format: FleetFormatOption = "text",
+    release: JudgeReleaseOption = None,
+    torch: JudgeTorchOption = None,
+    output_format: ReportFormatOption = "text",
 ) -> None:
     """Collect (as 'fleet collect') and then report (as 'fleet report') in one step.
 
     Example: neuron-env fleet doctor --targets tag:Cluster=train-a -o snapshots/ --release 2.34.0
     """
-    from neuron_env.fleet.report import report_fleet
+    from neuron_env.fleet.judge import report_fleet
+    from neuron_env.report import FORMATS
 
-    _check_format(output_format)
+    check_format(output_format, FORMATS)
     from neuron_env.doctor import check_request
 
     matrix = load_matrix(ctx)  # bad input (an unknown release) before anything runs remotely
@@ -197,13 +189,6 @@ def policy() -> None:
     from neuron_env.aws.policy import iam_policy
 
     sys.stdout.write(json_module.dumps(iam_policy("fleet"), indent=2) + "\n")
-
-
-def _check_format(output_format: str) -> None:
-    from neuron_env.report import FORMATS
-
-    if output_format not in FORMATS:
-        raise BadInput(f"--format '{output_format}' is not one of: {', '.join(FORMATS)}.")
 
 
 def _show(result: FleetReport, output_format: str, output: Path | None, verbose: bool) -> None:
@@ -245,7 +230,7 @@ def _collect_options(
 def _run_collect(
     options: CollectOptions, output: Path, region: str | None, profile: str | None
 ) -> CollectResult:
-    from neuron_env.cli.cloud_flow import aws_session
+    from neuron_env.cli._common import aws_session
     from neuron_env.fleet.collect import collect
     from neuron_env.fleet.ssm import SsmGateway
 

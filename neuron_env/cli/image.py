@@ -11,8 +11,17 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli.cloud import OsOption, Sha256Option, SpecOption, TorchOption
-from neuron_env.cli.install import IndexUrlOption, NeuronIndexOption, PytorchIndexOption
+from neuron_env.cli._common import check_format
+from neuron_env.cli.options import (
+    DocumentOutputOption,
+    HostTorchOption,
+    IndexUrlOption,
+    NeuronIndexOption,
+    OsOption,
+    PytorchIndexOption,
+    Sha256Option,
+    SpecOption,
+)
 
 SourceOption = Annotated[
     str | None,
@@ -34,7 +43,7 @@ image_app = typer.Typer(
 @image_app.command("render")
 def render(
     ctx: typer.Context,
-    torch: TorchOption,
+    torch: HostTorchOption,
     packages: Annotated[
         list[str] | None,
         typer.Argument(
@@ -44,7 +53,10 @@ def render(
     ] = None,
     release: Annotated[
         str | None,
-        typer.Option("--release", metavar="R", help="Neuron release (default: the latest)."),
+        # no -r: image render's -r is --requirement
+        typer.Option(
+            "--release", metavar="R", help="Neuron release, e.g. 2.33.1 (default: the latest)."
+        ),
     ] = None,
     os: OsOption = None,
     base: Annotated[
@@ -77,10 +89,7 @@ def render(
             help="text (the Dockerfile) or json (neuron-env/image-render/v1: text and pins).",
         ),
     ] = "text",
-    output: Annotated[
-        Path | None,
-        typer.Option("--output", "-o", metavar="FILE", help="Write to FILE.", dir_okay=False),
-    ] = None,
+    output: DocumentOutputOption = None,
 ) -> None:
     """Print a Dockerfile for TorchNeuron on Trainium, from the support matrix.
 
@@ -102,6 +111,7 @@ def render(
     """
     from neuron_env.cli import image_flow
 
+    check_format(output_format, image_flow.FORMATS)
     request = image_flow.image_request(
         torch=torch, release=release, os=os, base=base, packages=packages or [],
         requirements=requirements or [], neuron_env_source=neuron_env_source,

@@ -15,9 +15,7 @@ from neuron_env.aws.container import (
     read_requirements,
     render_dockerfile,
 )
-from neuron_env.cli._common import load_matrix, write_output
-from neuron_env.cli.cloud_flow import print_notes
-from neuron_env.errors import BadInput
+from neuron_env.cli._common import load_matrix, print_notes, write_output
 from neuron_env.serialize import envelope
 
 FORMATS = ("text", "json")
@@ -56,8 +54,6 @@ def image_request(
 def render(
     ctx: typer.Context, request: ImageRequest, output_format: str, output: Path | None
 ) -> None:
-    if output_format not in FORMATS:
-        raise BadInput(f"--format '{output_format}' is not one of: {', '.join(FORMATS)}.")
     spec = build_image_spec(load_matrix(ctx), request)
     text = render_dockerfile(spec)
     if output_format == "json":

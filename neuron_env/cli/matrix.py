@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from neuron_env.cli._common import console, load_matrix, print_json
+from neuron_env.cli.options import JsonOption, ReleaseOption
 from neuron_env.errors import EXIT_BAD_INPUT, NeuronEnvError
 
 app = typer.Typer(
@@ -17,14 +18,6 @@ app = typer.Typer(
     rich_markup_mode=None,  # plain click help: no rich/markdown import on --help
 )
 
-JsonOption = Annotated[bool, typer.Option("--json", help="Print the versioned JSON envelope.")]
-ReleaseOption = Annotated[
-    str | None,
-    typer.Option(
-        "--release", "-r", metavar="R", help="Neuron release, e.g. 2.33.1 (default: the latest)."
-    ),
-]
-
 
 @app.command("list")
 def list_releases(ctx: typer.Context, json: JsonOption = False) -> None:
@@ -32,7 +25,7 @@ def list_releases(ctx: typer.Context, json: JsonOption = False) -> None:
 
     Example: neuron-env matrix list --json
     """
-    from neuron_env.cli import matrix_views
+    from neuron_env.report import matrix as matrix_views
 
     matrix = load_matrix(ctx)
     if json:
@@ -52,7 +45,7 @@ def show(
 
     Example: neuron-env matrix show --release 2.33.0
     """
-    from neuron_env.cli import matrix_views
+    from neuron_env.report import matrix as matrix_views
 
     chosen = load_matrix(ctx).get(release)
     if json:
@@ -94,8 +87,8 @@ def resolve(
 
     Example: neuron-env matrix resolve --torch 2.14 --python 3.12 --os ubuntu-26.04 --json
     """
-    from neuron_env.cli import matrix_views
     from neuron_env.matrix import Request, resolve_target
+    from neuron_env.report import matrix as matrix_views
 
     request = Request(torch, python, os, arch, instance_type, release)
     target = resolve_target(load_matrix(ctx), request)
@@ -119,8 +112,8 @@ def diff(
 
     Example: neuron-env matrix diff 2.33.1 2.34.0
     """
-    from neuron_env.cli import matrix_views
     from neuron_env.matrix import diff_releases
+    from neuron_env.report import matrix as matrix_views
 
     matrix = load_matrix(ctx)
     before, after = matrix.get(old), matrix.get(new)
@@ -146,8 +139,8 @@ def validate(
 
     Example: neuron-env matrix validate ./my-matrices/2.35.0.toml
     """
-    from neuron_env.cli import matrix_views
     from neuron_env.matrix import load_release_file
+    from neuron_env.report import matrix as matrix_views
 
     results: list[tuple[Path, object]] = []
     for path in files:

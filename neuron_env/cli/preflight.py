@@ -9,8 +9,21 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import console, load_matrix, write_output
-from neuron_env.cli.doctor import ProbeTimeoutOption, PythonOption, SysrootOption, run_doctor
+from neuron_env.cli._common import (
+    check_format,
+    console,
+    device_progress,
+    load_matrix,
+    settings,
+    write_output,
+)
+from neuron_env.cli.options import (
+    JudgeReleaseOption,
+    JudgeTorchOption,
+    ProbeTimeoutOption,
+    PythonOption,
+    SysrootOption,
+)
 from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
@@ -20,12 +33,8 @@ if TYPE_CHECKING:
 
 def preflight(
     ctx: typer.Context,
-    torch: Annotated[
-        str | None, typer.Option("--torch", metavar="X.Y", help="PyTorch minor, e.g. 2.14.")
-    ] = None,
-    release: Annotated[
-        str | None, typer.Option("--release", "-r", metavar="R", help="Neuron release.")
-    ] = None,
+    torch: JudgeTorchOption = None,
+    release: JudgeReleaseOption = None,
     level: Annotated[
         int | None,
         typer.Option(
@@ -91,7 +100,7 @@ def preflight(
 
       neuron-env preflight --emit slurm-healthcheck --python /opt/venv/bin/python > healthcheck.sh
     """
-    from neuron_env.doctor import DoctorOptions
+    from neuron_env.operations.doctor import DoctorRequest, run_doctor
     from neuron_env.preflight import (
         EMITTABLE,
         check_healthcheck_settings,
@@ -100,17 +109,26 @@ def preflight(
     )
     from neuron_env.report import FORMATS
 
-    if output_format is not None and output_format not in FORMATS:
-        raise BadInput(f"--format '{output_format}' is not one of: {', '.join(FORMATS)}.")
+    check_format(output_format, FORMATS)
     if emit is not None:
         if emit not in EMITTABLE:
             raise BadInput(f"--emit '{emit}' is not one of: {', '.join(EMITTABLE)}.")
         check_healthcheck_settings(load_matrix(ctx), release, torch, allow or [], timeout)
         _emit_slurm(torch, release, level or 0, python, sysroot, strict, allow or [], timeout)
         return
-    chosen = 1 if level is None else level
-    options = DoctorOptions(release, torch, (), (), strict, chosen, tuple(allow or ()))
-    report = run_doctor(ctx, options, None, python, sysroot, probe_timeout)
+    request = DoctorRequest(
+        matrix_dirs=settings(ctx).matrix_dirs,
+        release=release,
+        torch=torch,
+        strict=strict,
+        level=1 if level is None else level,
+        allow=tuple(allow or ()),
+        python=python,
+        sysroot=sysroot,
+        probe_timeout=probe_timeout,
+        device_progress=device_progress,
+    )
+    report = run_doctor(request)
     _deliver(report, plan_outputs(output_format, output, detect_ci(os.environ)))
     raise typer.Exit(report.summary.exit_code)
 

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from neuron_env.cli._common import console, load_matrix, print_json, write_output
+from neuron_env.cli._common import check_format, console, load_matrix, print_json, write_output
+from neuron_env.cli.options import ReleaseOption, ReportOutputOption
 from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
@@ -27,21 +28,11 @@ def scan(
         list[Path] | None,
         typer.Argument(metavar="PATH...", help="Python files, or directories to search for *.py."),
     ] = None,
-    release: Annotated[
-        str | None,
-        typer.Option(
-            "--release", "-r", metavar="R", help="Use this release's rules (default: latest)."
-        ),
-    ] = None,
+    release: ReleaseOption = None,
     output_format: Annotated[
         str, typer.Option("--format", metavar="FORMAT", help="text, json or sarif.")
     ] = "text",
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output", "-o", metavar="FILE", help="Write the report to FILE.", dir_okay=False
-        ),
-    ] = None,
+    output: ReportOutputOption = None,
     fail_on: Annotated[
         str,
         typer.Option(
@@ -121,8 +112,7 @@ def scan(
 def _check_choices(output_format: str, fail_on: str, fix: bool, dry_run: bool, yes: bool) -> None:
     from neuron_env.scan import SEVERITIES
 
-    if output_format not in FORMATS:
-        raise BadInput(f"--format '{output_format}' is not one of: {', '.join(FORMATS)}.")
+    check_format(output_format, FORMATS)
     if fail_on not in SEVERITIES:
         raise BadInput(f"--fail-on '{fail_on}' is not one of: {', '.join(SEVERITIES)}.")
     if (dry_run or yes) and not fix:

@@ -27,7 +27,7 @@ from neuron_env.evaluate.models import (
     StageResult,
     TensorInfo,
 )
-from neuron_env.worker.devices import check_device
+from neuron_env.worker.devices import check_device, check_timeout
 
 __all__ = [
     "Entry",
@@ -57,10 +57,12 @@ def evaluate(
 
     Never raises for what the target or the user's code does (no torch, no device, an entry that
     raises, a hang, a crash): those come back as ``problem`` or as stage statuses, and ``ok`` is
-    False. Raises :class:`~neuron_env.errors.BadInput` for an unknown device. ``dynamic_shapes``
+    False. Raises :class:`~neuron_env.errors.BadInput` for an unknown device or a timeout that
+    is not a finite number of seconds above 0. ``dynamic_shapes``
     is the support matrix's text for that limitation, quoted in the advice about recompiles.
     """
     check_device(request.device)
+    check_timeout(request.timeout)
     start = time.monotonic()
     run = run_worker(request, progress)
     evaluation = Evaluation(

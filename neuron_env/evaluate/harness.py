@@ -153,6 +153,8 @@ class _Reader(EventReader):
         """The stages every run must report that this one has not: a pass needs them all."""
         done = {s.name for s in self.stages}
         required = ["eager", "compile"] if self.request.compile else ["eager"]
+        if "shapes" not in done:  # else the entry has no inputs_for: one error for all shapes
+            required += ["shape " + "x".join(map(str, s)) for s in self.request.shapes]
         loaded = [] if self.evaluation.model is not None else ["load"]
         return loaded + [name for name in required if name not in done]
 

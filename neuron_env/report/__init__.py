@@ -1,6 +1,7 @@
 """Renderers: a doctor report as text, JSON, JUnit XML or GitHub Actions output.
 
-Renderers lay out what the checks decided; they never decide a status themselves.
+Renderers lay out what the checks decided; they never decide a status themselves. The fleet
+report (:mod:`.fleet`) and the matrix commands (:mod:`.matrix`) have their renderers here too.
 """
 
 from __future__ import annotations
@@ -35,11 +36,10 @@ def render(
 
 
 def _plain_text(report: DoctorReport, verbose: bool, command: str) -> str:
-    from rich.console import Console
-
+    from neuron_env.report.console import new_console
     from neuron_env.report.text import print_report
 
     buffer = io.StringIO()
-    plain = Console(file=buffer, color_system=None, width=120)
+    plain = new_console(file=buffer)
     print_report(plain, report, verbose=verbose, command=command)
     return buffer.getvalue()

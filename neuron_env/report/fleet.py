@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
 from rich.console import Console
@@ -18,17 +17,20 @@ from neuron_env.escape import (
     terminal,
 )
 from neuron_env.fleet.model import FleetReport, Group, HostVerdict
+from neuron_env.report.console import new_console
 from neuron_env.report.github import ICONS
-from neuron_env.report.junit import to_xml
+from neuron_env.report.junit import Case, Suite, write_junit
 from neuron_env.report.text import Line, print_hanging, shown
 from neuron_env.serialize import envelope
 from neuron_env.wording import plural
 
 COMMAND = "fleet-report"
 SHOWN_HOSTS = 5
+CLASSNAME = "neuron-env.fleet"
 
 
 def render_fleet(report: FleetReport, output_format: str, *, verbose: bool = False) -> str:
+    """The fleet report in ``output_format`` (text, json, junit or github) as one string."""
     if output_format == "json":
         return json.dumps(to_document(report), indent=2) + "\n"
     if output_format == "junit":
@@ -36,11 +38,12 @@ def render_fleet(report: FleetReport, output_format: str, *, verbose: bool = Fal
     if output_format == "github":
         return "".join(line + "\n" for line in workflow_commands(report)) + render_markdown(report)
     buffer = io.StringIO()
-    print_fleet(Console(file=buffer, color_system=None, width=120), report, verbose=verbose)
+    print_fleet(new_console(file=buffer), report, verbose=verbose)
     return buffer.getvalue()
 
 
 def to_document(report: FleetReport) -> dict[str, object]:
+    """The fleet report as the versioned ``fleet-report`` JSON envelope."""
     return envelope(
         COMMAND,
         {
@@ -73,6 +76,8 @@ def _host_document(host: HostVerdict) -> dict[str, object]:
 
 
 def print_fleet(out: Console, report: FleetReport, *, verbose: bool = False) -> None:
+    """The fleet report as text on ``out``: the headline, the groups of hosts by failing (then
+    warning) check with their fix, the hosts without a verdict; ``verbose`` lists every host."""
     total = len(report.hosts) + len(report.missing)
     out.print(f"[bold]neuron-env fleet report[/] · {total} hosts · {_against(report)}")
     out.print(_headline(report))
@@ -132,46 +137,29 @@ def _host_list(hosts: Sequence[str], verbose: bool) -> str:
 
 
 def render_junit(report: FleetReport) -> str:
-    failures = sum(h.status == "fail" for h in report.hosts)
-    suite = ET.Element(
-        "testsuite",
-        {
-            "name": "neuron-env.fleet",
-            "tests": str(len(report.hosts) + len(report.missing)),
-            "failures": str(failures),
-            "errors": str(len(report.missing)),
-            "skipped": "0",
-            "time": "0",
-        },
-    )
-    for host in report.hosts:
-        case = ET.SubElement(
-            suite, "testcase", classname="neuron-env.fleet", name=host.name, time="0"
-        )
-        failing = [f for f in host.problems if f.status in ("fail", "error")]
-        if failing:
-            failure = ET.SubElement(
-                case, "failure", message=", ".join(f.check for f in failing), type="fail"
-            )
-            failure.text = "\n".join(f"{f.check}: {f.summary}\nfix: {f.fix}" for f in failing)
-    for missing in report.missing:
-        case = ET.SubElement(
-            suite, "testcase", classname="neuron-env.fleet", name=missing.name, time="0"
-        )
-        ET.SubElement(case, "error", message=missing.reason, type="not-collected")
-    root = ET.Element(
-        "testsuites",
-        {k: suite.get(k, "") for k in ("tests", "failures", "errors", "skipped", "time")},
-    )
-    root.set("name", "neuron-env fleet")
-    root.append(suite)
-    return to_xml(root)
+    """The fleet report as JUnit XML: one testsuite, a testcase per host (not collected: error)."""
+    cases = [_host_case(host) for host in report.hosts]
+    cases += [
+        Case(CLASSNAME, missing.name, "error", missing.reason, "not-collected")
+        for missing in report.missing
+    ]
+    return write_junit("neuron-env fleet", [Suite(CLASSNAME, cases)])
+
+
+def _host_case(host: HostVerdict) -> Case:
+    failing = [f for f in host.problems if f.status in ("fail", "error")]
+    if not failing:
+        return Case(CLASSNAME, host.name)
+    message = ", ".join(f.check for f in failing)
+    text = "\n".join(f"{f.check}: {f.summary}\nfix: {f.fix}" for f in failing)
+    return Case(CLASSNAME, host.name, "failure", message, "fail", text)
 
 
 # --- GitHub -------------------------------------------------------------------------------------
 
 
 def render_markdown(report: FleetReport) -> str:
+    """The fleet report as GitHub Markdown (a step summary): headline, then a table of groups."""
     plain = _headline(report).replace("[green]", "").replace("[red]", "").replace("[/]", "")
     lines = [
         f"### neuron-env fleet report: {len(report.hosts) + len(report.missing)} hosts",
@@ -191,6 +179,7 @@ def render_markdown(report: FleetReport) -> str:
 
 
 def workflow_commands(report: FleetReport) -> list[str]:
+    """GitHub Actions ``::error``/``::warning`` lines, one per group, their values escaped."""
     lines = []
     for group in report.groups:
         level = "error" if group.status == "fail" else "warning"

@@ -9,6 +9,7 @@ ICONS = {"ok": "✅", "warn": "⚠️", "fail": "❌", "skip": "⏭️", "error"
 
 
 def render_markdown(report: DoctorReport, title: str = "neuron-env doctor") -> str:
+    """The doctor's (or preflight's) report as GitHub Markdown (a step summary) under ``title``."""
     lines = [
         f"### {title}: {report.summary.status.upper()}",
         "",

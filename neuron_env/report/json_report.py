@@ -11,6 +11,7 @@ COMMAND = "doctor"
 
 
 def to_document(report: DoctorReport, command: str = COMMAND) -> dict[str, Any]:
+    """The doctor's (or preflight's) report as its versioned JSON envelope, facts included."""
     return envelope(
         command,
         {

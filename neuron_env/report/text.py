@@ -35,6 +35,9 @@ WORDS = {"ok": "ok", "warn": "warnings", "fail": "failed", "skip": "skipped", "e
 def print_report(
     out: Console, report: DoctorReport, *, verbose: bool = False, command: str = "doctor"
 ) -> None:
+    """The doctor's (or preflight's) report as text on ``out``: the host and what it was judged
+    against, the checks by category with each problem's fix (details when ``verbose``), then the
+    summary line."""
     facts = report.facts
     where = facts.hostname or "this host"
     instance = facts.ec2.instance_type if facts.ec2 and facts.ec2.instance_type else None

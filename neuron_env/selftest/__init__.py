@@ -32,7 +32,7 @@ from neuron_env.selftest.models import (
     SuiteResult,
 )
 from neuron_env.selftest.worker.cases import CASES, LEVELS, SMOKE_VARIANTS, Case, variants_for
-from neuron_env.worker.devices import check_device
+from neuron_env.worker.devices import check_device, check_timeout
 
 __all__ = [
     "CASES",
@@ -96,15 +96,16 @@ def run_suite(
 
     Never raises for what the target does (no torch, no device, a hang, a crash): those come back
     as ``result.problem`` or as case statuses, and ``result.ok`` is False. Raises
-    :class:`~neuron_env.errors.BadInput` for a bad ``level``, ``device`` or ``only``.
+    :class:`~neuron_env.errors.BadInput` for a bad ``level``, ``device``, ``only`` or ``timeout``.
     ``timeout`` bounds each case (and the worker's start); ``progress`` is called as cases finish.
     After a case hangs or the worker dies the rest are reported ``skipped`` (not run), unless
     ``keep_going``.
     """
     variants = select_variants(level, only)
     request = Request(
-        python, check_device(device), timeout, compile_backend, repeats, peak, keep_going
-    )
+        python, check_device(device), check_timeout(timeout), compile_backend, repeats, peak,
+        keep_going,
+    )  # fmt: skip
     start = time.monotonic()
     run = run_variants(request, variants, progress)
     return SuiteResult(
@@ -133,7 +134,7 @@ def run_smoke(
 
     Like :func:`run_suite`, it reports rather than raises for anything the target does.
     """
-    request = Request(python, check_device(device), timeout, keep_going=keep_going)
+    request = Request(python, check_device(device), check_timeout(timeout), keep_going=keep_going)
     start = time.monotonic()
     run = run_variants(request, SMOKE_VARIANTS, progress)
     return SmokeResult(

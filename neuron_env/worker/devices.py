@@ -1,6 +1,9 @@
-"""The devices a worker can run on, as the user names them."""
+"""What a worker run is given, checked before it starts: the device as the user names it, and a
+timeout neuron-env can wait."""
 
 from __future__ import annotations
+
+import math
 
 from neuron_env.errors import BadInput
 
@@ -16,3 +19,11 @@ def check_device(device: str) -> str:
             hint="Use neuron (the default), neuron:N, cpu, cuda or cuda:N.",
         )
     return device
+
+
+def check_timeout(seconds: float) -> float:
+    """A finite, positive number of seconds; nan, inf, 0 or less is bad input (exit 2)."""
+    if not (isinstance(seconds, int | float) and math.isfinite(seconds) and seconds > 0):
+        raise BadInput(f"A timeout of {seconds!r} seconds cannot be waited for.",
+                       hint="Give a finite number of seconds above 0.")  # fmt: skip
+    return float(seconds)

@@ -12,21 +12,54 @@ from __future__ import annotations
 
 import json
 import time
+import weakref
 from pathlib import Path
 from typing import Any, Protocol
 
 from neuron_env.command import LineTimeout, StreamingCommand
+from neuron_env.errors import CommandFailed
 from neuron_env.worker.events import device_info, problem
 from neuron_env.worker.problems import did_not_start, protocol_problem, startup_failure
 from neuron_env.worker.results import DeviceInfo, Problem
 from neuron_env.worker.stream import MAX_LINE, EventStream, ProtocolError
 
+_live: weakref.WeakSet[StreamingCommand] = weakref.WeakSet()
+_stopping = False
+
 
 def start_worker(python: Path, worker_dir: Path, payload: dict[str, Any]) -> StreamingCommand:
     """Start the worker in ``python`` (raises :class:`~neuron_env.errors.CommandFailed` when it
-    cannot be run); use it as a ``with`` block, which kills its process group on the way out."""
+    cannot be run, or once :func:`stop_all_workers` was called); use it as a ``with`` block, which
+    kills its process group on the way out."""
     argv = [str(python), "-I", str(worker_dir)]
-    return StreamingCommand(argv, input=json.dumps(payload), max_line=MAX_LINE)
+    if _stopped():
+        raise CommandFailed(argv, "interrupted: no further worker is started")
+    worker = StreamingCommand(argv, input=json.dumps(payload), max_line=MAX_LINE)
+    _live.add(worker)
+    if _stopped():  # stopped while it started (from another thread): it never runs
+        with worker:  # killed, reaped, closed
+            pass
+        raise CommandFailed(argv, "interrupted: no further worker is started")
+    return worker
+
+
+def _stopped() -> bool:
+    return _stopping
+
+
+def stop_all_workers() -> None:
+    """Kill every worker's process group, wherever it runs (e.g. doctor's device levels run in a
+    thread that signals cannot reach), and start no new one until :func:`allow_workers`."""
+    global _stopping
+    _stopping = True
+    for worker in list(_live):
+        worker.kill()
+
+
+def allow_workers() -> None:
+    """Undo :func:`stop_all_workers` (the interrupted operation has ended)."""
+    global _stopping
+    _stopping = False
 
 
 class RunState(Protocol):

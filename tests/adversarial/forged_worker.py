@@ -7,6 +7,7 @@ reads the request on stdin and misbehaves as ``$FORGED_WORKER`` says:
 * ``chatty-import`` — a garbage line every 0.5 s, never a hello;
 * ``done-early``    — hello, then ``done`` without a single result;
 * ``flood``         — hello, then bytes without a newline, forever;
+* ``stages-only``   — evaluate: load, eager and compile pass, then ``done``, shapes left out;
 * ``quit``          — hello, then exit 0 without a result or ``done``;
 * ``abort``         — hello, start the first case, then abort (SIGABRT), stderr saying otherwise;
 * ``stderr-flood``  — hello, start the first case, then 1 MiB on stderr every 0.1 s, forever;
@@ -71,6 +72,8 @@ def announce_hung() -> None:
 
 def main() -> None:
     request = json.loads(sys.stdin.read() or "{}")
+    if not request:  # not started as a worker (doctor's Python probe): no Python here
+        sys.exit("forged-python: not an interpreter")
     if MODE == "chatty-import":
         forever(garbage)
     hello(request)
@@ -78,6 +81,14 @@ def main() -> None:
         emit("done")
         return
     if MODE == "quit":
+        return
+    if MODE == "stages-only":
+        emit("start", name="load")
+        emit("model", name="Forged")
+        for stage in ["eager", "compile"] if request.get("compile") else ["eager"]:
+            emit("start", name=stage)
+            emit("result", name=stage, status="pass")
+        emit("done")
         return
     if MODE == "flood":
         while True:

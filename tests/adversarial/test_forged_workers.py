@@ -122,6 +122,17 @@ def test_an_evaluate_worker_done_early_fails(cli: CliRunner, forged: Path, model
     assert "without a result for" in result.stdout and "eager" in result.stdout
 
 
+def test_an_evaluate_worker_that_leaves_out_the_requested_shapes_fails(
+    cli: CliRunner, forged: Path, model: Path
+) -> None:
+    result, _ = run(cli, "stages-only", "evaluate", f"{model}:make", "--python", str(forged),
+                    "--shapes", "2x8,4x8", "--format", "json")  # fmt: skip
+    assert result.returncode == 1
+    doc = json.loads(result.stdout)
+    assert doc["ok"] is False and doc["problem"]["kind"] == "worker-protocol"
+    assert "without a result for shape 2x8, shape 4x8" in doc["problem"]["message"]
+
+
 def test_a_worker_that_quits_without_results_fails(cli: CliRunner, forged: Path) -> None:
     result, _ = run(cli, "quit", "smoke", "--python", str(forged), "--format", "json")
     assert result.returncode == 1
@@ -200,6 +211,8 @@ def test_a_flood_without_newlines_is_a_protocol_error(cli: CliRunner, forged: Pa
 def _command(name: str, forged: Path, model: Path) -> list[str]:
     if name == "evaluate":
         return ["evaluate", f"{model}:make", "--python", str(forged)]
+    if name in ("doctor", "preflight"):  # the device levels run in a thread there
+        return [name, "--level", "1", "--python", str(forged), "--probe-timeout", "2"]
     return [name, "--python", str(forged)] + (["--only", "matmul"] if name == "selftest" else [])
 
 
@@ -233,14 +246,15 @@ def _group_members(pgid: int) -> list[int]:
     return members
 
 
-@pytest.mark.parametrize("command", ["smoke", "selftest", "evaluate"])
+@pytest.mark.parametrize("command", ["smoke", "selftest", "evaluate", "doctor", "preflight"])
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_signal_kills_the_hung_worker_and_exits_130(
     command: str, signum: signal.Signals, forged: Path, model: Path, tmp_path: Path
 ) -> None:
     pids = tmp_path / "pids"
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEURON_ENV_")}
-    env.update(FORGED_WORKER="hang", FORGED_PIDS=str(pids), NO_COLOR="1")
+    env.update(FORGED_WORKER="hang", FORGED_PIDS=str(pids), NO_COLOR="1",
+               AWS_EC2_METADATA_DISABLED="true")  # fmt: skip
     proc = subprocess.Popen([str(NEURON_ENV), *_command(command, forged, model)], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
     worker = grandchild = 0

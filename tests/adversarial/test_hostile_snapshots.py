@@ -346,3 +346,21 @@ def test_a_forged_version_string_is_no_version(
     (finding,) = json.loads(result.stdout)["findings"]
     assert finding["status"] == "fail", finding
     assert result.returncode == 1
+
+
+def test_emoji_codes_in_hostile_values_are_shown_as_written(
+    cli: CliRunner, snapshot: dict[str, object], tmp_path: Path
+) -> None:
+    """Rich would turn ``:thumbs_up:`` into an emoji: a host name is shown as it is, in text."""
+    doc = json.loads(json.dumps(snapshot))
+    doc["facts"]["hostname"] = "node-:thumbs_up:"
+    folder = tmp_path / "fleet"
+    folder.mkdir()
+    (folder / "i-:thumbs_up:.json").write_text(json.dumps(doc))
+    doctor = cli("doctor", "--facts", str(folder / "i-:thumbs_up:.json"), "-v")
+    fleet = cli("fleet", "report", str(folder), "-v")
+    for result in (doctor, fleet):
+        assert result.returncode == 1, result.stderr
+        assert "\U0001f44d" not in result.stdout
+    assert "node-:thumbs_up:" in doctor.stdout
+    assert "i-:thumbs_up:" in fleet.stdout

@@ -25,9 +25,8 @@ try:
     main()
 except SystemExit:
     pass
-loaded = sorted(
-    m for m in sys.modules if m.startswith("neuron_env.cli.") and m != "neuron_env.cli._common"
-)
+shared = ("neuron_env.cli._common", "neuron_env.cli.options")  # what every command uses
+loaded = sorted(m for m in sys.modules if m.startswith("neuron_env.cli.") and m not in shared)
 print("LOADED", ",".join(loaded), file=sys.stderr)
 """
 

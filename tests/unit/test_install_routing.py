@@ -6,7 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from neuron_env.command import Completed, Runner
+from neuron_env.errors import BadInput
 from neuron_env.install import live
+from neuron_env.install.backends import PipBackend, UvBackend, choose_backend
 from neuron_env.install.backends.uv import misrouted, parse_resolution, project_toml
 from neuron_env.install.plan import InstallPlan, is_neuron_name, legacy_leftovers
 from tests.unit.install_fixtures import plan_for
@@ -69,3 +72,22 @@ def test_the_legacy_stack_goes_only_from_a_legacy_environment() -> None:
     assert legacy_leftovers(native, "<2.10") == ()
     leftover = {"torch-neuronx": "2.14.3.0.1", "torch-xla": "2.9.0"}
     assert legacy_leftovers(leftover, "<2.10") == ("torch-xla",)
+
+
+def uv_reporting(version: str) -> Runner:
+    """The subprocess gateway's stand-in for ``uv --version``."""
+
+    def runner(argv: list[str | Path], **_: object) -> Completed:
+        out = f"uv {version} (x86_64-unknown-linux-gnu)\n"
+        return Completed(tuple(str(a) for a in argv), 0, out, "")
+
+    return runner
+
+
+def test_a_uv_too_old_for_pylock_files_is_not_used(tmp_path: Path) -> None:
+    uv = tmp_path / "uv"
+    new, old = uv_reporting("0.13.9"), uv_reporting("0.5.1")
+    assert isinstance(choose_backend("auto", new, lambda: uv), UvBackend)
+    assert isinstance(choose_backend("auto", old, lambda: uv), PipBackend)
+    with pytest.raises(BadInput, match=r"is uv 0\.5\.1; neuron-env needs uv 0\.6\.15 or newer"):
+        choose_backend("uv", old, lambda: uv)

@@ -67,7 +67,7 @@ def test_every_op_is_implemented_by_the_worker() -> None:
 
 def test_the_worker_imports_only_the_standard_library_torch_and_itself() -> None:
     allowed = set(sys.stdlib_module_names) | {"torch", "__future__"}
-    for path in WORKER.glob("*.py"):
+    for path in [*WORKER.glob("*.py"), *(WORKER.parents[1] / "worker" / "target").glob("*.py")]:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
                 roots = {alias.name.split(".")[0] for alias in node.names}
@@ -111,3 +111,11 @@ def test_devices_accepted(device: str) -> None:
 def test_devices_rejected(device: str) -> None:
     with pytest.raises(BadInput, match="Unknown device"):
         check_device(device)
+
+
+@pytest.mark.parametrize("timeout", [float("nan"), float("inf"), 0.0, -5.0])
+def test_the_library_refuses_a_timeout_it_cannot_wait_for(timeout: float) -> None:
+    from neuron_env.selftest import run_smoke
+
+    with pytest.raises(BadInput, match="cannot be waited for"):
+        run_smoke(Path(sys.executable), device="cpu", timeout=timeout)

@@ -2,7 +2,8 @@
 interpreter, needing only the standard library and torch there.
 
 neuron-env starts it as ``python -I <this directory>`` (see ``__main__.py``), writes one JSON
-request on its stdin and reads JSON lines from its stdout (the self-test worker's protocol,
-``selftest/worker/protocol.py``). It reuses the self-test worker's device handling, comparisons and
-timing. Importing this package imports nothing but the standard library.
+request on its stdin and reads JSON lines from its stdout (every worker's protocol,
+``worker/target/protocol.py``). It shares the device handling, comparisons and timing of every
+worker (``neuron_env/worker/target``). Importing this package imports nothing but the standard
+library.
 """

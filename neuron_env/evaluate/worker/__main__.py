@@ -1,11 +1,11 @@
 """Entry point: ``python -I path/to/neuron_env/evaluate/worker``.
 
-The worker reuses modules of the self-test worker (``neuron_env/selftest/worker``) through relative
-imports, but neuron-env itself need not be importable in the target (its dependencies may be
-absent). So the two worker directories are loaded under a private root package whose parent
-packages are empty shells: their ``__init__`` files, which import neuron-env's dependencies, never
-run. Running a directory also puts it first on ``sys.path``, where its generic module names could
-shadow the user's; it is taken off again.
+The worker shares the target-side modules of every worker (``neuron_env/worker/target``: the
+protocol, the device, comparisons, timing) through relative imports, but neuron-env itself need
+not be importable in the target (its dependencies may be absent). So the worker directories are
+loaded under a private root package whose parent packages are empty shells: their ``__init__``
+files, which import neuron-env's dependencies, never run. Running a directory also puts it first
+on ``sys.path``, where its generic module names could shadow the user's; it is taken off again.
 """
 
 import importlib
@@ -29,7 +29,7 @@ def _load_main() -> object:
         del sys.path[0]
     _shell(ROOT, package)
     _shell(ROOT + ".evaluate", package / "evaluate")
-    _shell(ROOT + ".selftest", package / "selftest")
+    _shell(ROOT + ".worker", package / "worker")
     return importlib.import_module(ROOT + ".evaluate.worker.main")
 
 

@@ -56,7 +56,7 @@ def user_location(exc: BaseException) -> str | None:
 
 def describe_exception(exc: BaseException) -> str:
     """``Type: message (at file:line)``: the root cause, and where in the user's code it came."""
-    from ...selftest.worker.behaviours import innermost_message
+    from ...worker.target.errors import innermost_message
 
     at = user_location(exc)
     return f"{type(exc).__name__}: {innermost_message(exc)}" + (f" (at {at})" if at else "")

@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from ...selftest.worker.behaviours import innermost_message
+from ...worker.target.errors import innermost_message
 
 MAX_REASON = 300
 

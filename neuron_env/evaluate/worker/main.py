@@ -1,7 +1,7 @@
 """The evaluate worker's main line: read the request, check the device, load the user's entry,
 run the stages, report each as it finishes.
 
-Events (JSON lines, ``selftest/worker/protocol.py``): ``hello`` (device), ``fatal`` (no torch, no
+Events (JSON lines, ``worker/target/protocol.py``): ``hello`` (device), ``fatal`` (no torch, no
 device, or ``kind: "entry"`` when the user's entry failed), ``start``/``result`` per stage
 (``load``, ``eager``, ``compile``, ``shape AxB``), ``model`` (what the entry returned), ``done``.
 """
@@ -16,9 +16,9 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from ...selftest.worker import protocol
-from ...selftest.worker.main import require_torch
-from ...selftest.worker.protocol import Fatal, emit
+from ...worker.target import protocol
+from ...worker.target.errors import require_torch
+from ...worker.target.protocol import Fatal, emit
 from .frames import describe_exception
 
 DEFAULT_REPEATS = 5
@@ -30,7 +30,7 @@ def main(argv: list[str]) -> int:
     try:
         require_torch()
         request = _read_request()
-        from ...selftest.worker.device import Device
+        from ...worker.target.device import Device
 
         device = Device(request["device"], request.get("compile_backend"))
     except Fatal as fatal:

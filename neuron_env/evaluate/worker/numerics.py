@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from ...selftest.worker.compare import compare
+from ...worker.target.compare import compare
 from .entry import Spec
 from .structures import call, dtype_name, flatten
 

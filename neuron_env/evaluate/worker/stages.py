@@ -15,9 +15,9 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from ...selftest.worker.device import Device
-from ...selftest.worker.runner import verdict
-from ...selftest.worker.timing import timed
+from ...worker.target.compare import verdict
+from ...worker.target.device import Device
+from ...worker.target.timing import timed
 from . import graphs
 from .entry import Spec, inputs_for
 from .numerics import Snapshot, Upstream, compare_snapshots, make_step, snapshot
@@ -99,7 +99,7 @@ def run_compile(
 def _compile_failed(
     exc: Exception, recorder: graphs.GraphRecorder, device: Device, deadline: float
 ) -> dict[str, Any]:
-    from ...selftest.worker.behaviours import innermost_message
+    from ...worker.target.errors import innermost_message
     from .frames import describe_exception
 
     failed: list[dict[str, str]] = []

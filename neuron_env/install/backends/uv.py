@@ -101,8 +101,8 @@ class UvBackend(Backend):
             argv = [*self._compile(plan, project, python), "--emit-index-annotation", "-o", out]
             try:
                 run_resolution(session, argv, resolution_env(plan, session))
-            except CommandFailed:
-                if extra:  # the Neuron index does not have what the first resolution took
+            except CommandFailed as exc:
+                if any(name in exc.output for name in extra):  # the Neuron index lacks it
                     raise misrouted_error(plan, first) from None
                 raise
             resolution = parse_resolution(out.read_text(encoding="utf-8"))

@@ -1,30 +1,37 @@
 """Entry point: ``python -I path/to/worker [--rank REQUEST]``.
 
-Running a directory puts it first on ``sys.path``; the modules here have generic names (``ops``,
-``cases``) that must not shadow anything torch imports, so the directory is taken off ``sys.path``
-again and loaded as a package under a private name, which keeps its relative imports working.
+The worker shares the target-side modules of every worker (``neuron_env/worker/target``: the
+protocol, the device, comparisons, timing) through relative imports, but neuron-env itself need
+not be importable in the target (its dependencies may be absent). So the worker directories are
+loaded under a private root package whose parent packages are empty shells: their ``__init__``
+files, which import neuron-env's dependencies, never run. Running a directory also puts it first
+on ``sys.path``, where its generic module names (``ops``, ``cases``) could shadow what torch
+imports; it is taken off again.
 """
 
 import importlib
-import importlib.util
 import sys
+import types
 from pathlib import Path
 
-PACKAGE = "_neuron_env_selftest_worker"
+ROOT = "_neuron_env_in_target"
+
+
+def _shell(name: str, path: Path) -> None:
+    module = types.ModuleType(name)
+    module.__path__ = [str(path)]
+    sys.modules[name] = module
 
 
 def _load_main() -> object:
     here = Path(__file__).resolve().parent
+    package = here.parents[1]  # the neuron_env directory
     if sys.path and Path(sys.path[0]).resolve() == here:
         del sys.path[0]
-    spec = importlib.util.spec_from_file_location(
-        PACKAGE, here / "__init__.py", submodule_search_locations=[str(here)]
-    )
-    assert spec is not None and spec.loader is not None
-    package = importlib.util.module_from_spec(spec)
-    sys.modules[PACKAGE] = package
-    spec.loader.exec_module(package)
-    return importlib.import_module(PACKAGE + ".main")
+    _shell(ROOT, package)
+    _shell(ROOT + ".selftest", package / "selftest")
+    _shell(ROOT + ".worker", package / "worker")
+    return importlib.import_module(ROOT + ".selftest.worker.main")
 
 
 if __name__ == "__main__":

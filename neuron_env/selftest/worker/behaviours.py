@@ -14,11 +14,12 @@ from typing import Any
 
 import torch
 
+from ...worker.target.compare import compare
+from ...worker.target.device import Device
+from ...worker.target.errors import innermost_message
+from ...worker.target.timing import first_and_steady, timed
 from . import ops
 from .cases import Case
-from .compare import compare
-from .device import Device
-from .timing import first_and_steady, timed
 
 
 def run_float64(
@@ -143,14 +144,3 @@ def _counting_backend(name: str, graphs: list[int]) -> Any:
         return inner(gm, example_inputs)
 
     return counting
-
-
-def innermost_message(exc: BaseException) -> str:
-    """The first line of the root cause: dynamo wraps a backend's error in its own."""
-    while True:
-        inner = getattr(exc, "inner_exception", None) or exc.__cause__
-        if inner is None or inner is exc:
-            break
-        exc = inner
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__

@@ -20,11 +20,11 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
+from ...worker.target.compare import compare
+from ...worker.target.device import DISTRIBUTED_BACKENDS, Device
+from ...worker.target.protocol import emit
+from ...worker.target.timing import first_and_steady
 from .cases import Case
-from .compare import compare
-from .device import DISTRIBUTED_BACKENDS, Device
-from .protocol import emit
-from .timing import first_and_steady
 
 WORKER_DIR = str(Path(__file__).resolve().parent)
 

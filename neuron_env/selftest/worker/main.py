@@ -7,9 +7,10 @@ import sys
 import traceback
 from typing import Any
 
-from . import protocol
+from ...worker.target import protocol
+from ...worker.target.errors import require_torch
+from ...worker.target.protocol import Fatal, emit
 from .cases import split_variant
-from .protocol import Fatal, emit
 
 DEFAULT_REPEATS = 5
 
@@ -24,7 +25,7 @@ def main(argv: list[str]) -> int:
     try:
         require_torch()
         request = _read_request()
-        from .device import Device
+        from ...worker.target.device import Device
 
         device = Device(request["device"], request.get("compile_backend"))
     except Fatal as fatal:
@@ -38,23 +39,6 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def require_torch() -> None:
-    """Import torch, or raise :class:`Fatal` saying why it cannot be (also used by evaluate)."""
-    try:
-        import torch  # noqa: F401
-    except ModuleNotFoundError as exc:
-        if exc.name != "torch":
-            raise Fatal("broken-torch", f"import torch failed: {exc}") from None
-        raise Fatal(
-            "no-torch",
-            f"torch is not installed in {sys.executable} (Python {sys.version.split()[0]}).",
-            "Install it into that environment (e.g. 'neuron-env install --torch 2.14'), or "
-            "pass --python for the interpreter that has torch.",
-        ) from None
-    except Exception as exc:
-        raise Fatal("broken-torch", f"import torch failed: {type(exc).__name__}: {exc}") from None
-
-
 def _read_request() -> dict[str, Any]:
     try:
         request = json.loads(sys.stdin.read())
@@ -66,7 +50,7 @@ def _read_request() -> dict[str, Any]:
 
 def run_variant(device: Any, name: str, request: dict[str, Any]) -> dict[str, Any]:
     """One variant's result; an exception becomes status ``error`` with its message."""
-    from .behaviours import innermost_message
+    from ...worker.target.errors import innermost_message
 
     try:
         case, dtype, mode = split_variant(name)

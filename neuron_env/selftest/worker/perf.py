@@ -10,10 +10,10 @@ from typing import Any
 
 import torch
 
+from ...worker.target.compare import compare
+from ...worker.target.device import Device
 from . import ops
 from .cases import Case
-from .compare import compare
-from .device import Device
 
 CHECK_ROWS = 16  # rows of the matmul checked against float64 on the CPU each round
 

@@ -7,11 +7,11 @@ from typing import Any
 
 import torch
 
+from ...worker.target.compare import compare, verdict
+from ...worker.target.device import Device
+from ...worker.target.timing import first_and_steady
 from . import ops
 from .cases import Case, Tolerance
-from .compare import compare
-from .device import Device
-from .timing import first_and_steady
 
 
 def compiled(fn: Any, device: Device, mode: str) -> Any:
@@ -19,15 +19,6 @@ def compiled(fn: Any, device: Device, mode: str) -> Any:
         return fn
     torch._dynamo.reset()  # so the first call compiles (and is timed as such)
     return torch.compile(fn, backend=device.compile_backend, dynamic=False)
-
-
-def verdict(comparisons: list[dict[str, Any]], fallback: list[str] | None) -> str:
-    """fail beats fell-back-to-CPU beats pass: wrong numbers matter most."""
-    if not all(c["ok"] for c in comparisons):
-        return "fail"
-    if fallback:
-        return "fallback"
-    return "pass"
 
 
 def run_op(device: Device, case: Case, dtype_name: str, mode: str, repeats: int) -> dict[str, Any]:

@@ -10,11 +10,11 @@ from typing import Any
 
 import torch
 
+from ...worker.target.compare import compare, verdict
+from ...worker.target.device import Device
+from ...worker.target.timing import timed
 from .cases import Case
-from .compare import compare
-from .device import Device
-from .runner import compiled, verdict
-from .timing import timed
+from .runner import compiled
 
 
 def run_training(

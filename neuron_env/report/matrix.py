@@ -1,4 +1,4 @@
-"""Text views of matrix data for the ``matrix`` commands (layout only, no decisions)."""
+"""Text and JSON views of matrix data for the ``matrix`` commands (layout only, no decisions)."""
 
 from __future__ import annotations
 

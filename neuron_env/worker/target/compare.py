@@ -68,3 +68,12 @@ def worst(comparisons: list[dict[str, Any]]) -> dict[str, Any] | None:
     if not comparisons:
         return None
     return max(comparisons, key=lambda c: (not c["ok"], c.get("max_rel", 0.0), c.get("max_abs", 0)))
+
+
+def verdict(comparisons: list[dict[str, Any]], fallback: list[str] | None) -> str:
+    """fail beats fell-back-to-CPU beats pass: wrong numbers matter most."""
+    if not all(c["ok"] for c in comparisons):
+        return "fail"
+    if fallback:
+        return "fallback"
+    return "pass"

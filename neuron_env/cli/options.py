@@ -1,0 +1,129 @@
+"""Options that several commands take, declared once so that their flags and help agree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from neuron_env.cli._common import seconds_at_least
+
+PythonOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--python",
+        metavar="PATH",
+        help="Target interpreter (default: the active virtualenv, else neuron-env's own).",
+        dir_okay=False,
+    ),
+]
+ProbeTimeoutOption = Annotated[
+    float,
+    typer.Option(
+        "--probe-timeout",
+        callback=seconds_at_least(0.5),
+        metavar="SECONDS",
+        help="Give each probe at most this many seconds.",
+    ),
+]
+SysrootOption = Annotated[
+    Path,
+    typer.Option(
+        "--sysroot",
+        metavar="DIR",
+        help="Read the host through this directory (e.g. /host from a container).",
+        file_okay=False,
+    ),
+]
+
+# What a command judges against (doctor, preflight, fleet) ...
+JudgeReleaseOption = Annotated[
+    str | None,
+    typer.Option("--release", "-r", metavar="R", help="Judge against this Neuron release."),
+]
+JudgeTorchOption = Annotated[
+    str | None,
+    typer.Option("--torch", metavar="X.Y", help="Judge against this PyTorch minor, e.g. 2.14."),
+]
+# ... and what it builds or looks up (matrix, scan, launch-template, ami, image).
+ReleaseOption = Annotated[
+    str | None,
+    typer.Option(
+        "--release", "-r", metavar="R", help="Neuron release, e.g. 2.33.1 (default: the latest)."
+    ),
+]
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the versioned JSON envelope.")]
+ReportFormatOption = Annotated[
+    str, typer.Option("--format", metavar="FORMAT", help="text, json, junit or github.")
+]
+ReportOutputOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="Write the report to FILE instead of stdout.",
+        dir_okay=False,
+    ),
+]
+DocumentOutputOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--output", "-o", metavar="FILE", help="Write to FILE instead of stdout.", dir_okay=False
+    ),
+]
+SnapshotsOption = Annotated[
+    Path, typer.Option("--output", "-o", metavar="DIR", help="Snapshots go here.")
+]
+
+# launch-template, ami and image render: the host (or image) being described.
+HostTorchOption = Annotated[
+    str, typer.Option("--torch", metavar="X.Y", help="PyTorch minor for the host, e.g. 2.14.")
+]
+OsOption = Annotated[
+    str | None,
+    typer.Option(
+        "--os",
+        metavar="ID-VERSION",
+        help="Host OS, e.g. ubuntu-26.04 (default: the newest OS with pip wheels).",
+    ),
+]
+Sha256Option = Annotated[
+    str | None,
+    typer.Option(
+        "--neuron-env-sha256",
+        metavar="HEX",
+        help="sha256 of the --neuron-env-source file; the host refuses anything else.",
+    ),
+]
+SpecOption = Annotated[
+    str | None,
+    typer.Option(
+        "--neuron-env-spec",
+        metavar="SPEC",
+        help="With --neuron-env-source pypi: what the host pip-installs "
+        "(default: this version, neuron-env==VERSION).",
+    ),
+]
+
+# install, download and image render: mirrors of the indexes (install.py still declares its own
+# copy of these three; it should import them from here).
+IndexUrlOption = Annotated[
+    str | None,
+    typer.Option(
+        "--index-url",
+        help="Default index (mirror) for everything that is not routed "
+        "(default: the backend's configuration).",
+    ),
+]
+NeuronIndexOption = Annotated[
+    str | None,
+    typer.Option(
+        "--neuron-index", help="Mirror of the Neuron index (torch-neuronx, neuronx-cc, nki)."
+    ),
+]
+PytorchIndexOption = Annotated[
+    str | None, typer.Option("--pytorch-index", help="Mirror of the PyTorch CPU index (torch).")
+]
