@@ -10,7 +10,12 @@ Runs are interleaved (each round runs the three in rotated order) and every run 
 uv and pip caches ("cold": a new machine), or, with ``--warm``, with caches filled by an untimed
 first round. The ratios are of medians, measured side by side in one run.
 
-    python benchmarks/install.py [--runs 3] [--warm] [--wheels DIR]
+With ``--stack`` every tool installs a whole training stack instead: the same pins plus the
+companion ``torchtitan-neuron`` (Neuron index) and three user packages (default index; one needs
+jinja2 and one filelock, real wheels), as ``neuron-env install --torch 2.13 torchtitan-neuron
+user-a user-b user-c`` and the same set given to bare uv and pip.
+
+    python benchmarks/install.py [--runs 3] [--warm] [--stack] [--wheels DIR]
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from neuron_env.probe.os_release import probe_os  # noqa: E402
-from tests.integration.indexes import WheelSpec, write_index  # noqa: E402
+from tests.integration.indexes import WheelSpec, build_wheel, write_index  # noqa: E402
 
 NEURON_ENV = Path(sys.executable).with_name("neuron-env")
 UV = Path(sys.executable).with_name("uv")
@@ -43,7 +48,16 @@ NEURON_WHEELS = [
     ),
     WheelSpec("neuronx-cc", "2.28.7631.0"),
     WheelSpec("nki", "0.7.0"),
+    WheelSpec("torchtitan-neuron", "0.2.2+neuron.1", requires=("torch-neuronx",)),
 ]
+#: --stack: the companion (pinned by the release) and the user's own packages (default index).
+COMPANION = "torchtitan-neuron==0.2.2+neuron.1"
+USER_WHEELS = [
+    WheelSpec("user-a", "1.0", requires=("jinja2",)),
+    WheelSpec("user-b", "2.0", requires=("filelock",)),
+    WheelSpec("user-c", "0.3"),
+]
+USER_NAMES = [w.name for w in USER_WHEELS]
 
 
 def fetch_wheels(cache: Path) -> Path:
@@ -63,6 +77,9 @@ def serve_indexes(root: Path, wheels: Path) -> tuple[dict[str, str], list[subpro
     write_index(root / "neuron", NEURON_WHEELS, [])
     trees = {"pytorch": [w for w in wheels.glob("torch-*.whl")]}
     trees["default"] = [w for w in wheels.glob("*.whl") if not w.name.startswith("torch-")]
+    built = root / "built"
+    built.mkdir()
+    trees["default"] += [build_wheel(built, spec) for spec in USER_WHEELS]
     for name, files in trees.items():
         _copy_index(root / name, files)
     urls, servers = {}, []
@@ -108,6 +125,9 @@ def matrix_dir(root: Path) -> Path:
     key = probe_os(Path("/")).key
     if key and key != "ubuntu-26.04":
         text += f'\n[os."{key}"]\nname = "Benchmark host"\nsupport = "supported"\nwheels = true\n'
+    text = text.replace(
+        'torch = ["2.14"]\nfamilies = ["trn2"]', 'torch = ["2.13", "2.14"]\nfamilies = ["trn2"]'
+    )
     directory = root / "matrix"
     directory.mkdir()
     (directory / "2.90.0.toml").write_text(text)
@@ -125,12 +145,16 @@ def isolated_env(root: Path, matrices: Path, caches: Path) -> dict[str, str]:
     return env
 
 
+STACK: list[str] = []  # --stack fills it: the extra requirements every tool installs
+
+
 def run_neuron_env(
     venv: Path, urls: dict[str, str], env: dict[str, str]
 ) -> tuple[float, dict[str, float]]:
     argv = [str(NEURON_ENV), "install", "--torch", "2.13", "--venv", str(venv), "--python",
             sys.executable, "--backend", "uv", "--neuron-index", urls["neuron"], "--pytorch-index",
             urls["pytorch"], "--index-url", urls["default"], "--json", "--yes"]  # fmt: skip
+    argv += [s.split("==")[0] for s in STACK]  # neuron-env pins the companion itself
     began = time.perf_counter()
     out = subprocess.run(argv, env=env, check=True, capture_output=True, text=True).stdout
     elapsed = time.perf_counter() - began
@@ -146,7 +170,7 @@ def run_bare_uv(venv: Path, urls: dict[str, str], env: dict[str, str]) -> float:
     subprocess.run(
         [str(UV), "pip", "install", "-q", "--python", str(venv / "bin" / "python"),
          "--index", f"neuron={urls['neuron']}", "--index", f"pytorch={urls['pytorch']}",
-         "--default-index", urls["default"], *PINS],
+         "--default-index", urls["default"], *PINS, *STACK],
         env=env, check=True,
     )  # fmt: skip
     return time.perf_counter() - began
@@ -168,6 +192,7 @@ def run_documented_pip(venv: Path, urls: dict[str, str], env: dict[str, str]) ->
     subprocess.run([sys.executable, "-m", "venv", str(venv)], env=env, check=True)
     subprocess.run(
         [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--upgrade", *DOCUMENTED,
+         *STACK,
          "--index-url", urls["default"], "--extra-index-url", urls["neuron"],
          "--extra-index-url", urls["pytorch"]],
         env=env, check=True,
@@ -179,10 +204,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--warm", action="store_true", help="fill the caches in an untimed round")
+    parser.add_argument(
+        "--stack", action="store_true", help="a companion and user packages besides the pins"
+    )
     cache_home = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
     parser.add_argument("--wheels", type=Path, default=cache_home / "neuron-env" / "bench-wheels")
     args = parser.parse_args()
 
+    if args.stack:
+        STACK.extend([COMPANION, *USER_NAMES])
     wheels = fetch_wheels(args.wheels)
     root = Path(tempfile.mkdtemp(prefix="neuron-env-bench-"))
     urls, servers = serve_indexes(root, wheels)
@@ -224,7 +254,10 @@ def report(results: dict[str, list[float]], phases: list[dict[str, float]], *, w
     median = {tool: statistics.median(times) for tool, times in results.items()}
     split = {key: statistics.median(p.get(key, 0.0) for p in phases) for key in phases[0]}
     caches = "warm" if warm else "cold"
-    print(f"\ntorch 2.13.0 (real CPU wheel) + torch-neuronx, neuronx-cc, nki; {caches} caches;")
+    stack = f" + {', '.join(STACK)}" if STACK else ""
+    print(
+        f"\ntorch 2.13.0 (real CPU wheel) + torch-neuronx, neuronx-cc, nki{stack}; {caches} caches;"
+    )
     print(f"median of {len(results['uv'])} runs each, into a fresh venv:")
     labels = {
         "neuron-env": "neuron-env install (uv)",

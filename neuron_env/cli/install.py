@@ -14,9 +14,31 @@ import typer
 TorchOption = Annotated[
     str | None, typer.Option("--torch", help="PyTorch minor to install, e.g. 2.14.")
 ]
+# No -r: on install and download it is -r/--requirement, as in pip and uv.
 ReleaseOption = Annotated[
     str | None,
-    typer.Option("--release", "-r", help="Neuron release, e.g. 2.33.1 (default: the latest)."),
+    typer.Option("--release", help="Neuron release, e.g. 2.33.1 (default: the latest)."),
+]
+PackagesArgument = Annotated[
+    list[str] | None,
+    typer.Argument(
+        metavar="[PACKAGE]...",
+        help="Your own packages (PEP 508, e.g. 'transformers>=4.50' torchtitan-neuron): Neuron "
+        "ones at the release's version from the Neuron index, the rest from the default index "
+        "with the release's pins as constraints.",
+        show_default=False,
+    ),
+]
+RequirementOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--requirement",
+        "-r",
+        metavar="FILE",
+        help="Packages from a requirements file, one a line (repeatable; no option lines).",
+        dir_okay=False,
+        show_default=False,
+    ),
 ]
 OsOption = Annotated[
     str | None,
@@ -62,7 +84,9 @@ SysrootOption = Annotated[
 
 def install(
     ctx: typer.Context,
+    packages: PackagesArgument = None,
     torch: TorchOption = None,
+    requirement: RequirementOption = None,
     release: ReleaseOption = None,
     venv: Annotated[
         Path | None,
@@ -121,13 +145,16 @@ def install(
 
     torch-neuronx, neuronx-cc and nki come only from the Neuron index, torch only from the
     PyTorch CPU index, everything else from the default index. The environment is built beside
-    the target, verified, then swapped in; on any failure nothing changes.
+    the target, verified, then swapped in; on any failure nothing changes. Your own packages
+    (PACKAGE ..., -r FILE) join the same transaction; none of them can move those pins.
 
     Examples:
 
       neuron-env install --torch 2.14 --venv ./neuron-venv --dry-run
 
       neuron-env install --torch 2.14 --venv ./neuron-venv --python python3.12 --yes
+
+      neuron-env install --torch 2.14 --venv ./neuron-venv torchtitan-neuron -r requirements.txt
 
       neuron-env install --torch 2.14 --wheelhouse ./wheels --offline --venv ./neuron-venv
 
@@ -142,7 +169,7 @@ def install(
         index_url=index_url, neuron_index=neuron_index, pytorch_index=pytorch_index,
         wheelhouse=wheelhouse, offline=offline, os=os, export=export, system=system,
         execute=execute, dry_run=dry_run, yes=yes, json=json, quiet=quiet, log=log,
-        sysroot=sysroot,
+        sysroot=sysroot, packages=tuple(packages or ()), requirements=tuple(requirement or ()),
     )  # fmt: skip
     install_flow.run_install(ctx, options)
 
@@ -152,7 +179,9 @@ def download(
     dest: Annotated[
         Path, typer.Option("--dest", "-d", help="New or empty directory to fill.", file_okay=False)
     ],
+    packages: PackagesArgument = None,
     torch: TorchOption = None,
+    requirement: RequirementOption = None,
     release: ReleaseOption = None,
     python_version: Annotated[
         str | None,
@@ -184,5 +213,6 @@ def download(
         torch=torch, dest=dest, release=release, python_version=python_version, os=os,
         index_url=index_url, neuron_index=neuron_index, pytorch_index=pytorch_index,
         dry_run=dry_run, json=json, quiet=quiet, log=log, sysroot=sysroot,
+        packages=tuple(packages or ()), requirements=tuple(requirement or ()),
     )  # fmt: skip
     install_flow.run_download(ctx, options)

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.markup import escape
@@ -23,6 +24,9 @@ from rich.markup import escape
 from neuron_env.cli._common import console, load_matrix, print_json
 from neuron_env.errors import EXIT_FAILED, BadInput, Interrupted
 from neuron_env.matrix import Matrix
+
+if TYPE_CHECKING:
+    from neuron_env.install.user_packages import UserRequirement
 
 TAIL_LINES = 15
 
@@ -49,6 +53,8 @@ class InstallOptions:
     quiet: bool
     log: Path | None
     sysroot: Path
+    packages: tuple[str, ...] = ()
+    requirements: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -66,6 +72,17 @@ class DownloadOptions:
     quiet: bool
     log: Path | None
     sysroot: Path
+    packages: tuple[str, ...] = ()
+    requirements: tuple[Path, ...] = ()
+
+
+def _user_packages(
+    packages: tuple[str, ...], files: tuple[Path, ...]
+) -> tuple[UserRequirement, ...]:
+    """The user's requirements, read and checked for syntax (exit 2 naming FILE:LINE)."""
+    from neuron_env.install.user_packages import gather
+
+    return gather(packages, files)
 
 
 def run_install(ctx: typer.Context, o: InstallOptions) -> None:
@@ -108,7 +125,7 @@ def _run_environment(matrix: Matrix, o: InstallOptions) -> None:
         torch=_require_torch(o.torch), release=o.release, venv=o.venv, python=o.python,
         backend=o.backend, os=o.os, index_url=o.index_url, neuron_index=o.neuron_index,
         pytorch_index=o.pytorch_index, wheelhouse=o.wheelhouse, offline=o.offline,
-        sysroot=o.sysroot,
+        sysroot=o.sysroot, packages=_user_packages(o.packages, o.requirements),
     )  # fmt: skip
     with _interrupt_before_changes():
         prepared = prepare(matrix, request)
@@ -150,6 +167,7 @@ def _run_export(matrix: Matrix, o: InstallOptions) -> None:
         torch=_require_torch(o.torch), dest=o.export, release=o.release,
         python_version=_export_python(matrix, o), os=o.os, index_url=o.index_url,
         neuron_index=o.neuron_index, pytorch_index=o.pytorch_index, sysroot=o.sysroot,
+        packages=_user_packages(o.packages, o.requirements),
     )  # fmt: skip
     plan, tags = prepare_download(matrix, request)
     to_stdout = str(o.export) == "-"
@@ -221,6 +239,7 @@ def run_download(ctx: typer.Context, o: DownloadOptions) -> None:
         torch=_require_torch(o.torch), dest=o.dest.absolute(), release=o.release,
         python_version=o.python_version, os=o.os, index_url=o.index_url,
         neuron_index=o.neuron_index, pytorch_index=o.pytorch_index, sysroot=o.sysroot,
+        packages=_user_packages(o.packages, o.requirements),
     )  # fmt: skip
     plan, tags = prepare_download(load_matrix(ctx), request)
     if not (o.quiet or o.json):
@@ -248,7 +267,8 @@ def _check_install_options(o: InstallOptions) -> None:
     python_only = {
         "--venv": o.venv, "--python": o.python, "--wheelhouse": o.wheelhouse,
         "--export": o.export, "--index-url": o.index_url, "--neuron-index": o.neuron_index,
-        "--pytorch-index": o.pytorch_index,
+        "--pytorch-index": o.pytorch_index, "PACKAGE": o.packages or None,
+        "--requirement": o.requirements or None,
     }  # fmt: skip
     used = [flag for flag, value in python_only.items() if value is not None]
     if o.system and used:

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from neuron_env.install.plan import IndexRoute, InstallPlan
+from neuron_env.install.plan import IndexRoute, InstallPlan, PlannedPackage
 from neuron_env.install.system import SystemPlan
 from neuron_env.install.transaction import InstallResult
 from neuron_env.install.wheelhouse import ForeignTags, Wheelhouse
@@ -46,6 +46,11 @@ def _source(route: IndexRoute) -> Text:
     return text
 
 
+def _shown_spec(package: PlannedPackage) -> str:
+    """The pin; a user package without a version says 'any' (the resolver picks, pins hold)."""
+    return package.spec or ("any" if package.requested else "")
+
+
 def _pin(spec: str, confirmed: bool) -> Text:
     text = Text(spec)
     if not confirmed:
@@ -73,7 +78,7 @@ def print_plan(out: Console, plan: InstallPlan, backend: str) -> None:
         route = plan.route(package.route)
         table.add_row(
             Text(package.name),
-            _pin(package.spec, package.confirmed),
+            _pin(_shown_spec(package), package.confirmed),
             Text(package.installed or "—"),
             Text(route.name),
             _source(route),
@@ -121,7 +126,7 @@ def print_download_plan(
         route = plan.route(package.route)
         table.add_row(
             Text(package.name),
-            _pin(package.spec, package.confirmed),
+            _pin(_shown_spec(package), package.confirmed),
             Text(route.name),
             _source(route),
         )

@@ -54,10 +54,14 @@ class PlannedPackage:
     confirmed: bool = True
     note: str = ""
     installed: str | None = None
+    requested: str = ""
+    """The user's requirements for it as written, and where (empty: a pin of the matrix)."""
+    extras: str = ""
+    """The extras the user asked for, e.g. ``[torch]`` (user packages only)."""
 
     @property
     def requirement(self) -> str:
-        return f"{self.name}{self.spec}"
+        return f"{self.name}{self.extras}{self.spec}"
 
     def allows(self, version: str) -> bool:
         """Whether ``version`` satisfies the pin (``2.14.0+cpu`` satisfies ``==2.14.0``)."""

@@ -26,6 +26,13 @@ from neuron_env.install.target_env import (
     locate_target,
     python_version,
 )
+from neuron_env.install.user_packages import (
+    UserRequirement,
+    apply_to_plan,
+    check_wheelhouse_has,
+    classify,
+    with_pins,
+)
 from neuron_env.install.wheelhouse import (
     ForeignTags,
     check_wheelhouse,
@@ -52,6 +59,8 @@ class InstallRequest:
     wheelhouse: Path | None = None
     offline: bool = False
     sysroot: Path = Path("/")
+    packages: tuple[UserRequirement, ...] = ()
+    """The user's own packages (``PACKAGE ...`` and ``-r FILE``), classified before anything."""
 
 
 @dataclass(frozen=True)
@@ -84,13 +93,17 @@ def prepare(matrix: Matrix, request: InstallRequest, *, runner: Runner = run) ->
             raise
         hint = create_first_hint(target_env, allowed, request)
         raise UnsupportedCombination(exc.message, hint=hint) from None
+    installed = target_env.installed()
+    classified = classify(
+        matrix, release, target, request.packages, python=target.python, installed=installed
+    )
     backend = choose_backend(request.backend)
     choices = Choices(
         venv=str(target_env.path),
         action="upgrade" if target_env.exists else "create",
         base_python=str(target_env.base_python),
         backend=_backend_name(backend),
-        installed=target_env.installed(),
+        installed=installed,
         index_url=request.index_url,
         neuron_index=request.neuron_index,
         pytorch_index=request.pytorch_index,
@@ -98,11 +111,13 @@ def prepare(matrix: Matrix, request: InstallRequest, *, runner: Runner = run) ->
         offline=request.offline or request.wheelhouse is not None,
         default_index_origin=f"{backend.name}'s configuration",
     )
-    plan = _with_leftover_notes(make_plan(release, target, choices), target_env)
+    plan = make_plan(release, with_pins(target, classified), choices)
+    plan = _with_leftover_notes(apply_to_plan(plan, classified), target_env)
     if request.wheelhouse is not None:
         house = read_wheelhouse(request.wheelhouse)
         if house is not None:
             check_wheelhouse(request.wheelhouse, house, plan)
+            check_wheelhouse_has(request.wheelhouse, (w.name for w in house.files), plan)
     return Prepared(plan, target_env, backend)
 
 
@@ -216,6 +231,7 @@ class DownloadRequest:
     neuron_index: str | None = None
     pytorch_index: str | None = None
     sysroot: Path = Path("/")
+    packages: tuple[UserRequirement, ...] = ()
 
 
 def prepare_download(
@@ -247,7 +263,8 @@ def prepare_download(
         pytorch_index=request.pytorch_index,
         default_index_origin="pip's configuration",
     )
-    plan = make_plan(release, target, choices)
+    classified = classify(matrix, release, target, request.packages, python=target.python)
+    plan = apply_to_plan(make_plan(release, with_pins(target, classified), choices), classified)
     return plan, ForeignTags(plan.python, manylinux_platforms(arch, release.release.min_glibc))
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from neuron_env.install.diagnose import Cause, cause_hint, dns_cause, explain
 from neuron_env.install.plan import InstallPlan
+from neuron_env.install.user_packages import user_conflict
 
 TIMEOUT = 5.0
 
@@ -51,6 +52,9 @@ def _network_reason(reason: object) -> str | None:
 
 def failure_cause(output: str, plan: InstallPlan) -> Cause:
     """The cause of a backend failure: from its output, else from probing the plan's indexes."""
+    conflict = user_conflict(output, plan)
+    if conflict is not None:
+        return conflict
     cause = explain(output, plan)
     if cause.code in _FROM_OUTPUT:
         return cause

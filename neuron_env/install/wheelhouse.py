@@ -163,9 +163,20 @@ def _download_dependencies(
         empty = session.work / "no-find-links"
         empty.mkdir(exist_ok=True)
         env = session.env(_only_index(plan.default_route.url, empty))
+    argv += _user_arguments(plan, session)
     session.run([*argv, *extra, *(dest / w.file for w in routed)], env=env)
     new = sorted(p for p in dest.glob("*.whl") if p.name not in before)
     return [_wheel_file(p, DEFAULT_ROUTE, plan.default_route.url) for p in new]
+
+
+def _user_arguments(plan: InstallPlan, session: Session) -> list[str | os.PathLike[str]]:
+    """The user's default-index packages, and the core pins as constraints (none: nothing)."""
+    from neuron_env.install.user_packages import user_requirements_from, write_constraints
+
+    constraints = write_constraints(plan, session.work / "constraints")
+    if constraints is None:
+        return []
+    return ["-c", constraints, *user_requirements_from(plan, DEFAULT_ROUTE)]
 
 
 def _foreign(plan: InstallPlan, deps: list[WheelFile]) -> list[WheelFile]:

@@ -33,6 +33,7 @@ from packaging.utils import canonicalize_name
 from neuron_env.errors import CommandFailed, OperationFailed
 from neuron_env.install.backends.base import Backend, Session
 from neuron_env.install.plan import InstallPlan
+from neuron_env.install.user_packages import write_constraints
 from neuron_env.install.wheelhouse import REQUIREMENTS, read_wheelhouse
 
 if sys.version_info >= (3, 11):
@@ -81,6 +82,9 @@ class UvBackend(Backend):
     def _compile(self, plan: InstallPlan, project: Path, python: Path) -> list[str | Path]:
         argv: list[str | Path] = [self.uv, "pip", "compile", "--quiet", "--no-build"]
         argv += ["--no-header", "--python", python, project]
+        constraints = write_constraints(plan, project.parent)
+        if constraints is not None:  # the user's packages: the core pins cannot move
+            argv += ["--constraint", constraints]
         if plan.default_route.url:  # the mirror is the only default source: no uv.toml indexes
             argv += ["--no-config", "--default-index", plan.default_route.url]
         return argv
