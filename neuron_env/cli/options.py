@@ -40,7 +40,7 @@ SysrootOption = Annotated[
 # What a command judges against (doctor, preflight, fleet) ...
 JudgeReleaseOption = Annotated[
     str | None,
-    typer.Option("--release", "-r", metavar="R", help="Judge against this Neuron release."),
+    typer.Option("--release", metavar="R", help="Judge against this Neuron release."),
 ]
 JudgeTorchOption = Annotated[
     str | None,
@@ -50,7 +50,7 @@ JudgeTorchOption = Annotated[
 ReleaseOption = Annotated[
     str | None,
     typer.Option(
-        "--release", "-r", metavar="R", help="Neuron release, e.g. 2.33.1 (default: the latest)."
+        "--release", metavar="R", help="Neuron release, e.g. 2.33.1 (default: the latest)."
     ),
 ]
 
