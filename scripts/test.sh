@@ -3,7 +3,8 @@
 # lint (ruff), types (mypy), import layering (import-linter) and pytest.
 # Usage: bash scripts/test.sh [pytest arguments...]
 # Environment: PYTHON (default python3.11, else python3), NEURON_ENV_TEST_VENV (default .venv-test),
-# NEURON_ENV_TEST_TORCH_VENV (default .venv-torch: torch for the device tests' target venvs).
+# NEURON_ENV_TEST_TORCH_VENV (default .venv-torch: torch for the device tests' target venvs),
+# NEURON_ENV_TEST_WORKERS (default 2: pytest-xdist processes; 0 for one process).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -56,4 +57,6 @@ log "import layering"
 "$venv/bin/lint-imports"
 
 log "pytest"
-"$venv/bin/pytest" "$@"
+# Two worker processes, each test module kept in one (its module-scoped indexes built once);
+# NEURON_ENV_TEST_WORKERS=0 runs everything in this process (e.g. with pdb).
+"$venv/bin/pytest" -n "${NEURON_ENV_TEST_WORKERS:-2}" --dist loadfile "$@"

@@ -213,7 +213,8 @@ def test_a_bad_snapshot_is_bad_input_in_one_paragraph(
     assert result.returncode == 2, result.stdout + result.stderr
     assert result.stderr.startswith("error: ") and "Traceback" not in result.stderr
     assert says in " ".join(result.stderr.split())
-    assert len(result.stderr.splitlines()) <= 4
+    # one paragraph (plus its hint): no blank line, a few lines however long the path is
+    assert "\n\n" not in result.stderr and len(result.stderr.splitlines()) <= 6
     assert took < 10
 
 
@@ -302,7 +303,7 @@ def test_fleet_collect_shows_a_hosts_stderr_inertly_and_a_pastable_next_step(
     _print_collect(CollectResult([], [], [Missing("i-1", reason)]), folder, as_json=False)
     out = capsys.readouterr().out
     assert_inert(out)
-    assert f"Next: neuron-env fleet report '{folder}'" in out
+    assert f"Next: neuron-env fleet report '{folder}'" in " ".join(out.split())
 
 
 def test_fleet_report_refuses_a_torch_no_release_pairs_once(
