@@ -75,6 +75,7 @@ def prepare(matrix: Matrix, request: InstallRequest, *, runner: Runner = run) ->
     _check_sources(request)
     release = matrix.get(request.release)
     allowed = allowed_pythons(release, request.torch)
+    _judge_names_first(matrix, release, request, allowed)
     target_env = locate_target(request.venv, request.python, allowed, runner=runner)
     _refuse_own_environment(target_env, request, allowed)
     check_writable_parent(target_env)
@@ -185,6 +186,23 @@ def _shown(path: Path) -> str:
         return str(path.relative_to(Path.cwd()))
     except ValueError:
         return str(path)
+
+
+def _judge_names_first(
+    matrix: Matrix, release: Release, request: InstallRequest, allowed: tuple[str, ...]
+) -> None:
+    """Refuse a package the release does not ship (legacy XLA, an unknown Neuron name, upstream
+    torchao) before looking for an interpreter or the environment: that answer does not depend on
+    them, and it is the one the user needs first. Judged again, fully, once the target is known."""
+    if not request.packages or not allowed:
+        return
+    # Which names the release ships depends on neither the OS nor the architecture.
+    provisional = Request(torch=request.torch, python=allowed[0], release=str(release.version))
+    try:
+        target = resolve_target(matrix, provisional)
+    except BadInput:  # the pairing itself: said later, with the environment's own facts
+        return
+    classify(matrix, release, target, request.packages, python=target.python)
 
 
 def allowed_pythons(release: Release, torch: str) -> tuple[str, ...]:

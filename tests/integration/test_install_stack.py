@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import CliRunner
 from tests.integration.conftest import installed, python_here
 from tests.integration.indexes import Indexes, start_indexes
 from tests.integration.install_helpers import fingerprint, flat, install_env, run_cli
@@ -207,3 +208,19 @@ def test_offline_install_of_a_package_the_wheelhouse_lacks_is_refused_before_any
     assert f"Wheelhouse {house} has no stack-tool" in flat(err)
     assert "neuron-env download --torch 2.14" in flat(err) and "stack-tool" in flat(err)
     assert not venv.exists()
+
+
+@pytest.mark.parametrize(("package", "says"), [
+    ("neuronx-distributed", "legacy PyTorch/XLA stack"),
+    ("torch-xla", "legacy PyTorch/XLA stack"),
+])  # fmt: skip
+def test_a_package_the_release_does_not_ship_is_named_before_the_interpreter(
+    cli: CliRunner, tmp_path: Path, package: str, says: str
+) -> None:
+    # neuron-env's own Python 3.11 is out of the pairing's range: that would be the first error,
+    # but the package is the answer the user needs, and it does not depend on the interpreter.
+    result = cli("install", "--torch", "2.14", "--venv", str(tmp_path / "env"), "--python",
+                 python_here(), package, "--dry-run")  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert says in " ".join(result.stderr.split()) and package in result.stderr
+    assert not (tmp_path / "env").exists()
