@@ -11,6 +11,8 @@ from typing import Annotated
 
 import typer
 
+from neuron_env.cli.options import IndexUrlOption, JsonOption, NeuronIndexOption, PytorchIndexOption
+
 TorchOption = Annotated[
     str | None, typer.Option("--torch", help="PyTorch minor to install, e.g. 2.14.")
 ]
@@ -46,24 +48,6 @@ OsOption = Annotated[
         "--os", help="OS as ID-VERSION (default: this host's /etc/os-release), e.g. ubuntu-26.04."
     ),
 ]
-IndexUrlOption = Annotated[
-    str | None,
-    typer.Option(
-        "--index-url",
-        help="Default index (mirror) for everything that is not routed "
-        "(default: the backend's configuration).",
-    ),
-]
-NeuronIndexOption = Annotated[
-    str | None,
-    typer.Option(
-        "--neuron-index", help="Mirror of the Neuron index (torch-neuronx, neuronx-cc, nki)."
-    ),
-]
-PytorchIndexOption = Annotated[
-    str | None, typer.Option("--pytorch-index", help="Mirror of the PyTorch CPU index (torch).")
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print the versioned JSON envelope.")]
 QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", help="No plan and no progress: errors only (for scripts).")
 ]

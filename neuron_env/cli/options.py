@@ -108,8 +108,7 @@ SpecOption = Annotated[
     ),
 ]
 
-# install, download and image render: mirrors of the indexes (install.py still declares its own
-# copy of these three; it should import them from here).
+# install, download and image render: mirrors of the indexes.
 IndexUrlOption = Annotated[
     str | None,
     typer.Option(
