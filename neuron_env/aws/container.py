@@ -165,19 +165,12 @@ def user_packages(packages: Iterable[str], release: Release) -> tuple[str, ...]:
 
 def read_requirements(path: Path) -> list[str]:
     """The requirement lines of a ``-r`` file; options (indexes, ``-e``, nested files) refused."""
-    try:
-        if not path.is_file():
-            raise BadInput(f"-r {path}: not a regular file.")
-        with path.open("rb") as handle:
-            data = handle.read(MAX_REQUIREMENTS_BYTES + 1)
-    except OSError as exc:
-        raise BadInput(f"Cannot read -r {path}: {exc.strerror}.") from None
-    if len(data) > MAX_REQUIREMENTS_BYTES:
-        raise BadInput(f"-r {path} is larger than {MAX_REQUIREMENTS_BYTES // 1024} KiB.")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise BadInput(f"-r {path} is not UTF-8 text.") from None
+    from neuron_env.input_files import InputRejected, read_text
+
+    try:  # the one bounded reader: regular files only, never blocked on, size-capped, UTF-8
+        text = read_text(path, MAX_REQUIREMENTS_BYTES)
+    except InputRejected as exc:
+        raise BadInput(f"Cannot read -r {path}: {exc}.") from None
     lines = []
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.split(" #", 1)[0].strip()

@@ -78,6 +78,9 @@ def gather(packages: Sequence[str], files: Sequence[Path]) -> tuple[UserRequirem
     return tuple(found)
 
 
+REQUIREMENTS_MAX_BYTES = 1024 * 1024
+
+
 def read_requirements_file(path: Path) -> list[UserRequirement]:
     """pip's requirements syntax, the subset neuron-env routes: one requirement a line.
 
@@ -85,9 +88,11 @@ def read_requirements_file(path: Path) -> list[UserRequirement]:
     lines (``--index-url``, ``-e``, ``-r``, ``-c`` …) are refused: indexes are the matrix's, and
     an editable or nested file could bring in packages that were never classified.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    from neuron_env.input_files import InputRejected, read_text
+
+    try:  # bounded, and never blocked on: a FIFO or /dev/zero is refused, not read
+        text = read_text(path, REQUIREMENTS_MAX_BYTES)
+    except InputRejected as exc:
         raise BadInput(f"Cannot read requirements file {path}: {exc}.") from None
     found = []
     for number, raw in enumerate(_joined_lines(text), start=1):

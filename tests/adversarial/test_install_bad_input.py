@@ -7,12 +7,14 @@ that bypass file permissions, so it sees what any user sees.)
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import CliRunner
 from tests.integration.conftest import python_here
 from tests.integration.install_helpers import (
     flat,
@@ -79,3 +81,25 @@ def test_an_environment_whose_bin_cannot_be_read_is_bad_input(
     locked_down.append(venv / "bin")
     assert f"Cannot read {venv}/bin/python: Permission denied." in refused(env, venv)
     assert leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "oversized"])
+@pytest.mark.parametrize("command", ["install", "image"])
+def test_a_requirements_file_that_is_no_file_is_refused_without_blocking(
+    cli: CliRunner, tmp_path: Path, kind: str, command: str
+) -> None:
+    path = tmp_path / "requirements.txt"
+    if kind == "fifo":
+        os.mkfifo(path)  # reading it would block forever: nobody ever writes to it
+    elif kind == "dev-zero":
+        path.symlink_to("/dev/zero")  # reading it would never end
+    else:
+        path.write_text("x" * (2 * 1024 * 1024) + "\n")
+    args = {
+        "install": ["install", "--torch", "2.14", "--venv", str(tmp_path / "env"), "--dry-run"],
+        "image": ["image", "render", "--torch", "2.14", "--neuron-env-source", "pypi"],
+    }[command]
+    result = cli(*args, "-r", str(path), timeout=30)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("error: Cannot read") and "Traceback" not in result.stderr
+    assert not (tmp_path / "env").exists()
