@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from neuron_env.errors import Interrupted
 from neuron_env.indexcheck.compare import verify_release
 from neuron_env.indexcheck.facts import DEFAULT_INDEX, Fact
 from neuron_env.indexcheck.simple import (
@@ -134,12 +135,40 @@ def verify(
             progress(_result(item, readout))
         return readout
 
-    with ThreadPoolExecutor(max_workers=max(1, len(plan))) as pool:
-        readouts = list(pool.map(read, plan))
+    readouts = _read_all(read, plan)
     facts = verify_release(release, matrix, {r.name: r for r in readouts})
     results = tuple(_result(item, r) for item, r in zip(plan, readouts, strict=True))
     day = today or datetime.datetime.now(datetime.timezone.utc).date()
     return Verification(str(release.version), day, results, tuple(facts))
+
+
+def _read_all(
+    read: Callable[[IndexToRead], IndexReadout], plan: list[IndexToRead]
+) -> list[IndexReadout]:
+    """Every index read at once, each in a daemon thread: Ctrl-C ends the run at once instead of
+    waiting out a hung index's timeout (nothing has been written by then)."""
+    found: dict[int, IndexReadout] = {}
+    failed: list[BaseException] = []
+
+    def work(number: int, item: IndexToRead) -> None:
+        try:
+            found[number] = read(item)
+        except BaseException as exc:  # re-raised in the caller's thread below
+            failed.append(exc)
+
+    threads = [
+        threading.Thread(target=work, args=(n, item), daemon=True) for n, item in enumerate(plan)
+    ]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    except KeyboardInterrupt:
+        raise Interrupted("Interrupted. Nothing was written.") from None
+    if failed:
+        raise failed[0]
+    return [found[n] for n in range(len(plan))]
 
 
 def _result(item: IndexToRead, readout: IndexReadout) -> IndexResult:

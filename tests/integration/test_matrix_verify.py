@@ -454,3 +454,30 @@ def test_the_default_index_from_pip_config_checks_the_placeholders(
 
     without = cli("matrix", "verify", "--release", "2.34.0", *index_args(servers, "agree"))
     assert "Placeholders on the default index: not checked" in without.stdout
+
+
+def test_ctrl_c_while_an_index_hangs_ends_at_once_and_writes_nothing(tmp_path: Path) -> None:
+    import signal
+
+    from tests.conftest import NEURON_ENV
+
+    overlay = tmp_path / "overlay"
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(16)
+        sock.settimeout(60)
+        hanging = f"http://127.0.0.1:{sock.getsockname()[1]}/simple"
+        proc = subprocess.Popen(
+            [str(NEURON_ENV), "matrix", "verify", "--release", "2.34.0", "--timeout", "120",
+             "--neuron-index", hanging, "--pytorch-index", hanging, "--write", str(overlay)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        conn, _ = sock.accept()  # the request is out: neuron-env now waits for an answer
+        with conn:
+            started = time.monotonic()
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert time.monotonic() - started < 10  # not the 120 s the hung read would take
+    assert "Interrupted. Nothing was written." in err and "Traceback" not in err
+    assert not overlay.exists() or not any(overlay.iterdir())
