@@ -131,6 +131,11 @@ def install_matrix_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def isolated_env(tmp_path: Path, install_matrix_dir: Path) -> dict[str, str]:
     """The machine's pip and uv configuration left out, caches and logs under tmp_path."""
+    return isolated_environment(tmp_path, install_matrix_dir)
+
+
+def isolated_environment(tmp_path: Path, install_matrix_dir: Path) -> dict[str, str]:
+    """The isolated environment of the install tests (no pip/uv configuration of this machine)."""
     dropped = ("PIP_", "UV_", "NEURON_ENV_", "VIRTUAL_ENV")
     env = {k: v for k, v in os.environ.items() if not k.startswith(dropped)}
     env.update(

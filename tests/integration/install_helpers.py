@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.conftest import NEURON_ENV, Result
-from tests.integration.conftest import NeuronEnv, python_here
+from tests.integration.conftest import NeuronEnv, isolated_environment, python_here
 
 
 def install(
@@ -65,24 +65,7 @@ def flat(text: str) -> str:
 
 def install_env(tmp: Path, matrix_dir: Path) -> dict[str, str]:
     """The isolated environment of the install tests (no pip/uv configuration of this machine)."""
-    dropped = ("PIP_", "UV_", "NEURON_ENV_", "VIRTUAL_ENV")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(dropped)}
-    env.update(
-        PIP_CONFIG_FILE=os.devnull,
-        PIP_DISABLE_PIP_VERSION_CHECK="1",
-        PIP_RETRIES="0",
-        PIP_DEFAULT_TIMEOUT="20",
-        PIP_CACHE_DIR=str(tmp / "pip-cache"),
-        UV_NO_CONFIG="1",
-        UV_CACHE_DIR=str(tmp / "uv-cache"),
-        UV_HTTP_RETRIES="0",
-        UV_PYTHON_DOWNLOADS="never",
-        XDG_STATE_HOME=str(tmp / "state"),
-        NEURON_ENV_MATRIX_DIR=str(matrix_dir),
-        NO_COLOR="1",
-        COLUMNS="200",
-    )
-    return env
+    return isolated_environment(tmp, matrix_dir)
 
 
 def write_install_matrix(directory: Path) -> Path:
