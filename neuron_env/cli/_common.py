@@ -82,21 +82,11 @@ def print_json(command: str, payload: dict[str, Any]) -> None:
 
 
 def write_output(path: Path | None, text: str, *, append: bool = False) -> None:
-    """``text`` to ``path`` (its folder created), or to stdout when ``path`` is None.
+    """``text`` to ``path`` (its folder created), or to stdout when ``path`` is None (exit 2 when
+    it cannot be written): :func:`neuron_env.report.emit.write_text`."""
+    from neuron_env.report.emit import write_text
 
-    An output path that cannot be written is bad input (exit 2), said before anything else fails.
-    """
-    if path is None:
-        sys.stdout.write(text)
-        return
-    from neuron_env.errors import BadInput
-
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a" if append else "w", encoding="utf-8") as handle:
-            handle.write(text)
-    except OSError as exc:
-        raise BadInput(f"Cannot write {path}: {exc.strerror}.") from None
+    write_text(path, text, append=append)
 
 
 def print_notes(notes: Iterable[Note]) -> None:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -20,9 +19,6 @@ from neuron_env.cli.options import (
     ReportOutputOption,
     SysrootOption,
 )
-
-if TYPE_CHECKING:
-    from neuron_env.checks.model import DoctorReport
 
 LevelOption = typer.Option(
     "--level",
@@ -124,14 +120,14 @@ def doctor(
     """
     from neuron_env.checks.registry import CHECKS
     from neuron_env.operations.doctor import DoctorRequest, run_doctor
-    from neuron_env.report import FORMATS
+    from neuron_env.report.emit import emit, format_names
 
     if list_checks:
         from neuron_env.report.text import print_checks
 
         print_checks(console(), CHECKS)
         return
-    check_format(output_format, FORMATS)
+    check_format(output_format, format_names("DoctorReport"))
     request = DoctorRequest(
         matrix_dirs=settings(ctx).matrix_dirs,
         release=release,
@@ -147,34 +143,5 @@ def doctor(
         device_progress=device_progress,
     )
     report = run_doctor(request)
-    _emit(report, output_format, output, verbose)
+    emit(report, output_format, output, verbose=verbose)
     raise typer.Exit(report.summary.exit_code)
-
-
-def _emit(report: DoctorReport, output_format: str, output: Path | None, verbose: bool) -> None:
-    from neuron_env.report import render
-    from neuron_env.report.text import print_report
-
-    if output_format == "text" and output is None:
-        print_report(console(), report, verbose=verbose)  # straight to the terminal, in colour
-        return
-    rendered = render(report, output_format, verbose=verbose)
-    if output_format == "github":
-        _emit_github(report, rendered, output)
-    elif output is not None:
-        write_output(output, rendered)
-    else:
-        sys.stdout.write(rendered)
-
-
-def _emit_github(report: DoctorReport, markdown: str, output: Path | None) -> None:
-    from neuron_env.report.github import workflow_commands
-
-    for line in workflow_commands(report):
-        sys.stdout.write(line + "\n")
-    summary_file = output or (Path(p) if (p := os.environ.get("GITHUB_STEP_SUMMARY")) else None)
-    if summary_file is None:
-        sys.stdout.write(markdown)
-    else:
-        with summary_file.open("a", encoding="utf-8") as handle:
-            handle.write(markdown)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from neuron_env.cli._common import check_format, console, print_json, settings, write_output
+from neuron_env.cli._common import check_format, console, print_json, settings
 from neuron_env.cli.options import (
     JsonOption,
     JudgeReleaseOption,
@@ -20,7 +20,6 @@ from neuron_env.cli.options import (
 
 if TYPE_CHECKING:
     from neuron_env.fleet.collect import CollectResult
-    from neuron_env.fleet.model import FleetReport
     from neuron_env.fleet.ssm import SsmGateway
     from neuron_env.operations.fleet import CollectRequest
 
@@ -98,14 +97,14 @@ def report(
       neuron-env fleet report snapshots/ --release 2.34.0 --torch 2.14   # ready for 2.34?
     """
     from neuron_env.operations.fleet import ReportRequest, report_fleet
-    from neuron_env.report import FORMATS
+    from neuron_env.report.emit import emit, format_names
 
-    check_format(output_format, FORMATS)
+    check_format(output_format, format_names("FleetReport"))
     dirs = settings(ctx).matrix_dirs
     result = report_fleet(
         ReportRequest(folder=folder, matrix_dirs=dirs, release=release, torch=torch)
     )
-    _show(result, output_format, output, verbose)
+    emit(result, output_format, output, verbose=verbose)
     raise typer.Exit(result.exit_code)
 
 
@@ -166,9 +165,9 @@ def doctor(
     Example: neuron-env fleet doctor --targets tag:Cluster=train-a -o snapshots/ --release 2.34.0
     """
     from neuron_env.operations.fleet import FleetDoctorRequest, fleet_doctor
-    from neuron_env.report import FORMATS
+    from neuron_env.report.emit import emit, format_names
 
-    check_format(output_format, FORMATS)
+    check_format(output_format, format_names("FleetReport"))
     request = FleetDoctorRequest(
         collect=_collect_request(locals()),
         matrix_dirs=settings(ctx).matrix_dirs,
@@ -176,7 +175,7 @@ def doctor(
         torch=torch,
     )
     result = fleet_doctor(request, lambda: _gateway(region, profile))
-    _show(result, output_format, None, verbose=False)
+    emit(result, output_format)
     raise typer.Exit(result.exit_code)
 
 
@@ -191,16 +190,6 @@ def policy() -> None:
     from neuron_env.aws.policy import iam_policy
 
     sys.stdout.write(json_module.dumps(iam_policy("fleet"), indent=2) + "\n")
-
-
-def _show(result: FleetReport, output_format: str, output: Path | None, verbose: bool) -> None:
-    """The report in colour on a terminal for text, else rendered to ``output`` or stdout."""
-    from neuron_env.report.fleet import print_fleet, render_fleet
-
-    if output is None and output_format == "text":
-        print_fleet(console(), result, verbose=verbose)
-    else:
-        write_output(output, render_fleet(result, output_format, verbose=verbose))
 
 
 def _collect_request(options: dict[str, Any]) -> CollectRequest:

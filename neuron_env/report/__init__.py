@@ -8,12 +8,18 @@ from __future__ import annotations
 
 import io
 import json
-from typing import TYPE_CHECKING
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from neuron_env.report.emit import Format
 
 if TYPE_CHECKING:
-    from neuron_env.checks.model import DoctorReport
+    from rich.console import Console
 
-FORMATS = ("text", "json", "junit", "github")
+    from neuron_env.checks.model import DoctorReport
 
 
 def render(
@@ -43,3 +49,36 @@ def _plain_text(report: DoctorReport, verbose: bool, command: str) -> str:
     plain = new_console(file=buffer)
     print_report(plain, report, verbose=verbose, command=command)
     return buffer.getvalue()
+
+
+def _print_text(out: Console, report: DoctorReport, **options: Any) -> None:
+    from neuron_env.report.text import print_report
+
+    print_report(out, report, **options)  # straight to the terminal, in colour
+
+
+def _render_as(output_format: str) -> Callable[..., str]:
+    def rendered(report: DoctorReport, **options: Any) -> str:
+        return render(report, output_format, **options)
+
+    return rendered
+
+
+def _deliver_github(report: DoctorReport, markdown: str, output: Path | None) -> None:
+    """Workflow commands on stdout; the markdown summary appended to ``output``, else to
+    ``$GITHUB_STEP_SUMMARY``, else on stdout."""
+    from neuron_env.report.emit import write_text
+    from neuron_env.report.github import workflow_commands
+
+    sys.stdout.write("".join(line + "\n" for line in workflow_commands(report)))
+    summary = output or (Path(p) if (p := os.environ.get("GITHUB_STEP_SUMMARY")) else None)
+    write_text(summary, markdown, append=True)
+
+
+DOCTOR_FORMATS: dict[str, Format] = {
+    "text": Format(_render_as("text"), terminal=_print_text),
+    "json": Format(_render_as("json")),
+    "junit": Format(_render_as("junit")),
+    "github": Format(_render_as("github"), deliver=_deliver_github),
+}
+FORMATS = tuple(DOCTOR_FORMATS)

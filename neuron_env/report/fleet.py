@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +20,7 @@ from neuron_env.escape import (
 )
 from neuron_env.fleet.model import FleetReport, Group, HostVerdict
 from neuron_env.report.console import new_console
+from neuron_env.report.emit import Format
 from neuron_env.report.github import ICONS
 from neuron_env.report.junit import Case, Suite, write_junit
 from neuron_env.report.text import Line, print_hanging, shown
@@ -45,6 +46,26 @@ def render_fleet(report: FleetReport, output_format: str, *, verbose: bool = Fal
     buffer = io.StringIO()
     print_fleet(new_console(file=buffer), report, verbose=verbose)
     return buffer.getvalue()
+
+
+def _render_as(output_format: str) -> Callable[..., str]:
+    def rendered(report: FleetReport, *, verbose: bool = False) -> str:
+        return render_fleet(report, output_format, verbose=verbose)
+
+    return rendered
+
+
+def _print_text(out: Console, report: FleetReport, *, verbose: bool = False) -> None:
+    print_fleet(out, report, verbose=verbose)
+
+
+# The fleet report's formats (emit): github writes annotations and Markdown to one stream.
+FORMATS: dict[str, Format] = {
+    "text": Format(_render_as("text"), terminal=_print_text),
+    "json": Format(_render_as("json")),
+    "junit": Format(_render_as("junit")),
+    "github": Format(_render_as("github")),
+}
 
 
 def to_document(report: FleetReport) -> dict[str, object]:
