@@ -118,11 +118,11 @@ def doctor(
 
       neuron-env doctor --facts host.json --format json
     """
-    from neuron_env.checks.registry import CHECKS
     from neuron_env.operations.doctor import DoctorRequest, run_doctor
     from neuron_env.report.emit import emit, format_names
 
     if list_checks:
+        from neuron_env.checks.registry import CHECKS
         from neuron_env.report.text import print_checks
 
         print_checks(console(), CHECKS)

@@ -83,16 +83,20 @@ def run_doctor(request: DoctorRequest) -> DoctorReport:
     """
     from contextlib import nullcontext
 
-    from neuron_env.doctor import check_request, judge
-    from neuron_env.matrix import load_matrix
-    from neuron_env.worker.interrupts import stop_on_interrupt
+    guard: AbstractContextManager[object] = nullcontext()
+    if request.level:
+        # The device levels run in the pool's thread, which signals cannot reach: Ctrl-C or
+        # SIGTERM here kills their workers, and the run ends with exit 130 once it has returned.
+        from neuron_env.worker.interrupts import stop_on_interrupt
 
-    options = request.judging()
-    # The device levels run in the pool's thread, which signals cannot reach: Ctrl-C or SIGTERM
-    # here kills their workers, and the run ends with exit 130 once the thread has returned.
-    guard = stop_on_interrupt("device test") if options.level else nullcontext()
-    with guard, ThreadPoolExecutor(max_workers=1) as pool:  # probe the host while matrix loads
+        guard = stop_on_interrupt("device test")
+    with guard, ThreadPoolExecutor(max_workers=1) as pool:
+        # The host is probed first, while the checks and the matrix load (their imports too).
         host = pool.submit(_facts_for, request)
+        from neuron_env.doctor import check_request, judge
+        from neuron_env.matrix import load_matrix
+
+        options = request.judging()
         matrix = load_matrix(list(request.matrix_dirs))
         check_request(matrix, options.release, options.torch)
         return judge(matrix, host.result(), options)

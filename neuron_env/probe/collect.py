@@ -48,7 +48,10 @@ def collect_facts(options: ProbeOptions) -> HostFacts:
     """Probe the host behind ``options.sysroot`` and the target interpreter ``options.python``."""
     started = time.monotonic()
     probes = _probes(options)
-    futures = {name: _start(name, fn) for name, fn in probes.items()}
+    # The target interpreter's probe starts first (its subprocess runs while the others work);
+    # results and errors keep the probes' order.
+    started_first = {name: _start(name, probes[name]) for name in ("python",) if name in probes}
+    futures = {name: started_first.get(name) or _start(name, fn) for name, fn in probes.items()}
     results: dict[str, Any] = {}
     errors: list[ProbeError] = []
     for name, future in futures.items():
