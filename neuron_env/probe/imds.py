@@ -7,8 +7,8 @@ and ``AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE``. Off EC2 the token request fails 
 
 from __future__ import annotations
 
-import http.client
 import os
+import socket
 import time
 from collections.abc import Mapping
 from urllib.parse import urlsplit
@@ -55,7 +55,7 @@ def probe_ec2(timeout: float = 1.0, environ: Mapping[str, str] | None = None) ->
             deadline,
             {"X-aws-ec2-metadata-token-ttl-seconds": TOKEN_TTL_SECONDS},
         )
-    except (OSError, http.client.HTTPException) as exc:
+    except OSError as exc:
         return Ec2Facts(on_ec2=False, reason=f"no IMDSv2 answer from {base}: {_why(exc)}")
     values = {name: _get(base + path, deadline, token) for name, path in FIELDS.items()}
     return Ec2Facts(
@@ -71,26 +71,99 @@ def probe_ec2(timeout: float = 1.0, environ: Mapping[str, str] | None = None) ->
 def _get(url: str, deadline: float, token: str) -> str | None:
     try:
         return _request("GET", url, deadline, {"X-aws-ec2-metadata-token": token})
-    except (OSError, http.client.HTTPException):
+    except OSError:
         return None
 
 
 def _request(method: str, url: str, deadline: float, headers: dict[str, str]) -> str:
-    """One HTTP request straight to IMDS (never through the user's proxy settings)."""
+    """One HTTP/1.1 request straight to IMDS (never through the user's proxy settings).
+
+    A few lines over a socket rather than http.client, whose import (email, ssl) is a tenth of
+    doctor's start-up; every read keeps to ``deadline``, and at most :data:`MAX_ANSWER` bytes are
+    read.
+    """
+    parts = urlsplit(url)
+    host, port = parts.hostname or "", parts.port or 80
+    authority = f"[{host}]" if ":" in host else host
+    lines = [
+        f"{method} {parts.path or '/'} HTTP/1.1",
+        f"Host: {authority}" + (f":{parts.port}" if parts.port else ""),
+        "Accept-Encoding: identity",
+        "Connection: close",
+        *(f"{name}: {value}" for name, value in headers.items()),
+        *(["Content-Length: 0"] if method == "PUT" else []),
+    ]
+    with socket.create_connection((host, port), timeout=_left(deadline)) as sock:
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+        answer = _read_answer(sock, deadline)
+    status, body = _parse_answer(answer)
+    if status != 200:
+        raise ImdsError(f"HTTP {status}")
+    return body[:4096].decode("utf-8", errors="replace").strip()
+
+
+MAX_ANSWER = 64 * 1024
+
+
+def _left(deadline: float) -> float:
     remaining = deadline - time.monotonic()
     if remaining <= 0:
         raise TimeoutError("timed out")
-    parts = urlsplit(url)
-    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=remaining)
-    try:
-        connection.request(method, parts.path, headers=headers)
-        response = connection.getresponse()
-        body = response.read(4096)
-    finally:
-        connection.close()
-    if response.status != 200:
-        raise ImdsError(f"HTTP {response.status}")
-    return body.decode("utf-8", errors="replace").strip()
+    return remaining
+
+
+def _read_answer(sock: socket.socket, deadline: float) -> bytes:
+    """The answer up to its end (Content-Length, or the server closing), within ``deadline``."""
+    data = b""
+    while len(data) < MAX_ANSWER:
+        sock.settimeout(_left(deadline))
+        chunk = sock.recv(MAX_ANSWER - len(data))
+        if not chunk:
+            break
+        data += chunk
+        head, found, body = data.partition(b"\r\n\r\n")
+        length = _content_length(head) if found else None
+        if length is not None and len(body) >= length:
+            break
+    return data
+
+
+def _content_length(head: bytes) -> int | None:
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length" and value.strip().isdigit():
+            return int(value.strip())
+    return None
+
+
+def _parse_answer(answer: bytes) -> tuple[int, bytes]:
+    """The status code and body of an HTTP/1.x answer; anything else is an :class:`ImdsError`."""
+    head, found, body = answer.partition(b"\r\n\r\n")
+    status_line = head.split(b"\r\n", 1)[0].split()
+    if not found or len(status_line) < 2 or not status_line[0].startswith(b"HTTP/1."):
+        raise ImdsError("not an HTTP answer")
+    if not status_line[1].isdigit():
+        raise ImdsError("not an HTTP answer")
+    length = _content_length(head)
+    if length is not None:
+        body = body[:length]
+    elif b"transfer-encoding: chunked" in head.lower():
+        body = _dechunk(body)
+    return int(status_line[1]), body
+
+
+def _dechunk(body: bytes) -> bytes:
+    out = b""
+    while body:
+        size_line, _, rest = body.partition(b"\r\n")
+        try:
+            size = int(size_line.split(b";")[0].strip() or b"0", 16)
+        except ValueError:
+            raise ImdsError("a malformed chunked answer") from None
+        if size == 0:
+            break
+        out, body = out + rest[:size], rest[size + 2 :]
+    return out
 
 
 def _why(exc: BaseException) -> str:

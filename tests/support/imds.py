@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import socket
 import threading
@@ -87,4 +88,41 @@ def silent_endpoint() -> Iterator[str]:
     try:
         yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
     finally:
+        sock.close()
+
+
+@contextmanager
+def scripted_endpoint(answers: list[bytes], *, trickle: bool = False) -> Iterator[str]:
+    """A server that answers its n-th connection with ``answers[n]`` (raw bytes), then closes.
+
+    ``trickle``: it sends one byte at a time and never finishes (a stalled IMDS).
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    stop = threading.Event()
+
+    def serve() -> None:
+        for answer in answers:
+            try:
+                conn, _ = sock.accept()
+            except OSError:
+                return
+            with conn, contextlib.suppress(OSError):  # the client may hang up first
+                conn.recv(65536)
+                if not trickle:
+                    conn.sendall(answer)
+                    continue
+                for byte in answer:
+                    if stop.wait(0.05):  # the drip's pace, not a wait for something to happen
+                        return
+                    conn.sendall(bytes([byte]))
+                stop.wait()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    finally:
+        stop.set()
         sock.close()

@@ -5,7 +5,12 @@ from __future__ import annotations
 import time
 
 from neuron_env.probe.imds import IPV6_ENDPOINT, endpoint, probe_ec2
-from tests.support.imds import imds_server, instance_metadata, silent_endpoint
+from tests.support.imds import (
+    imds_server,
+    instance_metadata,
+    scripted_endpoint,
+    silent_endpoint,
+)
 
 
 def test_token_then_metadata_with_the_token_on_every_request() -> None:
@@ -48,3 +53,50 @@ def test_endpoint_selection_follows_the_aws_variables() -> None:
         endpoint({"AWS_EC2_METADATA_SERVICE_ENDPOINT": "http://10.0.0.1:81"})
         == "http://10.0.0.1:81/"
     )
+
+
+def _answer(status: str, body: bytes, *headers: str) -> bytes:
+    head = [f"HTTP/1.1 {status}", *headers]
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + body
+
+
+def test_a_chunked_answer_is_read_whole() -> None:
+    chunked = b"4\r\ntrn2\r\n8\r\n.48xlarg\r\n1\r\ne\r\n0\r\n\r\n"
+    token = _answer("200 OK", b"tok", "Content-Length: 3")
+    answers = [token, _answer("200 OK", chunked, "Transfer-Encoding: chunked")]
+    answers += [_answer("404 Not Found", b"", "Content-Length: 0")] * 4
+    with scripted_endpoint(answers) as url:
+        facts = probe_ec2(environ={"AWS_EC2_METADATA_SERVICE_ENDPOINT": url})
+    assert facts.on_ec2 and facts.instance_type == "trn2.48xlarge"
+    assert facts.region is None  # a 404 is no value, not a failure
+
+
+def test_an_answer_that_is_not_http_means_not_on_ec2() -> None:
+    with scripted_endpoint([b"SSH-2.0-OpenSSH_9.6\r\n\r\n"]) as url:
+        facts = probe_ec2(environ={"AWS_EC2_METADATA_SERVICE_ENDPOINT": url})
+    assert not facts.on_ec2
+    assert "not an HTTP answer" in facts.reason
+
+
+def test_a_refused_token_is_not_on_ec2_with_the_status() -> None:
+    with scripted_endpoint([_answer("403 Forbidden", b"", "Content-Length: 0")]) as url:
+        facts = probe_ec2(environ={"AWS_EC2_METADATA_SERVICE_ENDPOINT": url})
+    assert not facts.on_ec2 and "HTTP 403" in facts.reason
+
+
+def test_an_answer_that_trickles_forever_gives_up_within_the_budget() -> None:
+    stalled = _answer("200 OK", b"x" * 100, "Content-Length: 100")
+    with scripted_endpoint([stalled], trickle=True) as url:
+        started = time.monotonic()
+        facts = probe_ec2(timeout=0.5, environ={"AWS_EC2_METADATA_SERVICE_ENDPOINT": url})
+        waited = time.monotonic() - started
+    assert not facts.on_ec2 and "timed out" in facts.reason
+    assert waited < 3  # the budget bounds the whole answer, not each byte
+
+
+def test_an_endless_answer_is_read_no_further_than_the_bound() -> None:
+    huge = _answer("200 OK", b"t" * 200_000)  # no Content-Length: until the server closes
+    answers = [huge] + [_answer("200 OK", b"v", "Content-Length: 1")] * 5
+    with scripted_endpoint(answers) as url:
+        facts = probe_ec2(environ={"AWS_EC2_METADATA_SERVICE_ENDPOINT": url})
+    assert facts.on_ec2 and facts.instance_type == "v"
