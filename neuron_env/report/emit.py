@@ -28,6 +28,8 @@ from neuron_env.errors import BadInput, check_format
 REGISTRY: dict[str, str] = {
     "DoctorReport": "neuron_env.report:DOCTOR_FORMATS",
     "FleetReport": "neuron_env.report.fleet:FORMATS",
+    "ScanResult": "neuron_env.report.scan:FORMATS",
+    "RuleListing": "neuron_env.report.scan:RULES_FORMATS",
 }
 
 
