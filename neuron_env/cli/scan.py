@@ -96,7 +96,7 @@ def scan(
     to_stdout = output_format == "text" and output is None  # --fix's diffs go with the report
     review = FixConsole(console(stderr=not to_stdout), ask=lambda q: _ask(q, to_stdout))
     result = run_scan(request, review)
-    emit(result, output_format, None if list_rules else output)
+    emit(result, output_format, output)
     raise typer.Exit(result.exit_code)
 
 
