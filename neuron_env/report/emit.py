@@ -30,6 +30,10 @@ REGISTRY: dict[str, str] = {
     "FleetReport": "neuron_env.report.fleet:FORMATS",
     "ScanResult": "neuron_env.report.scan:FORMATS",
     "RuleListing": "neuron_env.report.scan:RULES_FORMATS",
+    "LaunchTemplate": "neuron_env.report.cloud:LAUNCH_TEMPLATE_FORMATS",
+    "LaunchTemplateCreated": "neuron_env.report.cloud:CREATED_FORMATS",
+    "RenderedRecipe": "neuron_env.report.cloud:RECIPE_FORMATS",
+    "IamPolicy": "neuron_env.report.cloud:POLICY_FORMATS",
 }
 
 
