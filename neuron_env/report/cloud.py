@@ -21,6 +21,7 @@ from neuron_env.operations.cloud import (
     LaunchTemplateCreated,
     RenderedRecipe,
 )
+from neuron_env.operations.image import RenderedImage
 from neuron_env.report.console import print_notes
 from neuron_env.report.emit import Format, write_text
 from neuron_env.serialize import envelope
@@ -104,3 +105,15 @@ def describe_result(result: ApplyResult, region: str | None) -> str:
     if result.action == "created":
         return f"Created {where}: version {result.version}, {default}."
     return f"Added version {result.version} to {where}; {default}."
+
+
+def _image_json(image: RenderedImage) -> str:
+    payload = {"text": image.dockerfile, "pins": image.pins, "notes": image.notes}
+    return json.dumps(envelope("image-render", payload), indent=2) + "\n"
+
+
+# ``image render``: the Dockerfile (its notes on stderr), or the image-render envelope.
+IMAGE_FORMATS: dict[str, Format] = {
+    "text": Format(lambda image: image.dockerfile, deliver=_notes_then_document),
+    "json": Format(_image_json),
+}

@@ -34,6 +34,7 @@ REGISTRY: dict[str, str] = {
     "LaunchTemplateCreated": "neuron_env.report.cloud:CREATED_FORMATS",
     "RenderedRecipe": "neuron_env.report.cloud:RECIPE_FORMATS",
     "IamPolicy": "neuron_env.report.cloud:POLICY_FORMATS",
+    "RenderedImage": "neuron_env.report.cloud:IMAGE_FORMATS",
 }
 
 
