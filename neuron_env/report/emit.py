@@ -35,6 +35,12 @@ REGISTRY: dict[str, str] = {
     "RenderedRecipe": "neuron_env.report.cloud:RECIPE_FORMATS",
     "IamPolicy": "neuron_env.report.cloud:POLICY_FORMATS",
     "RenderedImage": "neuron_env.report.cloud:IMAGE_FORMATS",
+    "ReleaseList": "neuron_env.report.matrix:LIST_FORMATS",
+    "ReleaseShown": "neuron_env.report.matrix:SHOW_FORMATS",
+    "ResolvedTarget": "neuron_env.report.matrix:RESOLVE_FORMATS",
+    "ReleaseDiff": "neuron_env.report.matrix:DIFF_FORMATS",
+    "Validation": "neuron_env.report.matrix:VALIDATE_FORMATS",
+    "VerifyResult": "neuron_env.report.matrix_verify:FORMATS",
 }
 
 
