@@ -8,7 +8,7 @@ import math
 import os
 import sys
 import textwrap
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from neuron_env.errors import NeuronEnvError
-    from neuron_env.matrix import Matrix, Note
+    from neuron_env.matrix import Matrix
     from neuron_env.selftest import ProgressCallback
 
 
@@ -87,14 +87,6 @@ def write_output(path: Path | None, text: str, *, append: bool = False) -> None:
     from neuron_env.report.emit import write_text
 
     write_text(path, text, append=append)
-
-
-def print_notes(notes: Iterable[Note]) -> None:
-    """Notes for the person at the terminal, on stderr (stdout holds the document)."""
-    err = console(stderr=True)
-    marks = {"warning": "warning:", "info": "note:"}
-    for note in sorted(notes, key=lambda n: n.level != "warning"):
-        err.print(f"{marks[note.level]} {note.message}", markup=False, highlight=False)
 
 
 def aws_session(region: str | None, profile: str | None) -> Any:

@@ -1,38 +1,43 @@
-"""``neuron-env launch-template`` and ``neuron-env ami``: option parsing only.
+"""``neuron-env launch-template`` and ``neuron-env ami``: their options, and nothing else.
 
-The work happens in :mod:`neuron_env.operations.cloud`, imported inside the commands so that
-``neuron-env --help`` never loads boto3 or jinja2.
+The work happens in :mod:`neuron_env.operations.cloud` and the output in
+:mod:`neuron_env.report.cloud`, imported inside the commands so that ``neuron-env --help`` never
+loads boto3 or jinja2.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import (
-    aws_session,
-    console,
-    print_json,
-    print_notes,
-    settings,
-    write_output,
-)
+from neuron_env.cli._common import aws_session, check_format, settings
 from neuron_env.cli.options import (
+    AmiOption,
+    BootLevelOption,
+    CapacityBlockOption,
+    CapacityReservationOption,
+    ContainersOption,
     DocumentOutputOption,
+    HostSourceOption,
     HostTorchOption,
+    InstanceTypeOption,
     JsonOption,
+    KeyNameOption,
     OsOption,
+    PlacementGroupOption,
+    ProfileNameOption,
+    ProfileOption,
+    RegionOption,
     ReleaseOption,
+    ResolveAmiOption,
+    SecurityGroupOption,
     Sha256Option,
     SpecOption,
+    SubnetOption,
+    VolumeSizeOption,
 )
-from neuron_env.errors import BadInput
-
-if TYPE_CHECKING:
-    from neuron_env.aws.spec import LaunchRequest
 
 launch_template_app = typer.Typer(
     help="EC2 launch templates for Trainium hosts: DLAMI, EFA layout, IMDSv2, storage, capacity "
@@ -45,103 +50,6 @@ ami_app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode=None,
 )
-
-InstanceTypeOption = Annotated[
-    str,
-    typer.Option("--instance-type", metavar="TYPE", help="EC2 instance type, e.g. trn2.48xlarge."),
-]
-AmiOption = Annotated[
-    str | None,
-    typer.Option("--ami", metavar="ID", help="Your own AMI instead of the Neuron DLAMI."),
-]
-ResolveAmiOption = Annotated[
-    bool,
-    typer.Option(
-        "--resolve-ami",
-        help="Resolve the DLAMI's SSM parameter to an AMI id now "
-        "(needs AWS credentials) instead of 'resolve:ssm:' at launch.",
-    ),
-]
-SubnetOption = Annotated[
-    str | None, typer.Option("--subnet", metavar="ID", help="Subnet of every interface.")
-]
-SecurityGroupOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--security-group",
-        metavar="ID",
-        help="Security group (repeatable); EFA "
-        "needs one that allows all traffic to and from itself.",
-    ),
-]
-KeyNameOption = Annotated[
-    str | None, typer.Option("--key-name", metavar="NAME", help="EC2 key pair.")
-]
-ProfileNameOption = Annotated[
-    str | None,
-    typer.Option(
-        "--iam-instance-profile",
-        metavar="NAME|ARN",
-        help="Instance profile; allow it "
-        "'neuron-env launch-template policy --for instance' to publish the status tag.",
-    ),
-]
-CapacityBlockOption = Annotated[
-    str | None,
-    typer.Option(
-        "--capacity-block",
-        metavar="CR-ID",
-        help="Launch into this Capacity Block (market type capacity-block).",
-    ),
-]
-CapacityReservationOption = Annotated[
-    str | None,
-    typer.Option(
-        "--capacity-reservation",
-        metavar="CR-ID",
-        help="Target this On-Demand Capacity Reservation.",
-    ),
-]
-PlacementGroupOption = Annotated[
-    str | None,
-    typer.Option(
-        "--placement-group",
-        metavar="NAME",
-        help="Cluster placement group (not with a Capacity Block or a targeted reservation).",
-    ),
-]
-VolumeSizeOption = Annotated[
-    int, typer.Option("--volume-size", metavar="GIB", help="Root volume size (gp3, encrypted).")
-]
-ContainersOption = Annotated[
-    bool, typer.Option("--containers", help="IMDS hop limit 2, so containers can get tokens.")
-]
-LevelOption = Annotated[
-    int,
-    typer.Option(
-        "--level",
-        min=0,
-        max=2,
-        metavar="0|1|2",
-        help="Boot-time neuron-env doctor level (1 adds a device smoke test).",
-    ),
-]
-SourceOption = Annotated[
-    str | None,
-    typer.Option(
-        "--neuron-env-source",
-        metavar="URL|s3://B/K|ami|pypi",
-        help="Where the host gets neuron-env (required): a wheel or wheelhouse URL or S3 object "
-        "with --neuron-env-sha256, ami (the copy on an image built by 'neuron-env ami render'), "
-        "or pypi (the host's configured index).",
-    ),
-]
-RegionOption = Annotated[
-    str | None, typer.Option("--region", metavar="REGION", help="AWS region (default: boto3's).")
-]
-ProfileOption = Annotated[
-    str | None, typer.Option("--profile", metavar="NAME", help="AWS profile (default: boto3's).")
-]
 
 
 @launch_template_app.command("render")
@@ -162,8 +70,8 @@ def render(
     placement_group: PlacementGroupOption = None,
     volume_size: VolumeSizeOption = 512,
     containers: ContainersOption = False,
-    level: LevelOption = 1,
-    neuron_env_source: SourceOption = None,
+    level: BootLevelOption = 1,
+    neuron_env_source: HostSourceOption = None,
     neuron_env_sha256: Sha256Option = None,
     neuron_env_spec: SpecOption = None,
     output_format: Annotated[
@@ -195,17 +103,25 @@ def render(
           --capacity-block cr-0123456789abcdef0 --subnet subnet-0123456789abcdef0 \\
           --security-group sg-0123456789abcdef0 --format terraform -o lt.tf
     """
+    from neuron_env.aws.spec import LaunchRequest
     from neuron_env.operations.cloud import RenderRequest, render_launch_template
+    from neuron_env.report.emit import emit, format_names
 
+    check_format(output_format, format_names("LaunchTemplate"))  # before anything reaches AWS
+    launch = LaunchRequest(
+        instance_type=instance_type, torch=torch, release=release, os=os, ami=ami, subnet=subnet,
+        security_groups=tuple(security_group or ()), key_name=key_name,
+        iam_instance_profile=iam_instance_profile, capacity_block=capacity_block,
+        capacity_reservation=capacity_reservation, placement_group=placement_group,
+        volume_size=volume_size, containers=containers, level=level,
+        neuron_env_source=neuron_env_source, neuron_env_sha256=neuron_env_sha256,
+        neuron_env_spec=neuron_env_spec,
+    )  # fmt: skip
     request = RenderRequest(
-        launch=_launch_request(locals()),
-        output_format=output_format,
-        resolve_ami=resolve_ami,
-        matrix_dirs=settings(ctx).matrix_dirs,
+        launch=launch, resolve_ami=resolve_ami, matrix_dirs=settings(ctx).matrix_dirs
     )
-    rendered = render_launch_template(request, lambda: aws_session(region, profile))
-    print_notes(rendered.notes)
-    write_output(output, rendered.text)
+    template = render_launch_template(request, lambda: aws_session(region, profile))
+    emit(template, output_format, output)
 
 
 @launch_template_app.command("create")
@@ -227,8 +143,8 @@ def create(
     placement_group: PlacementGroupOption = None,
     volume_size: VolumeSizeOption = 512,
     containers: ContainersOption = False,
-    level: LevelOption = 1,
-    neuron_env_source: SourceOption = None,
+    level: BootLevelOption = 1,
+    neuron_env_source: HostSourceOption = None,
     neuron_env_sha256: Sha256Option = None,
     neuron_env_spec: SpecOption = None,
     set_default: Annotated[
@@ -255,13 +171,21 @@ def create(
       neuron-env launch-template create --name trn2-train --instance-type trn2.48xlarge \\
           --torch 2.14 --neuron-env-source URL --neuron-env-sha256 HEX --set-default
     """
-    import dataclasses
-
+    from neuron_env.aws.spec import LaunchRequest
     from neuron_env.operations.cloud import CreateRequest, create_launch_template
-    from neuron_env.report.cloud import describe_result
+    from neuron_env.report.emit import emit
 
+    launch = LaunchRequest(
+        instance_type=instance_type, torch=torch, release=release, os=os, ami=ami, subnet=subnet,
+        security_groups=tuple(security_group or ()), key_name=key_name,
+        iam_instance_profile=iam_instance_profile, capacity_block=capacity_block,
+        capacity_reservation=capacity_reservation, placement_group=placement_group,
+        volume_size=volume_size, containers=containers, level=level,
+        neuron_env_source=neuron_env_source, neuron_env_sha256=neuron_env_sha256,
+        neuron_env_spec=neuron_env_spec,
+    )  # fmt: skip
     request = CreateRequest(
-        launch=_launch_request(locals()),
+        launch=launch,
         name=name,
         set_default=set_default,
         dry_run=dry_run,
@@ -269,12 +193,7 @@ def create(
         matrix_dirs=settings(ctx).matrix_dirs,
     )
     created = create_launch_template(request, lambda: aws_session(region, profile))
-    if json:
-        payload = {**dataclasses.asdict(created.result), "region": created.region}
-        print_json("launch-template-create", {**payload, "notes": created.notes})
-        return
-    print_notes(created.notes)
-    console().print(describe_result(created.result, created.region), markup=False)
+    emit(created, "json" if json else "text")
 
 
 @launch_template_app.command("policy")
@@ -293,14 +212,10 @@ def policy(
 
     Example: neuron-env launch-template policy --for instance > instance-policy.json
     """
-    import json
+    from neuron_env.operations.cloud import iam_policy_for
+    from neuron_env.report.emit import emit
 
-    from neuron_env.aws.policy import AUDIENCES, iam_policy
-
-    if audience not in AUDIENCES:
-        raise BadInput(f"--for '{audience}' is not one of: {', '.join(AUDIENCES)}.")
-    policy = iam_policy("cli" if audience == "cli" else "instance")
-    sys.stdout.write(json.dumps(policy, indent=2) + "\n")
+    emit(iam_policy_for(audience), "json")
 
 
 @ami_app.command("render")
@@ -331,9 +246,9 @@ def ami_render(
             help="Builder instance type (a Trainium instance: the build runs neuron-env doctor).",
         ),
     ] = "trn2.3xlarge",
-    level: LevelOption = 1,
+    level: BootLevelOption = 1,
     volume_size: VolumeSizeOption = 512,
-    neuron_env_source: SourceOption = None,
+    neuron_env_source: HostSourceOption = None,
     neuron_env_sha256: Sha256Option = None,
     neuron_env_spec: SpecOption = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite different files.")] = False,
@@ -354,6 +269,7 @@ def ami_render(
     """
     from neuron_env.aws.ami import AmiRequest
     from neuron_env.operations.cloud import AmiRenderRequest, render_ami_recipe
+    from neuron_env.report.emit import emit
 
     ami = AmiRequest(
         torch=torch,
@@ -370,38 +286,4 @@ def ami_render(
     request = AmiRenderRequest(
         ami=ami, output=output, force=force, matrix_dirs=settings(ctx).matrix_dirs
     )
-    recipe = render_ami_recipe(request)
-    print_notes(recipe.notes)
-    out = console()
-    for path in recipe.written:
-        out.print(f"wrote {path}", markup=False)
-    out.print(f"Build it: cd {output} && packer init . && packer build .", markup=False)
-
-
-def _launch_request(options: dict[str, Any]) -> LaunchRequest:
-    """The command's options that describe the launch template itself (from its ``locals()``)."""
-    from neuron_env.aws.spec import LaunchRequest
-
-    names = (
-        "instance_type",
-        "torch",
-        "release",
-        "os",
-        "ami",
-        "subnet",
-        "security_group",
-        "key_name",
-        "iam_instance_profile",
-        "capacity_block",
-        "capacity_reservation",
-        "placement_group",
-        "volume_size",
-        "containers",
-        "level",
-        "neuron_env_source",
-        "neuron_env_sha256",
-        "neuron_env_spec",
-    )
-    values = {name: options[name] for name in names if options[name] is not None}
-    values["security_groups"] = tuple(values.pop("security_group", ()))
-    return LaunchRequest(**values)
+    emit(render_ami_recipe(request), "text")

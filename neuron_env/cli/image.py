@@ -1,8 +1,8 @@
 """``neuron-env image render``: a Dockerfile for TorchNeuron, rendered from the support matrix.
 
 Option parsing only; the image is decided in :mod:`neuron_env.operations.image` and
-:mod:`neuron_env.aws.container`, imported inside the command so that ``neuron-env --help`` never
-loads jinja2.
+:mod:`neuron_env.aws.container` and written by :mod:`neuron_env.report.cloud`, imported inside the
+command so that ``neuron-env --help`` never loads jinja2.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import print_notes, settings, write_output
+from neuron_env.cli._common import check_format, settings
 from neuron_env.cli.options import (
     DocumentOutputOption,
     HostTorchOption,
@@ -112,7 +112,9 @@ def render(
     """
     from neuron_env.aws.container import ImageRequest
     from neuron_env.operations.image import ImageRenderRequest, render_image
+    from neuron_env.report.emit import emit, format_names
 
+    check_format(output_format, format_names("RenderedImage"))  # before any file is read
     image = ImageRequest(
         torch=torch, release=release, os=os, base=base, packages=tuple(packages or ()),
         neuron_env_source=neuron_env_source, neuron_env_sha256=neuron_env_sha256,
@@ -120,12 +122,6 @@ def render(
         pytorch_index=pytorch_index,
     )  # fmt: skip
     request = ImageRenderRequest(
-        image=image,
-        requirements=tuple(requirements or ()),
-        output_format=output_format,
-        matrix_dirs=settings(ctx).matrix_dirs,
+        image=image, requirements=tuple(requirements or ()), matrix_dirs=settings(ctx).matrix_dirs
     )
-    rendered = render_image(request)
-    if output_format != "json":
-        print_notes(rendered.notes)
-    write_output(output, rendered.text)
+    emit(render_image(request), output_format, output)

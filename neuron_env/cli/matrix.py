@@ -7,9 +7,8 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import console, load_matrix, print_json, settings
+from neuron_env.cli._common import settings
 from neuron_env.cli.options import JsonOption, ReleaseOption
-from neuron_env.errors import EXIT_BAD_INPUT, NeuronEnvError
 
 app = typer.Typer(
     help="The versioned support matrix: which torch, torch-neuronx, Python, OS and instance "
@@ -25,13 +24,11 @@ def list_releases(ctx: typer.Context, json: JsonOption = False) -> None:
 
     Example: neuron-env matrix list --json
     """
-    from neuron_env.report import matrix as matrix_views
+    from neuron_env.operations.matrix import MatrixRequest, list_releases
+    from neuron_env.report.emit import emit
 
-    matrix = load_matrix(ctx)
-    if json:
-        print_json("matrix-list", {"releases": matrix_views.release_summaries(matrix)})
-    else:
-        matrix_views.print_release_list(console(), matrix)
+    listed = list_releases(MatrixRequest(matrix_dirs=settings(ctx).matrix_dirs))
+    emit(listed, "json" if json else "text")
 
 
 @app.command("show")
@@ -45,13 +42,11 @@ def show(
 
     Example: neuron-env matrix show --release 2.33.0
     """
-    from neuron_env.report import matrix as matrix_views
+    from neuron_env.operations.matrix import MatrixRequest, show_release
+    from neuron_env.report.emit import emit
 
-    chosen = load_matrix(ctx).get(release)
-    if json:
-        print_json("matrix-show", {"release": chosen})
-    else:
-        matrix_views.print_release(console(), chosen, with_sources=sources)
+    request = MatrixRequest(matrix_dirs=settings(ctx).matrix_dirs, release=release)
+    emit(show_release(request), "json" if json else "text", sources=sources)
 
 
 @app.command("resolve")
@@ -87,15 +82,15 @@ def resolve(
 
     Example: neuron-env matrix resolve --torch 2.14 --python 3.12 --os ubuntu-26.04 --json
     """
-    from neuron_env.matrix import Request, resolve_target
-    from neuron_env.report import matrix as matrix_views
+    from neuron_env.operations.matrix import ResolveRequest
+    from neuron_env.operations.matrix import resolve as resolve_request
+    from neuron_env.report.emit import emit
 
-    request = Request(torch, python, os, arch, instance_type, release)
-    target = resolve_target(load_matrix(ctx), request)
-    if json:
-        print_json("matrix-resolve", {"request": request, "target": target})
-    else:
-        matrix_views.print_target(console(), target)
+    request = ResolveRequest(
+        matrix_dirs=settings(ctx).matrix_dirs, torch=torch, python=python, os=os, arch=arch,
+        instance_type=instance_type, release=release,
+    )  # fmt: skip
+    emit(resolve_request(request), "json" if json else "text")
 
 
 @app.command("diff")
@@ -112,20 +107,12 @@ def diff(
 
     Example: neuron-env matrix diff 2.33.1 2.34.0
     """
-    from neuron_env.matrix import diff_releases
-    from neuron_env.report import matrix as matrix_views
+    from neuron_env.operations.matrix import DiffRequest
+    from neuron_env.operations.matrix import diff as diff_releases
+    from neuron_env.report.emit import emit
 
-    matrix = load_matrix(ctx)
-    before, after = matrix.get(old), matrix.get(new)
-    changes = diff_releases(before, after, prose=notes)
-    if json:
-        rows = [
-            {"key": c.key, "path": c.path, "kind": c.kind, "before": c.before, "after": c.after}
-            for c in changes
-        ]
-        print_json("matrix-diff", {"old": old, "new": new, "changes": rows})
-    else:
-        matrix_views.print_diff(console(), str(before.version), str(after.version), changes)
+    request = DiffRequest(matrix_dirs=settings(ctx).matrix_dirs, old=old, new=new, prose=notes)
+    emit(diff_releases(request), "json" if json else "text")
 
 
 @app.command("validate")
@@ -139,21 +126,13 @@ def validate(
 
     Example: neuron-env matrix validate ./my-matrices/2.35.0.toml
     """
-    from neuron_env.matrix import load_release_file
-    from neuron_env.report import matrix as matrix_views
+    from neuron_env.operations.matrix import ValidateRequest
+    from neuron_env.operations.matrix import validate as validate_files
+    from neuron_env.report.emit import emit
 
-    results: list[tuple[Path, object]] = []
-    for path in files:
-        try:
-            results.append((path, load_release_file(path)))
-        except NeuronEnvError as exc:
-            results.append((path, exc))
-    if json:
-        print_json("matrix-validate", {"files": matrix_views.validation_results(results)})
-    else:
-        matrix_views.print_validation(console(), results)
-    if any(isinstance(outcome, NeuronEnvError) for _, outcome in results):
-        raise typer.Exit(EXIT_BAD_INPUT)
+    checked = validate_files(ValidateRequest(files=tuple(files)))
+    emit(checked, "json" if json else "text")
+    raise typer.Exit(checked.exit_code)
 
 
 @app.command("verify")
@@ -195,6 +174,7 @@ def verify(
     """
     from neuron_env.operations.matrix_verify import VerifyRequest, verify_release
     from neuron_env.report import matrix_verify as views
+    from neuron_env.report.emit import emit
 
     request = VerifyRequest(
         matrix_dirs=settings(ctx).matrix_dirs,
@@ -206,8 +186,5 @@ def verify(
         progress=views.print_progress,
     )
     outcome = verify_release(request)
-    if json:
-        print_json("matrix-verify", views.payload(outcome.verification, outcome.overlay))
-    else:
-        views.print_verification(console(), outcome.verification, outcome.overlay)
+    emit(outcome, "json" if json else "text")
     raise typer.Exit(outcome.verification.exit_code)

@@ -126,3 +126,101 @@ NeuronIndexOption = Annotated[
 PytorchIndexOption = Annotated[
     str | None, typer.Option("--pytorch-index", help="Mirror of the PyTorch CPU index (torch).")
 ]
+
+# launch-template render/create and ami render: the host and where it launches.
+InstanceTypeOption = Annotated[
+    str,
+    typer.Option("--instance-type", metavar="TYPE", help="EC2 instance type, e.g. trn2.48xlarge."),
+]
+AmiOption = Annotated[
+    str | None,
+    typer.Option("--ami", metavar="ID", help="Your own AMI instead of the Neuron DLAMI."),
+]
+ResolveAmiOption = Annotated[
+    bool,
+    typer.Option(
+        "--resolve-ami",
+        help="Resolve the DLAMI's SSM parameter to an AMI id now "
+        "(needs AWS credentials) instead of 'resolve:ssm:' at launch.",
+    ),
+]
+SubnetOption = Annotated[
+    str | None, typer.Option("--subnet", metavar="ID", help="Subnet of every interface.")
+]
+SecurityGroupOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--security-group",
+        metavar="ID",
+        help="Security group (repeatable); EFA "
+        "needs one that allows all traffic to and from itself.",
+    ),
+]
+KeyNameOption = Annotated[
+    str | None, typer.Option("--key-name", metavar="NAME", help="EC2 key pair.")
+]
+ProfileNameOption = Annotated[
+    str | None,
+    typer.Option(
+        "--iam-instance-profile",
+        metavar="NAME|ARN",
+        help="Instance profile; allow it "
+        "'neuron-env launch-template policy --for instance' to publish the status tag.",
+    ),
+]
+CapacityBlockOption = Annotated[
+    str | None,
+    typer.Option(
+        "--capacity-block",
+        metavar="CR-ID",
+        help="Launch into this Capacity Block (market type capacity-block).",
+    ),
+]
+CapacityReservationOption = Annotated[
+    str | None,
+    typer.Option(
+        "--capacity-reservation",
+        metavar="CR-ID",
+        help="Target this On-Demand Capacity Reservation.",
+    ),
+]
+PlacementGroupOption = Annotated[
+    str | None,
+    typer.Option(
+        "--placement-group",
+        metavar="NAME",
+        help="Cluster placement group (not with a Capacity Block or a targeted reservation).",
+    ),
+]
+VolumeSizeOption = Annotated[
+    int, typer.Option("--volume-size", metavar="GIB", help="Root volume size (gp3, encrypted).")
+]
+ContainersOption = Annotated[
+    bool, typer.Option("--containers", help="IMDS hop limit 2, so containers can get tokens.")
+]
+BootLevelOption = Annotated[
+    int,
+    typer.Option(
+        "--level",
+        min=0,
+        max=2,
+        metavar="0|1|2",
+        help="Boot-time neuron-env doctor level (1 adds a device smoke test).",
+    ),
+]
+HostSourceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--neuron-env-source",
+        metavar="URL|s3://B/K|ami|pypi",
+        help="Where the host gets neuron-env (required): a wheel or wheelhouse URL or S3 object "
+        "with --neuron-env-sha256, ami (the copy on an image built by 'neuron-env ami render'), "
+        "or pypi (the host's configured index).",
+    ),
+]
+RegionOption = Annotated[
+    str | None, typer.Option("--region", metavar="REGION", help="AWS region (default: boto3's).")
+]
+ProfileOption = Annotated[
+    str | None, typer.Option("--profile", metavar="NAME", help="AWS profile (default: boto3's).")
+]

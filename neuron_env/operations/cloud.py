@@ -15,7 +15,7 @@ from neuron_env.aws.ami import AmiRequest
 from neuron_env.aws.api_errors import aws_call
 from neuron_env.aws.launch_templates import ApplyResult
 from neuron_env.aws.spec import LaunchRequest, LaunchSpec
-from neuron_env.errors import BadInput, check_format
+from neuron_env.errors import BadInput
 from neuron_env.matrix import Note
 
 #: Opens the AWS session (a boto3 ``Session``) when the operation first needs it.
@@ -25,28 +25,31 @@ SessionFactory = Callable[[], Any]
 @dataclass(frozen=True, kw_only=True)
 class RenderRequest:
     launch: LaunchRequest
-    output_format: str = "json"
     resolve_ami: bool = False
     matrix_dirs: Sequence[Path] = ()
 
 
 @dataclass(frozen=True)
-class Rendered:
-    text: str
-    notes: Sequence[Note]
+class LaunchTemplate:
+    """The launch template's spec, rendered in a format by :func:`neuron_env.report.emit.emit`
+    (:data:`neuron_env.aws.render.FORMATS`; check the format before this reaches AWS)."""
+
+    spec: LaunchSpec
+
+    @property
+    def notes(self) -> Sequence[Note]:
+        return self.spec.notes
 
 
-def render_launch_template(request: RenderRequest, session: SessionFactory) -> Rendered:
-    """The launch template in the asked format (the DLAMI resolved to an id now if asked)."""
-    from neuron_env.aws.render import FORMATS, render_format
+def render_launch_template(request: RenderRequest, session: SessionFactory) -> LaunchTemplate:
+    """The launch template (the DLAMI resolved to an id now if asked)."""
     from neuron_env.aws.spec import build_launch_spec
     from neuron_env.matrix import load_matrix
 
-    check_format(request.output_format, FORMATS)  # before anything reaches AWS
     spec = build_launch_spec(load_matrix(list(request.matrix_dirs)), request.launch)
     if request.resolve_ami:
         spec = _resolve_image(spec, session())
-    return Rendered(render_format(spec, request.output_format), spec.notes)
+    return LaunchTemplate(spec)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -60,13 +63,15 @@ class CreateRequest:
 
 
 @dataclass(frozen=True)
-class Created:
+class LaunchTemplateCreated:
     result: ApplyResult
     region: str | None
     notes: Sequence[Note]
 
 
-def create_launch_template(request: CreateRequest, session: SessionFactory) -> Created:
+def create_launch_template(
+    request: CreateRequest, session: SessionFactory
+) -> LaunchTemplateCreated:
     """Create the launch template, or a new version of it when its data changed."""
     from neuron_env.aws.launch_templates import apply_launch_template
     from neuron_env.aws.render import launch_template_data, user_data
@@ -85,7 +90,7 @@ def create_launch_template(request: CreateRequest, session: SessionFactory) -> C
     result = apply_launch_template(
         ec2, name, data, spec.description, set_default=request.set_default, dry_run=request.dry_run
     )
-    return Created(result, opened.region_name, spec.notes)
+    return LaunchTemplateCreated(result, opened.region_name, spec.notes)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -98,6 +103,7 @@ class AmiRenderRequest:
 
 @dataclass(frozen=True)
 class RenderedRecipe:
+    output: Path  # the recipe's directory
     written: Sequence[Path]
     notes: Sequence[Note]
 
@@ -109,7 +115,24 @@ def render_ami_recipe(request: AmiRenderRequest) -> RenderedRecipe:
 
     recipe = build_ami_recipe(load_matrix(list(request.matrix_dirs)), request.ami)
     written = write_recipe(recipe, request.output, force=request.force)
-    return RenderedRecipe(tuple(written), recipe.notes)
+    return RenderedRecipe(request.output, tuple(written), recipe.notes)
+
+
+@dataclass(frozen=True)
+class IamPolicy:
+    """The minimal IAM policy document for ``audience`` (cli or instance)."""
+
+    audience: str
+    document: dict[str, Any]
+
+
+def iam_policy_for(audience: str) -> IamPolicy:
+    """The IAM policy for who runs neuron-env's AWS commands (cli) or for the instances."""
+    from neuron_env.aws.policy import AUDIENCES, iam_policy
+
+    if audience not in AUDIENCES:
+        raise BadInput(f"--for '{audience}' is not one of: {', '.join(AUDIENCES)}.")
+    return IamPolicy(audience, iam_policy("cli" if audience == "cli" else "instance"))
 
 
 def _resolve_image(spec: LaunchSpec, session: Any) -> LaunchSpec:

@@ -1,8 +1,91 @@
-"""What the cloud commands say about what they did."""
+"""What the cloud commands write: the launch template in its formats, what ``create`` did, the
+Packer recipe's files, the IAM policy. Notes go to stderr; stdout (or ``--output``) holds the
+document.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
 from neuron_env.aws.launch_templates import ApplyResult
+from neuron_env.aws.render import FORMATS as TEMPLATE_FORMATS
+from neuron_env.aws.render import render_format
+from neuron_env.operations.cloud import (
+    LaunchTemplate,
+    LaunchTemplateCreated,
+    RenderedRecipe,
+)
+from neuron_env.operations.image import RenderedImage
+from neuron_env.report.console import print_notes
+from neuron_env.report.emit import Format, write_text
+from neuron_env.serialize import envelope
+
+
+def _template_as(output_format: str) -> Callable[[LaunchTemplate], str]:
+    return lambda template: render_format(template.spec, output_format)
+
+
+def _notes_then_document(result: Any, text: str, output: Path | None) -> None:
+    print_notes(result.notes)
+    write_text(output, text)
+
+
+# ``launch-template render``: json (LaunchTemplateData), cloudformation, terraform, user-data.
+LAUNCH_TEMPLATE_FORMATS: dict[str, Format] = {
+    name: Format(_template_as(name), deliver=_notes_then_document) for name in TEMPLATE_FORMATS
+}
+
+
+def _created_json(created: LaunchTemplateCreated) -> str:
+    payload = {**dataclasses.asdict(created.result), "region": created.region}
+    document = envelope("launch-template-create", {**payload, "notes": created.notes})
+    return json.dumps(document, indent=2) + "\n"
+
+
+def _print_created(out: Console, created: LaunchTemplateCreated) -> None:
+    print_notes(created.notes)
+    out.print(describe_result(created.result, created.region), markup=False)
+
+
+# ``launch-template create``: a sentence (``--json``: the envelope, the notes in it).
+CREATED_FORMATS: dict[str, Format] = {
+    "text": Format(
+        lambda created: describe_result(created.result, created.region) + "\n",
+        terminal=_print_created,
+    ),
+    "json": Format(_created_json),
+}
+
+
+def _recipe_lines(recipe: RenderedRecipe) -> list[str]:
+    lines = [f"wrote {path}" for path in recipe.written]
+    return [*lines, f"Build it: cd {recipe.output} && packer init . && packer build ."]
+
+
+def _print_recipe(out: Console, recipe: RenderedRecipe) -> None:
+    print_notes(recipe.notes)
+    for line in _recipe_lines(recipe):
+        out.print(line, markup=False)
+
+
+# ``ami render``: the files it wrote, and how to build the image.
+RECIPE_FORMATS: dict[str, Format] = {
+    "text": Format(
+        lambda recipe: "".join(line + "\n" for line in _recipe_lines(recipe)),
+        terminal=_print_recipe,
+    ),
+}
+
+# ``launch-template policy``: the policy document.
+POLICY_FORMATS: dict[str, Format] = {
+    "json": Format(lambda policy: json.dumps(policy.document, indent=2) + "\n"),
+}
 
 
 def describe_result(result: ApplyResult, region: str | None) -> str:
@@ -22,3 +105,15 @@ def describe_result(result: ApplyResult, region: str | None) -> str:
     if result.action == "created":
         return f"Created {where}: version {result.version}, {default}."
     return f"Added version {result.version} to {where}; {default}."
+
+
+def _image_json(image: RenderedImage) -> str:
+    payload = {"text": image.dockerfile, "pins": image.pins, "notes": image.notes}
+    return json.dumps(envelope("image-render", payload), indent=2) + "\n"
+
+
+# ``image render``: the Dockerfile (its notes on stderr), or the image-render envelope.
+IMAGE_FORMATS: dict[str, Format] = {
+    "text": Format(lambda image: image.dockerfile, deliver=_notes_then_document),
+    "json": Format(_image_json),
+}

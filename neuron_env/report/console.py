@@ -7,7 +7,11 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from rich.console import Console
+
+    from neuron_env.matrix import Note
 
 PLAIN_WIDTH = 120  # pipes, files and CI logs read better wider than rich's 80 columns
 
@@ -30,3 +34,11 @@ def new_console(*, stderr: bool = False, file: TextIO | None = None) -> Console:
     stream = sys.stderr if stderr else sys.stdout
     width = None if stream.isatty() or os.environ.get("COLUMNS") else PLAIN_WIDTH
     return Console(stderr=stderr, highlight=False, width=width, emoji=False)
+
+
+def print_notes(notes: Iterable[Note]) -> None:
+    """Notes for the person at the terminal, on stderr (stdout holds the document)."""
+    err = new_console(stderr=True)
+    marks = {"warning": "warning:", "info": "note:"}
+    for note in sorted(notes, key=lambda n: n.level != "warning"):
+        err.print(f"{marks[note.level]} {note.message}", markup=False, highlight=False)

@@ -28,6 +28,19 @@ from neuron_env.errors import BadInput, check_format
 REGISTRY: dict[str, str] = {
     "DoctorReport": "neuron_env.report:DOCTOR_FORMATS",
     "FleetReport": "neuron_env.report.fleet:FORMATS",
+    "ScanResult": "neuron_env.report.scan:FORMATS",
+    "RuleListing": "neuron_env.report.scan:RULES_FORMATS",
+    "LaunchTemplate": "neuron_env.report.cloud:LAUNCH_TEMPLATE_FORMATS",
+    "LaunchTemplateCreated": "neuron_env.report.cloud:CREATED_FORMATS",
+    "RenderedRecipe": "neuron_env.report.cloud:RECIPE_FORMATS",
+    "IamPolicy": "neuron_env.report.cloud:POLICY_FORMATS",
+    "RenderedImage": "neuron_env.report.cloud:IMAGE_FORMATS",
+    "ReleaseList": "neuron_env.report.matrix:LIST_FORMATS",
+    "ReleaseShown": "neuron_env.report.matrix:SHOW_FORMATS",
+    "ResolvedTarget": "neuron_env.report.matrix:RESOLVE_FORMATS",
+    "ReleaseDiff": "neuron_env.report.matrix:DIFF_FORMATS",
+    "Validation": "neuron_env.report.matrix:VALIDATE_FORMATS",
+    "VerifyResult": "neuron_env.report.matrix_verify:FORMATS",
 }
 
 

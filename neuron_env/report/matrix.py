@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import io
+import json
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,11 @@ from neuron_env.errors import NeuronEnvError
 from neuron_env.escape import terminal
 from neuron_env.matrix import Change, Matrix, Release, Target
 from neuron_env.matrix.model import OsRelease
+from neuron_env.operations.matrix import ReleaseDiff
+from neuron_env.report.console import new_console
+from neuron_env.report.emit import Format
 from neuron_env.resources import shipped_matrix_dir
+from neuron_env.serialize import envelope
 from neuron_env.wording import plural
 
 MARKS = {"info": "[cyan]i[/]", "warning": "[yellow]![/]"}
@@ -397,3 +403,57 @@ def print_validation(out: Console, results: Iterable[tuple[Path, object]]) -> No
             out.print(f"[green]✓[/] {shown}: Neuron {outcome.version}, {', '.join(counts)}")
         elif isinstance(outcome, NeuronEnvError):
             out.print(f"[red]✗[/] {escape(terminal(outcome.message))}")
+
+
+# --- formats (emit) -----------------------------------------------------------------------------
+
+
+def _formats(
+    command: str, payload: Callable[..., dict[str, Any]], show: Callable[..., None]
+) -> dict[str, Format]:
+    """text (``show`` on a console) and json (the ``command`` envelope of ``payload``)."""
+
+    def as_text(result: Any, **options: Any) -> str:
+        buffer = io.StringIO()
+        show(new_console(file=buffer), result, **options)
+        return buffer.getvalue()
+
+    def as_json(result: Any, **options: Any) -> str:
+        return json.dumps(envelope(command, payload(result)), indent=2) + "\n"
+
+    return {"text": Format(as_text, terminal=show), "json": Format(as_json)}
+
+
+def _diff_payload(d: ReleaseDiff) -> dict[str, Any]:
+    rows = [
+        {"key": c.key, "path": c.path, "kind": c.kind, "before": c.before, "after": c.after}
+        for c in d.changes
+    ]
+    return {"old": d.old, "new": d.new, "changes": rows}
+
+
+LIST_FORMATS = _formats(
+    "matrix-list",
+    lambda listed: {"releases": release_summaries(listed.matrix)},
+    lambda out, listed: print_release_list(out, listed.matrix),
+)
+SHOW_FORMATS = _formats(
+    "matrix-show",
+    lambda shown: {"release": shown.release},
+    lambda out, shown, sources=False: print_release(out, shown.release, with_sources=sources),
+)
+RESOLVE_FORMATS = _formats(
+    "matrix-resolve",
+    lambda resolved: {"request": resolved.request, "target": resolved.target},
+    lambda out, resolved: print_target(out, resolved.target),
+)
+DIFF_FORMATS = _formats(
+    "matrix-diff",
+    _diff_payload,
+    lambda out, d: print_diff(out, str(d.before.version), str(d.after.version), d.changes),
+)
+VALIDATE_FORMATS = _formats(
+    "matrix-validate",
+    lambda checked: {"files": validation_results(checked.results)},
+    lambda out, checked: print_validation(out, checked.results),
+)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import json
 import sys
 import textwrap
 from pathlib import Path
@@ -11,6 +13,10 @@ from rich.markup import escape
 from rich.text import Text
 
 from neuron_env.indexcheck.verify import IndexResult, Verification
+from neuron_env.operations.matrix_verify import VerifyResult
+from neuron_env.report.console import new_console
+from neuron_env.report.emit import Format
+from neuron_env.serialize import envelope
 
 MARKS = {
     "confirmed": ("✓", "green"),
@@ -88,3 +94,22 @@ def print_verification(out: Console, result: Verification, overlay: Path | None)
             f"Overlay written: {escape(str(overlay))}\n"
             f"Use it with --matrix-dir {folder} or NEURON_ENV_MATRIX_DIR={folder}."
         )
+
+
+def _json(outcome: VerifyResult) -> str:
+    document = envelope("matrix-verify", payload(outcome.verification, outcome.overlay))
+    return json.dumps(document, indent=2) + "\n"
+
+
+def _print(out: Console, outcome: VerifyResult) -> None:
+    print_verification(out, outcome.verification, outcome.overlay)
+
+
+def _text(outcome: VerifyResult) -> str:
+    buffer = io.StringIO()
+    _print(new_console(file=buffer), outcome)
+    return buffer.getvalue()
+
+
+# ``matrix verify``'s formats (emit).
+FORMATS: dict[str, Format] = {"text": Format(_text, terminal=_print), "json": Format(_json)}

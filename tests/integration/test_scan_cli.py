@@ -235,6 +235,16 @@ def test_list_rules_shows_the_chosen_release(cli: CliRunner) -> None:
     assert "(unconfirmed)" in new.stdout
 
 
+def test_list_rules_goes_to_the_output_file(cli: CliRunner, tmp_path: Path) -> None:
+    result = cli("scan", "--list-rules", "--format", "json", "-o", "rules.json")
+    assert result.returncode == 0 and result.stdout == ""
+    document = json.loads((tmp_path / "rules.json").read_text(encoding="utf-8"))
+    assert document["schema"] == "neuron-env/scan-rules/v1" and document["rules"]
+    result = cli("scan", "--list-rules", "-o", "rules.txt")
+    assert result.returncode == 0 and result.stdout == ""
+    assert "Rules of neuron-env scan" in (tmp_path / "rules.txt").read_text(encoding="utf-8")
+
+
 def test_a_newer_matrix_directory_brings_its_own_limitations(
     cli: CliRunner, tmp_path: Path
 ) -> None:

@@ -1,0 +1,168 @@
+"""``scan`` (and ``scan --fix``, ``scan --list-rules``): a release's rules run over source code.
+
+The fix workflow lives here: scan, plan the patches, show them (``FixReview.planned``), ask when
+nothing said yes (``FixReview.confirm``), write each patch atomically after re-reading its file
+(a file that changed since the scan is left alone), say what was written, and scan again so the
+report is of what is left. What is shown and how the question is asked is the caller's
+(:class:`FixReview`); this module never prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from neuron_env.errors import BadInput
+
+if TYPE_CHECKING:
+    from neuron_env.scan import FilePatch, RuleSet, ScanOptions, ScanReport, Severity
+    from neuron_env.scan.fix import FileChanged
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScanRequest:
+    """Which files, against which release's rules, failing at which severity, fixed or not."""
+
+    paths: Sequence[Path] = ()
+    matrix_dirs: Sequence[Path] = ()
+    release: str | None = None
+    root: Path | None = None  # findings' paths are relative to it (None: the current directory)
+    exclude: Sequence[str] = ()
+    fail_on: str = "error"
+    fix: bool = False
+    dry_run: bool = False
+    yes: bool = False
+    list_rules: bool = False
+
+
+@dataclass(frozen=True)
+class FixPlan:
+    """The patches ``--fix`` would write, and the files it refuses to touch (with why)."""
+
+    patches: tuple[FilePatch, ...]
+    refused: tuple[FilePatch, ...]
+    dry_run: bool
+
+    @property
+    def fixes(self) -> int:
+        return sum(len(p.fixed) for p in self.patches)
+
+
+@dataclass(frozen=True)
+class FixOutcome:
+    """What a confirmed ``--fix`` wrote, and the files that changed under it (not written)."""
+
+    written: tuple[FilePatch, ...]
+    not_written: tuple[FileChanged, ...]
+
+    @property
+    def fixes(self) -> int:
+        return sum(len(p.fixed) for p in self.written)
+
+
+class FixReview(Protocol):
+    """The caller's side of ``--fix``: it shows, it asks, it says."""
+
+    def planned(self, plan: FixPlan) -> None:
+        """Show the plan (the diffs), before anything is written."""
+
+    def confirm(self, plan: FixPlan) -> bool:
+        """Whether to write the plan; asked only when it has patches, is no dry run and no
+        ``--yes`` was given."""
+
+    def written(self, outcome: FixOutcome) -> None:
+        """Say what was written and what was not."""
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """The report (after ``--fix``: of what is left) and the severity that fails it."""
+
+    report: ScanReport
+    fail_on: Severity
+
+    @property
+    def exit_code(self) -> int:
+        return self.report.exit_code(self.fail_on)
+
+
+@dataclass(frozen=True)
+class RuleListing:
+    """``scan --list-rules``: the release's rules."""
+
+    rules: RuleSet
+    exit_code: int = 0
+
+
+def run_scan(request: ScanRequest, review: FixReview | None = None) -> ScanResult | RuleListing:
+    """Scan ``request.paths`` (fixing them when asked, through ``review``), or list the rules."""
+    from neuron_env.matrix import load_matrix
+    from neuron_env.scan import SEVERITIES, ScanOptions, rules_for
+
+    fail_on = _check(request)
+    rules = rules_for(load_matrix(list(request.matrix_dirs)).get(request.release))
+    if request.list_rules:
+        return RuleListing(rules)
+    if not request.paths:
+        raise BadInput(
+            "Give at least one PATH to scan.", hint="Example: neuron-env scan train.py src/"
+        )
+    options = ScanOptions(request.root or Path.cwd(), tuple(request.exclude))
+    report = _scan(request.paths, rules, options)
+    if request.fix:
+        if review is None:
+            raise ValueError("scan --fix needs a FixReview to show the diff and ask")
+        if _fix(report, rules, request, review):
+            report = _scan(request.paths, rules, options)
+    return ScanResult(report, next(s for s in SEVERITIES if s == fail_on))
+
+
+def _check(request: ScanRequest) -> str:
+    from neuron_env.scan import SEVERITIES
+
+    if request.fail_on not in SEVERITIES:
+        raise BadInput(f"--fail-on '{request.fail_on}' is not one of: {', '.join(SEVERITIES)}.")
+    if (request.dry_run or request.yes) and not request.fix:
+        raise BadInput(
+            "--dry-run and --yes only apply to --fix.",
+            hint="Example: neuron-env scan train.py --fix --dry-run",
+        )
+    return request.fail_on
+
+
+def _scan(paths: Sequence[Path], rules: RuleSet, options: ScanOptions) -> ScanReport:
+    from neuron_env.scan import scan
+
+    return scan(list(paths), rules, options)
+
+
+def _fix(report: ScanReport, rules: RuleSet, request: ScanRequest, review: FixReview) -> bool:
+    """Plan, show, ask and write; True when the files were (or were to be) written."""
+    from neuron_env.scan import plan_fixes
+    from neuron_env.scan.fix import OLDEST_PYTHON, FileChanged
+
+    python = min(OLDEST_PYTHON, rules.oldest_python)
+    planned = plan_fixes(report.findings, outside=report.outside, python=python)
+    plan = FixPlan(
+        patches=tuple(p for p in planned if not p.problem and p.fixed),
+        refused=tuple(p for p in planned if p.problem),
+        dry_run=request.dry_run,
+    )
+    review.planned(plan)
+    if not plan.patches or plan.dry_run:
+        return False
+    if not request.yes and not review.confirm(plan):
+        return False
+    written: list[FilePatch] = []
+    not_written: list[FileChanged] = []
+    for patch in plan.patches:
+        try:
+            patch.write()  # re-reads the file first: one that changed since the scan is kept
+        except FileChanged as exc:
+            not_written.append(exc)
+        else:
+            written.append(patch)
+    review.written(FixOutcome(tuple(written), tuple(not_written)))
+    return True
