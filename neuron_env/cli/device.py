@@ -257,6 +257,7 @@ def text_console(output: Path | None) -> Iterator[Console]:
     from rich.console import Console as RichConsole
 
     try:
+        output.parent.mkdir(parents=True, exist_ok=True)  # as the json and junit reports do
         handle = output.open("w", encoding="utf-8")
     except OSError as exc:
         raise BadInput(f"Cannot write the report to {output}: {exc.strerror}.") from None
