@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sys
-from typing import TYPE_CHECKING, TextIO
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -30,3 +32,10 @@ def new_console(*, stderr: bool = False, file: TextIO | None = None) -> Console:
     stream = sys.stderr if stderr else sys.stdout
     width = None if stream.isatty() or os.environ.get("COLUMNS") else PLAIN_WIDTH
     return Console(stderr=stderr, highlight=False, width=width, emoji=False)
+
+
+def plain_text(printer: Callable[..., None], *args: Any, **options: Any) -> str:
+    """What ``printer(console, *args, **options)`` prints, as plain text (for files and pipes)."""
+    buffer = io.StringIO()
+    printer(new_console(file=buffer), *args, **options)
+    return buffer.getvalue()

@@ -26,8 +26,11 @@ from neuron_env.errors import BadInput, check_format
 
 # Result type (class name) -> "module:ATTRIBUTE" of its format table.
 REGISTRY: dict[str, str] = {
+    "CaseListing": "neuron_env.report.device:LIST_FORMATS",
     "DoctorReport": "neuron_env.report:DOCTOR_FORMATS",
+    "Evaluation": "neuron_env.report.evaluate:FORMATS",
     "FleetReport": "neuron_env.report.fleet:FORMATS",
+    "SuiteResult": "neuron_env.report.device:FORMATS",
 }
 
 
