@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import enum
 import json
 import math
 import os
@@ -54,24 +53,24 @@ def console(stderr: bool = False) -> Console:
     return new_console(stderr=stderr)
 
 
-def format_choice(formats: type[enum.Enum]) -> Callable[[str], Any]:
-    """A ``--format`` option's callback: an unknown format is :func:`check_format`'s one
-    ``error:`` line (not click's usage error), a known one becomes the command's enum member."""
+def format_choice(kind: str) -> Callable[[str], str]:
+    """A ``--format`` option's callback for a result type's formats (:mod:`neuron_env.report.emit`):
+    an unknown format is :func:`check_format`'s one ``error:`` line, not click's usage error."""
 
-    def convert(value: str | enum.Enum) -> Any:
-        if isinstance(value, enum.Enum):  # the default, as declared
-            return value
-        check_format(value, [member.value for member in formats])
-        return formats(value)
+    def convert(value: str) -> str:
+        from neuron_env.report.emit import format_names
+
+        check_format(value, format_names(kind))
+        return value
 
     return convert
 
 
-def device_progress() -> AbstractContextManager[ProgressCallback | None]:
-    """The device levels' progress on stderr, for the commands that run them (doctor, preflight)."""
-    from neuron_env.cli import device_views
+def device_progress() -> AbstractContextManager[ProgressCallback]:
+    """The device levels' progress on stderr, for the commands that run them."""
+    from neuron_env.report.device import progress
 
-    return device_views.progress(console(stderr=True), quiet=False)
+    return progress()
 
 
 def print_json(command: str, payload: dict[str, Any]) -> None:

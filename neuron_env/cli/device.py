@@ -6,36 +6,22 @@ Both run a worker in the *target* interpreter (``--python``) with a hard timeout
 from __future__ import annotations
 
 import enum
-import json
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import (
-    console,
-    format_choice,
-    load_matrix,
-    print_json,
-    seconds_at_least,
-    write_output,
+from neuron_env.cli._common import device_progress, format_choice, seconds_at_least, settings
+from neuron_env.cli.options import (
+    AllowFallbackOption,
+    CompileBackendOption,
+    DeviceOption,
+    QuietOption,
+    RepeatsOption,
+    WorkerOutputOption,
+    WorkerPythonOption,
 )
-from neuron_env.errors import BadInput
-
-if TYPE_CHECKING:
-    from rich.console import Console
-
-    from neuron_env.selftest import Peak, SuiteResult
 
 DEFAULT_TIMEOUT = 300.0
-
-
-class Format(str, enum.Enum):
-    text = "text"
-    json = "json"
-    junit = "junit"
 
 
 class Level(str, enum.Enum):
@@ -44,17 +30,6 @@ class Level(str, enum.Enum):
     long = "long"
 
 
-PythonOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--python",
-        help="Target interpreter (default: the active virtualenv, else neuron-env's own).",
-        dir_okay=False,
-    ),
-]
-DeviceOption = Annotated[
-    str, typer.Option("--device", help="neuron, neuron:N, cpu, cuda or cuda:N.")
-]
 TimeoutOption = Annotated[
     float,
     typer.Option(
@@ -66,13 +41,12 @@ TimeoutOption = Annotated[
 FormatOption = Annotated[
     str,
     typer.Option(
-        "--format", metavar="FORMAT", help="text, json or junit.", callback=format_choice(Format)
+        "--format",
+        metavar="FORMAT",
+        help="text, json or junit.",
+        callback=format_choice("SuiteResult"),
     ),
 ]
-OutputOption = Annotated[
-    Path | None, typer.Option("--output", "-o", help="Write the report to FILE.", dir_okay=False)
-]
-QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")]
 KeepGoingOption = Annotated[
     bool,
     typer.Option(
@@ -84,11 +58,11 @@ KeepGoingOption = Annotated[
 
 
 def smoke(
-    python: PythonOption = None,
+    python: WorkerPythonOption = None,
     device: DeviceOption = "neuron",
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
     format: FormatOption = "text",
-    output: OutputOption = None,
+    output: WorkerOutputOption = None,
     quiet: QuietOption = False,
     keep_going: KeepGoingOption = False,
 ) -> None:
@@ -100,17 +74,18 @@ def smoke(
 
     Example: neuron-env smoke --python /opt/aws_neuronx_venv_torch_neuronx_2_14_0/bin/python
     """
-    from neuron_env.cli import device_views
-    from neuron_env.probe.python_env import find_target_python
-    from neuron_env.selftest import check_device, run_smoke
+    from neuron_env.operations.selftest import SmokeRequest, run_smoke_test
+    from neuron_env.report.emit import emit
 
-    target = find_target_python(python)
-    check_device(device)
-    with device_views.progress(console(stderr=True), quiet) as report:
-        result = run_smoke(
-            target, device=device, timeout=timeout, keep_going=keep_going, progress=report
-        )
-    _emit(result, Format(format), output, verbose=False)
+    request = SmokeRequest(
+        python=python,
+        device=device,
+        timeout=timeout,
+        keep_going=keep_going,
+        progress=None if quiet else device_progress,
+    )
+    result = run_smoke_test(request)
+    emit(result, format, output)
     raise typer.Exit(0 if result.ok else 1)
 
 
@@ -133,14 +108,12 @@ def selftest(
         ),
     ] = None,
     list_cases: Annotated[bool, typer.Option("--list", help="List the cases and exit.")] = False,
-    python: PythonOption = None,
+    python: WorkerPythonOption = None,
     device: DeviceOption = "neuron",
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
     format: FormatOption = "text",
-    output: OutputOption = None,
-    allow_fallback: Annotated[
-        bool, typer.Option("--allow-fallback", help="Do not fail on ops that fell back to CPU.")
-    ] = False,
+    output: WorkerOutputOption = None,
+    allow_fallback: AllowFallbackOption = False,
     chip: Annotated[
         str | None, typer.Option("--chip", help="Chip for the throughput peak, e.g. trainium2.")
     ] = None,
@@ -148,17 +121,8 @@ def selftest(
         str | None,
         typer.Option("--instance-type", help="Instance type for the peak, e.g. trn2.48xlarge."),
     ] = None,
-    compile_backend: Annotated[
-        str | None,
-        typer.Option(
-            "--compile-backend",
-            help="torch.compile backend (default: neuron on "
-            "neuron, aot_eager on cpu, inductor on cuda).",
-        ),
-    ] = None,
-    repeats: Annotated[
-        int, typer.Option("--repeats", min=1, help="Timed repeats after the first call.")
-    ] = 5,
+    compile_backend: CompileBackendOption = None,
+    repeats: RepeatsOption = 5,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show every tensor.")] = False,
     quiet: QuietOption = False,
     keep_going: KeepGoingOption = False,
@@ -173,95 +137,31 @@ def selftest(
 
     Example: neuron-env selftest --level standard --format junit -o selftest.xml
     """
-    from neuron_env.cli import device_views
-    from neuron_env.probe.python_env import find_target_python
-    from neuron_env.selftest import check_device, run_suite, select_variants
+    from neuron_env.operations.selftest import SelftestRequest, run_selftest
+    from neuron_env.operations.selftest import list_cases as listing
+    from neuron_env.report.emit import emit
 
     if list_cases:
-        _list(level.value, Format(format), output)
+        emit(listing(level.value), format, output)
         return
-    select_variants(level.value, only or ())
-    target = find_target_python(python)
-    check_device(device)
-    peak = _peak(ctx, chip, instance_type)
-    with device_views.progress(console(stderr=True), quiet) as report:
-        result = run_suite(
-            target,
-            level=level.value,
-            device=device,
-            only=only or (),
-            timeout=timeout,
-            compile_backend=compile_backend,
-            repeats=repeats,
-            allow_fallback=allow_fallback,
-            peak=peak,
-            keep_going=keep_going,
-            progress=report,
-        )
-    _emit(result, Format(format), output, verbose)
+    request = SelftestRequest(
+        level=level.value,
+        only=tuple(only or ()),
+        python=python,
+        device=device,
+        timeout=timeout,
+        allow_fallback=allow_fallback,
+        chip=chip,
+        instance_type=instance_type,
+        compile_backend=compile_backend,
+        repeats=repeats,
+        keep_going=keep_going,
+        matrix_dirs=settings(ctx).matrix_dirs,
+        progress=None if quiet else device_progress,
+    )
+    result = run_selftest(request)
+    emit(result, format, output, verbose=verbose)
     raise typer.Exit(0 if result.ok else 1)
-
-
-def _peak(ctx: typer.Context, chip: str | None, instance_type: str | None) -> Peak | None:
-    if chip is None and instance_type is None:
-        return None
-    from neuron_env.selftest.peak import peak_for
-
-    if chip is not None and instance_type is not None:
-        raise BadInput("Give either --chip or --instance-type, not both.")
-    return peak_for(load_matrix(ctx).latest(), chip=chip, instance_type=instance_type)
-
-
-def _list(level: str, format: Format, output: Path | None) -> None:
-    from neuron_env.cli import device_views
-
-    if format is Format.json:
-        _write_json(
-            "selftest-list", {"level": level, "cases": device_views.case_list(level)}, output
-        )
-    else:
-        with text_console(output) as out:
-            device_views.print_case_list(out, level)
-
-
-def _emit(result: SuiteResult, format: Format, output: Path | None, verbose: bool) -> None:
-    from neuron_env.cli import device_views
-    from neuron_env.selftest import SmokeResult, report
-
-    if format is Format.json:
-        _write_json(report.command_name(result), report.payload(result), output)
-    elif format is Format.junit:
-        write_output(output, report.junit(result))
-    else:
-        with text_console(output) as out:
-            if isinstance(result, SmokeResult):
-                device_views.print_smoke(out, result)
-            else:
-                device_views.print_suite(out, result, verbose)
-
-
-def _write_json(command: str, payload: dict[str, object], output: Path | None) -> None:
-    if output is None:
-        print_json(command, payload)
-        return
-    from neuron_env.serialize import envelope
-
-    write_output(output, json.dumps(envelope(command, payload), indent=2) + "\n")
-
-
-@contextmanager
-def text_console(output: Path | None) -> Iterator[Console]:
-    if output is None:
-        yield console()
-        return
-    from rich.console import Console as RichConsole
-
-    try:
-        handle = output.open("w", encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"Cannot write the report to {output}: {exc.strerror}.") from None
-    with handle:
-        yield RichConsole(file=handle, width=120, no_color=True, highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -7,41 +7,28 @@ within a hard timeout.
 
 from __future__ import annotations
 
-import enum
-import json
-import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from neuron_env.cli._common import (
     console,
     format_choice,
-    load_matrix,
     seconds_at_least,
     settings,
     write_output,
 )
-from neuron_env.cli.device import (
+from neuron_env.cli.options import (
+    AllowFallbackOption,
+    CompileBackendOption,
     DeviceOption,
-    OutputOption,
-    PythonOption,
     QuietOption,
-    text_console,
+    RepeatsOption,
+    WorkerOutputOption,
+    WorkerPythonOption,
 )
 
-if TYPE_CHECKING:
-    from neuron_env.evaluate import Evaluation
-
 DEFAULT_TIMEOUT = 600.0
-DYNAMIC_SHAPES = "compile-dynamic-shapes"
-
-
-class Format(str, enum.Enum):
-    text = "text"
-    json = "json"
-    html = "html"
 
 
 def evaluate(
@@ -54,7 +41,7 @@ def evaluate(
             show_default=False,
         ),
     ],
-    python: PythonOption = None,
+    python: WorkerPythonOption = None,
     device: DeviceOption = "neuron",
     compile: Annotated[
         bool,
@@ -77,30 +64,19 @@ def evaluate(
             help="Seconds each stage may take (loading, eager, compile, each shape).",
         ),
     ] = DEFAULT_TIMEOUT,
-    repeats: Annotated[
-        int, typer.Option("--repeats", min=1, help="Timed repeats after the first call.")
-    ] = 5,
-    allow_fallback: Annotated[
-        bool, typer.Option("--allow-fallback", help="Do not fail on ops that fell back to CPU.")
-    ] = False,
-    compile_backend: Annotated[
-        str | None,
-        typer.Option(
-            "--compile-backend",
-            help="torch.compile backend (default: neuron on neuron, aot_eager on cpu, inductor "
-            "on cuda).",
-        ),
-    ] = None,
+    repeats: RepeatsOption = 5,
+    allow_fallback: AllowFallbackOption = False,
+    compile_backend: CompileBackendOption = None,
     format: Annotated[
         str,
         typer.Option(
             "--format",
             metavar="FORMAT",
             help="text, json, or html (one self-contained page).",
-            callback=format_choice(Format),
+            callback=format_choice("Evaluation"),
         ),
     ] = "text",
-    output: OutputOption = None,
+    output: WorkerOutputOption = None,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Show every tensor and every op.")
     ] = False,
@@ -136,58 +112,29 @@ def evaluate(
     Exits 0 when every stage passed, 1 when numerics are out of tolerance, an op fell back to
     CPU (unless --allow-fallback), a stage failed or the entry failed to run; 2 on bad input.
     """
-    from neuron_env.cli import evaluate_views
-    from neuron_env.evaluate import Request, parse_entry, parse_shapes
-    from neuron_env.evaluate import evaluate as run_evaluation
-    from neuron_env.probe.python_env import find_target_python
-    from neuron_env.worker.devices import check_device
+    from neuron_env.operations.evaluate import EvaluateRequest, evaluate_entry
+    from neuron_env.report import evaluate as views
+    from neuron_env.report.emit import emit
 
-    parsed = parse_entry(entry)
-    shape_list = parse_shapes(shapes or ())
-    check_device(device)
-    target = find_target_python(python)
-    if output is not None:  # an unwritable report is bad input, said before a long evaluation
-        write_output(output, "", append=True)
-    compiling = compile or bool(shape_list)
-    request = Request(
-        target, parsed, device, compiling, shape_list, timeout, repeats, compile_backend
+    request = EvaluateRequest(
+        entry=entry,
+        python=python,
+        device=device,
+        compile=compile,
+        shapes=tuple(shapes or ()),
+        timeout=timeout,
+        repeats=repeats,
+        compile_backend=compile_backend,
+        allow_fallback=allow_fallback,
+        matrix_dirs=settings(ctx).matrix_dirs,
+        before_run=None if output is None else lambda: write_output(output, "", append=True),
+        progress=None if quiet else views.progress,
     )
-    note = _dynamic_shapes_note(ctx) if compiling else None
-    with evaluate_views.progress(console(stderr=True), quiet) as report:
-        result = run_evaluation(
-            request, allow_fallback=allow_fallback, dynamic_shapes=note, progress=report
-        )
+    result = evaluate_entry(request)
     if settings(ctx).debug:
-        evaluate_views.print_tracebacks(console(stderr=True), result)
-    _emit(result, Format(format), output, verbose)
+        views.print_tracebacks(console(stderr=True), result)
+    emit(result, format, output, verbose=verbose)
     raise typer.Exit(0 if result.ok else 1)
-
-
-def _dynamic_shapes_note(ctx: typer.Context) -> str | None:
-    """The latest release's text for the dynamic-shapes limitation, quoted with recompiles."""
-    release = load_matrix(ctx).latest()
-    found = next((lim for lim in release.limitations if lim.id == DYNAMIC_SHAPES), None)
-    return f"{found.summary} (Neuron {release.version})" if found else None
-
-
-def _emit(result: Evaluation, format: Format, output: Path | None, verbose: bool) -> None:
-    from neuron_env.cli import evaluate_views
-
-    if format is Format.json:
-        from neuron_env.evaluate.report import payload
-        from neuron_env.serialize import envelope
-
-        document = envelope("evaluate", payload(result))
-        write_output(output, json.dumps(document, indent=2) + "\n")
-    elif format is Format.html:
-        from neuron_env.evaluate.html_report import render
-
-        write_output(output, render(result))
-    else:
-        with text_console(output) as out:
-            evaluate_views.print_evaluation(out, result, verbose)
-    if output is not None:
-        sys.stderr.write(f"Wrote {output}\n")
 
 
 def register(app: typer.Typer) -> None:

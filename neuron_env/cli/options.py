@@ -78,6 +78,37 @@ SnapshotsOption = Annotated[
     Path, typer.Option("--output", "-o", metavar="DIR", help="Snapshots go here.")
 ]
 
+# smoke, selftest and evaluate: the worker in the target interpreter, and its report.
+WorkerPythonOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--python",
+        help="Target interpreter (default: the active virtualenv, else neuron-env's own).",
+        dir_okay=False,
+    ),
+]
+DeviceOption = Annotated[
+    str, typer.Option("--device", help="neuron, neuron:N, cpu, cuda or cuda:N.")
+]
+WorkerOutputOption = Annotated[
+    Path | None, typer.Option("--output", "-o", help="Write the report to FILE.", dir_okay=False)
+]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")]
+RepeatsOption = Annotated[
+    int, typer.Option("--repeats", min=1, help="Timed repeats after the first call.")
+]
+AllowFallbackOption = Annotated[
+    bool, typer.Option("--allow-fallback", help="Do not fail on ops that fell back to CPU.")
+]
+CompileBackendOption = Annotated[
+    str | None,
+    typer.Option(
+        "--compile-backend",
+        help="torch.compile backend (default: neuron on neuron, aot_eager on cpu, inductor "
+        "on cuda).",
+    ),
+]
+
 # launch-template, ami and image render: the host (or image) being described.
 HostTorchOption = Annotated[
     str, typer.Option("--torch", metavar="X.Y", help="PyTorch minor for the host, e.g. 2.14.")

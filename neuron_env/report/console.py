@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sys
-from typing import TYPE_CHECKING, TextIO
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -42,3 +44,10 @@ def print_notes(notes: Iterable[Note]) -> None:
     marks = {"warning": "warning:", "info": "note:"}
     for note in sorted(notes, key=lambda n: n.level != "warning"):
         err.print(f"{marks[note.level]} {note.message}", markup=False, highlight=False)
+
+
+def plain_text(printer: Callable[..., None], *args: Any, **options: Any) -> str:
+    """What ``printer(console, *args, **options)`` prints, as plain text (for files and pipes)."""
+    buffer = io.StringIO()
+    printer(new_console(file=buffer), *args, **options)
+    return buffer.getvalue()

@@ -26,7 +26,9 @@ from neuron_env.errors import BadInput, check_format
 
 # Result type (class name) -> "module:ATTRIBUTE" of its format table.
 REGISTRY: dict[str, str] = {
+    "CaseListing": "neuron_env.report.device:LIST_FORMATS",
     "DoctorReport": "neuron_env.report:DOCTOR_FORMATS",
+    "Evaluation": "neuron_env.report.evaluate:FORMATS",
     "FleetReport": "neuron_env.report.fleet:FORMATS",
     "ScanResult": "neuron_env.report.scan:FORMATS",
     "RuleListing": "neuron_env.report.scan:RULES_FORMATS",
@@ -41,6 +43,7 @@ REGISTRY: dict[str, str] = {
     "ReleaseDiff": "neuron_env.report.matrix:DIFF_FORMATS",
     "Validation": "neuron_env.report.matrix:VALIDATE_FORMATS",
     "VerifyResult": "neuron_env.report.matrix_verify:FORMATS",
+    "SuiteResult": "neuron_env.report.device:FORMATS",
 }
 
 

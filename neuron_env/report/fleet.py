@@ -19,10 +19,10 @@ from neuron_env.escape import (
     terminal,
 )
 from neuron_env.fleet.model import FleetReport, Group, HostVerdict
+from neuron_env.junit import Case, Suite, write_junit
 from neuron_env.report.console import new_console
 from neuron_env.report.emit import Format
 from neuron_env.report.github import ICONS
-from neuron_env.report.junit import Case, Suite, write_junit
 from neuron_env.report.text import Line, print_hanging, shown
 from neuron_env.serialize import envelope
 

@@ -22,6 +22,7 @@ from neuron_env.errors import BadInput
 from neuron_env.selftest.harness import Progress, ProgressCallback, Request, run_variants
 from neuron_env.selftest.models import (
     STATUSES,
+    CaseListing,
     CaseResult,
     Comparison,
     DeviceInfo,
@@ -39,6 +40,7 @@ __all__ = [
     "LEVELS",
     "STATUSES",
     "Case",
+    "CaseListing",
     "CaseResult",
     "Comparison",
     "DeviceInfo",

@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from neuron_env.selftest.worker.cases import Case
 from neuron_env.worker.results import (
     ALWAYS_FAILING,
     STATUSES,
@@ -29,6 +30,7 @@ from neuron_env.worker.results import (
 __all__ = [
     "ALWAYS_FAILING",
     "STATUSES",
+    "CaseListing",
     "CaseResult",
     "Comparison",
     "DeviceInfo",
@@ -155,3 +157,12 @@ class SmokeResult(SuiteResult):
         parts = [f"{c.dtype} {c.status}" for c in self.cases]
         verdict = "passed" if self.ok else "FAILED"
         return f"smoke test on {self.device} ({count}) {verdict}: matmul " + ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class CaseListing:
+    """``selftest --list``: the cases ``level`` runs, then the case ids each higher level adds."""
+
+    level: str
+    cases: tuple[Case, ...]
+    added: tuple[tuple[str, tuple[str, ...]], ...] = ()

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
-import xml.etree.ElementTree as ET
 from typing import Any
 
+from neuron_env.junit import Case, Outcome, Suite, write_junit
 from neuron_env.selftest.models import CaseResult, SmokeResult, SuiteResult
 from neuron_env.serialize import to_jsonable
 from neuron_env.worker.events import finite
 
-JUNIT_FAILURE = {"fail": "failure", "fallback": "failure", "error": "error", "timeout": "error"}
+JUNIT_FAILURE: dict[str, Outcome] = {
+    "fail": "failure",
+    "fallback": "failure",
+    "error": "error",
+    "timeout": "error",
+}
 
 
 def command_name(result: SuiteResult) -> str:
@@ -51,42 +56,32 @@ def case_payload(case: CaseResult) -> dict[str, Any]:
 
 def junit(result: SuiteResult) -> str:
     """JUnit XML: one testcase per variant; fail/fallback are failures, error/timeout errors,
-    unsupported/skipped are skipped (with the reason)."""
+    unsupported/skipped are skipped (with the reason); a problem is the ``setup`` case's error."""
     name = f"neuron-env {command_name(result)} ({result.device})"
-    suite = ET.Element("testsuite", name=name, time=f"{result.wall_s:.3f}")
-    _properties(suite, result)
-    for case in result.cases:
-        suite.append(_testcase(case))
+    cases = [_testcase(case) for case in result.cases]
     if result.problem is not None:
-        setup = ET.SubElement(suite, "testcase", classname="setup", name="worker", time="0")
-        ET.SubElement(setup, "error", message=result.problem.message).text = result.problem.hint
-    _count(suite)
-    root = ET.Element("testsuites")
-    root.append(suite)
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+        problem = result.problem
+        cases.append(Case("setup", "worker", "error", problem.message, text=problem.hint))
+    suite = Suite(name, cases, properties=_properties(result), time=result.wall_s)
+    return write_junit(name, [suite])
 
 
-def _properties(suite: ET.Element, result: SuiteResult) -> None:
-    props = ET.SubElement(suite, "properties")
+def _properties(result: SuiteResult) -> dict[str, str]:
     values = {"level": result.level, "device": result.device, "python": result.python}
     if result.info is not None:
         values.update(torch=result.info.torch, torch_neuronx=str(result.info.torch_neuronx))
-    for key, value in values.items():
-        ET.SubElement(props, "property", name=key, value=value)
+    return values
 
 
-def _testcase(case: CaseResult) -> ET.Element:
-    seconds = case.wall_s or 0.0
-    element = ET.Element(
-        "testcase", classname=f"selftest.{case.case}", name=case.name, time=f"{seconds:.3f}"
-    )
-    tag = JUNIT_FAILURE.get(case.status)
-    if tag is not None:
-        ET.SubElement(element, tag, message=case.message, type=case.status).text = _body(case)
-    elif case.status in ("unsupported", "skipped"):
-        ET.SubElement(element, "skipped", message=f"{case.status}: {case.message}")
-    return element
+def _testcase(case: CaseResult) -> Case:
+    classname, seconds = f"selftest.{case.case}", case.wall_s or 0.0
+    outcome = JUNIT_FAILURE.get(case.status)
+    if outcome is not None:
+        return Case(classname, case.name, outcome, case.message, case.status, _body(case), seconds)
+    if case.status in ("unsupported", "skipped"):
+        message = f"{case.status}: {case.message}"
+        return Case(classname, case.name, "skipped", message, time=seconds)
+    return Case(classname, case.name, time=seconds)
 
 
 def _body(case: CaseResult) -> str:
@@ -98,10 +93,3 @@ def _body(case: CaseResult) -> str:
     if case.fallback_ops:
         lines.append("fell back to CPU: " + ", ".join(case.fallback_ops))
     return "\n".join(lines)
-
-
-def _count(suite: ET.Element) -> None:
-    cases = suite.findall("testcase")
-    suite.set("tests", str(len(cases)))
-    for tag, attribute in (("failure", "failures"), ("error", "errors"), ("skipped", "skipped")):
-        suite.set(attribute, str(sum(1 for c in cases if c.find(tag) is not None)))

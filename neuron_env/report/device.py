@@ -1,28 +1,35 @@
-"""Text views and progress for ``smoke`` and ``selftest`` (layout only, no decisions)."""
+"""``smoke`` and ``selftest``: progress, the text views, and their formats (layout only).
+
+:data:`FORMATS` is a suite result's (and a smoke result's) output formats for
+:func:`neuron_env.report.emit.emit`: text, JSON (the versioned envelope) and JUnit XML;
+:data:`LIST_FORMATS` those of ``selftest --list``.
+"""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from neuron_env.report.console import new_console, plain_text
+from neuron_env.report.emit import Format
 from neuron_env.selftest import (
-    CASES,
-    LEVELS,
+    CaseListing,
     CaseResult,
     Comparison,
     DeviceInfo,
     Progress,
+    ProgressCallback,
     SmokeResult,
     SuiteResult,
 )
-
-if TYPE_CHECKING:
-    from neuron_env.selftest import ProgressCallback
+from neuron_env.selftest.report import command_name, junit, payload
+from neuron_env.serialize import envelope
 
 STATUS_STYLE = {
     "pass": ("✓ pass", "green"),
@@ -54,11 +61,10 @@ def seconds(value: float | None) -> str:
 
 
 @contextmanager
-def progress(err: Console, quiet: bool) -> Iterator[ProgressCallback | None]:
+def progress() -> Iterator[ProgressCallback]:
     """Progress on stderr: a live bar on a terminal, one line per case otherwise (CI logs)."""
-    if quiet:
-        yield None
-    elif err.is_terminal:
+    err = new_console(stderr=True)
+    if err.is_terminal:
         with _live_bar(err) as callback:
             yield callback
     else:
@@ -266,29 +272,19 @@ def _print_footer(out: Console, result: SuiteResult) -> None:
     out.print(Text(("✓ " if result.ok else "✗ ") + result.summary, style=style))
 
 
-def print_case_list(out: Console, level: str) -> None:
+def print_case_list(out: Console, listing: CaseListing) -> None:
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
     for column in ("Case", "Level", "Kind", "dtypes", "Modes", "What it checks"):
         table.add_column(column, overflow="fold")
-    allowed = LEVELS[: LEVELS.index(level) + 1]
-    for case in CASES:
-        if case.level in allowed:
-            table.add_row(
-                case.id,
-                case.level,
-                case.kind,
-                ", ".join(case.dtypes),
-                ", ".join(case.modes),
-                case.summary,
-            )
+    for case in listing.cases:
+        modes = ", ".join(case.modes)
+        table.add_row(case.id, case.level, case.kind, ", ".join(case.dtypes), modes, case.summary)
     out.print(table)
-    for higher in LEVELS[LEVELS.index(level) + 1 :]:
-        added = ", ".join(c.id for c in CASES if c.level == higher)
-        out.print(Text(f"--level {higher} adds: {added}", style="dim"))
+    for higher, ids in listing.added:
+        out.print(Text(f"--level {higher} adds: {', '.join(ids)}", style="dim"))
 
 
-def case_list(level: str) -> list[dict[str, object]]:
-    allowed = LEVELS[: LEVELS.index(level) + 1]
+def case_list(listing: CaseListing) -> list[dict[str, object]]:
     return [
         {
             "case": c.id,
@@ -301,6 +297,48 @@ def case_list(level: str) -> list[dict[str, object]]:
             "variants": c.variants(),
             "tolerances": {k: {"rtol": t.rtol, "atol": t.atol} for k, t in c.tolerances.items()},
         }
-        for c in CASES
-        if c.level in allowed
+        for c in listing.cases
     ]
+
+
+# --- formats (emit) -----------------------------------------------------------------------------
+
+
+def _print_result(out: Console, result: SuiteResult, *, verbose: bool = False) -> None:
+    if isinstance(result, SmokeResult):
+        print_smoke(out, result)
+    else:
+        print_suite(out, result, verbose)
+
+
+def _text(result: SuiteResult, *, verbose: bool = False) -> str:
+    return plain_text(_print_result, result, verbose=verbose)
+
+
+def _json(result: SuiteResult, **_: Any) -> str:
+    return json.dumps(envelope(command_name(result), payload(result)), indent=2) + "\n"
+
+
+def _junit(result: SuiteResult, **_: Any) -> str:
+    return junit(result)
+
+
+FORMATS: dict[str, Format] = {
+    "text": Format(_text, terminal=_print_result),
+    "json": Format(_json),
+    "junit": Format(_junit),
+}
+
+
+def _list_json(listing: CaseListing) -> str:
+    document = envelope("selftest-list", {"level": listing.level, "cases": case_list(listing)})
+    return json.dumps(document, indent=2) + "\n"
+
+
+_LIST_TEXT = Format(lambda listing: plain_text(print_case_list, listing), terminal=print_case_list)
+# --list takes selftest's --format; a listing has no JUnit form, so it lists as text then.
+LIST_FORMATS: dict[str, Format] = {
+    "text": _LIST_TEXT,
+    "json": Format(_list_json),
+    "junit": _LIST_TEXT,
+}

@@ -1,16 +1,30 @@
-"""Text view and progress for ``neuron-env evaluate`` (layout only, no decisions)."""
+"""``neuron-env evaluate``: progress, the text view, and its formats (layout only).
+
+:data:`FORMATS` is an evaluation's output formats for :func:`neuron_env.report.emit.emit`: text,
+JSON (the versioned envelope) and html (one self-contained page). A report written to a file is
+said on stderr.
+"""
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from neuron_env.cli.device_views import device_rows, key_value_grid, seconds, status_text
 from neuron_env.evaluate import Evaluation, ModelInfo, Progress, ProgressCallback, StageResult
+from neuron_env.evaluate.html_report import render
+from neuron_env.evaluate.report import payload
+from neuron_env.report.console import new_console, plain_text
+from neuron_env.report.device import device_rows, key_value_grid, seconds, status_text
+from neuron_env.report.emit import Format, write_text
+from neuron_env.serialize import envelope
 from neuron_env.worker.events import comparison_line
 from neuron_env.worker.results import Comparison
 
@@ -27,11 +41,10 @@ STAGE_TEXT = {
 
 
 @contextmanager
-def progress(err: Console, quiet: bool) -> Iterator[ProgressCallback | None]:
+def progress() -> Iterator[ProgressCallback]:
     """Progress on stderr: a spinner naming the stage on a terminal, else a line per stage."""
-    if quiet:
-        yield None
-    elif err.is_terminal:
+    err = new_console(stderr=True)
+    if err.is_terminal:
         with err.status("starting the worker") as status:
             yield lambda event: _update(err, status, event)
     else:
@@ -205,3 +218,35 @@ def print_tracebacks(err: Console, evaluation: Evaluation) -> None:
     for name, trace in sources:
         if trace:
             err.print(Text(f"--- traceback ({name}) ---\n{trace.rstrip()}", style="dim"))
+
+
+# --- formats (emit) -----------------------------------------------------------------------------
+
+
+def _print(out: Console, evaluation: Evaluation, *, verbose: bool = False) -> None:
+    print_evaluation(out, evaluation, verbose)
+
+
+def _text(evaluation: Evaluation, *, verbose: bool = False) -> str:
+    return plain_text(print_evaluation, evaluation, verbose)
+
+
+def _json(evaluation: Evaluation, **_: Any) -> str:
+    return json.dumps(envelope("evaluate", payload(evaluation)), indent=2) + "\n"
+
+
+def _html(evaluation: Evaluation, **_: Any) -> str:
+    return render(evaluation)
+
+
+def _deliver(evaluation: Evaluation, text: str, output: Path | None) -> None:
+    write_text(output, text)
+    if output is not None:
+        sys.stderr.write(f"Wrote {output}\n")
+
+
+FORMATS: dict[str, Format] = {
+    "text": Format(_text, terminal=_print, deliver=_deliver),
+    "json": Format(_json, deliver=_deliver),
+    "html": Format(_html, deliver=_deliver),
+}

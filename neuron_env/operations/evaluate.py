@@ -1,0 +1,80 @@
+"""``evaluate ENTRY``: the user's own model on the device, against the CPU."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from neuron_env.evaluate import Evaluation, ProgressCallback
+
+#: Opens the display of the stages' progress (entered only while the worker runs).
+ProgressFactory = Callable[[], AbstractContextManager["ProgressCallback | None"]]
+
+DEFAULT_TIMEOUT = 600.0
+DYNAMIC_SHAPES = "compile-dynamic-shapes"  # the matrix's limitation quoted with recompiles
+
+
+@dataclass(frozen=True, kw_only=True)
+class EvaluateRequest:
+    """What to evaluate (``entry``: module:function or path/to/file.py:function), where, and how;
+    ``shapes`` (e.g. "2x128,4x128") imply ``compile``. ``before_run``, when given, is called once
+    the request is checked and before the long run (the CLI checks there that its report file
+    can be written)."""
+
+    entry: str
+    python: Path | None = None
+    device: str = "neuron"
+    compile: bool = False
+    shapes: Sequence[str] = ()
+    timeout: float = DEFAULT_TIMEOUT
+    repeats: int = 5
+    compile_backend: str | None = None
+    allow_fallback: bool = False
+    matrix_dirs: Sequence[Path] = ()
+    before_run: Callable[[], None] | None = None
+    progress: ProgressFactory | None = None
+
+
+def evaluate_entry(request: EvaluateRequest) -> Evaluation:
+    """Bad input (the entry, the shapes, the device, the interpreter) is said before the worker
+    starts; what the model does comes back in the evaluation."""
+    from neuron_env.evaluate import Request, evaluate, parse_entry, parse_shapes
+    from neuron_env.probe.python_env import find_target_python
+    from neuron_env.worker.devices import check_device
+
+    entry = parse_entry(request.entry)
+    shapes = parse_shapes(request.shapes)
+    check_device(request.device)
+    target = find_target_python(request.python)
+    if request.before_run is not None:
+        request.before_run()
+    compiling = request.compile or bool(shapes)
+    run = Request(
+        target,
+        entry,
+        request.device,
+        compiling,
+        shapes,
+        request.timeout,
+        request.repeats,
+        request.compile_backend,
+    )
+    note = _dynamic_shapes_note(request.matrix_dirs) if compiling else None
+    shown = request.progress() if request.progress is not None else nullcontext(None)
+    with shown as report:
+        return evaluate(
+            run, allow_fallback=request.allow_fallback, dynamic_shapes=note, progress=report
+        )
+
+
+def _dynamic_shapes_note(matrix_dirs: Sequence[Path]) -> str | None:
+    """The latest release's text for the dynamic-shapes limitation, quoted with recompiles."""
+    from neuron_env.matrix import load_matrix
+
+    release = load_matrix(list(matrix_dirs)).latest()
+    found = next((lim for lim in release.limitations if lim.id == DYNAMIC_SHAPES), None)
+    return f"{found.summary} (Neuron {release.version})" if found else None
