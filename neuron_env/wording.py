@@ -24,3 +24,14 @@ def version_span(versions: Iterable[str]) -> str:
 def plural(count: int, noun: str) -> str:
     """``1 device``, ``2 devices``."""
     return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def seconds(value: float | None) -> str:
+    """A duration as people read it: 1.23 s, 4.56 ms or 789 µs (None: an em dash)."""
+    if value is None:
+        return "—"
+    if value >= 1:
+        return f"{value:.2f} s"
+    if value >= 1e-3:
+        return f"{value * 1e3:.2f} ms"
+    return f"{value * 1e6:.0f} µs"

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 
 from neuron_env import __version__
 from neuron_env.evaluate.models import Evaluation, StageResult
+from neuron_env.wording import seconds
 from neuron_env.worker.results import Comparison
 
 STYLE = """
@@ -226,16 +227,6 @@ def _compilation(stage: StageResult) -> str:
         failed = [(f.op, f.error) for f in stage.failed_ops]
         parts.append("<h3>Ops that fail to compile alone</h3>\n" + table(("Op", "Error"), failed))
     return "\n".join(parts)
-
-
-def seconds(value: float | None) -> str:
-    if value is None:
-        return "—"
-    if value >= 1:
-        return f"{value:.2f} s"
-    if value >= 1e-3:
-        return f"{value * 1e3:.2f} ms"
-    return f"{value * 1e6:.0f} µs"
 
 
 def chart(stages: Sequence[StageResult]) -> str:

@@ -30,6 +30,8 @@ from neuron_env.selftest import (
 )
 from neuron_env.selftest.report import command_name, junit, payload
 from neuron_env.serialize import envelope
+from neuron_env.wording import seconds as seconds
+from neuron_env.worker.results import Problem
 
 STATUS_STYLE = {
     "pass": ("✓ pass", "green"),
@@ -45,16 +47,6 @@ STATUS_STYLE = {
 def status_text(status: str) -> Text:
     label, style = STATUS_STYLE.get(status, (status, ""))
     return Text(label, style=style)
-
-
-def seconds(value: float | None) -> str:
-    if value is None:
-        return "—"
-    if value >= 1:
-        return f"{value:.2f} s"
-    if value >= 1e-3:
-        return f"{value * 1e3:.2f} ms"
-    return f"{value * 1e6:.0f} µs"
 
 
 # --- progress -----------------------------------------------------------------------------------
@@ -263,13 +255,18 @@ def _print_fallback(out: Console, result: SuiteResult) -> None:
 
 
 def _print_footer(out: Console, result: SuiteResult) -> None:
-    if result.problem is not None:
-        out.print(Text(f"✗ {result.problem.message}", style="red bold"))
-        if result.problem.hint:
-            out.print(Text(result.problem.hint))
+    print_outcome(out, result.problem, ok=result.ok, summary=result.summary)
+
+
+def print_outcome(out: Console, problem: Problem | None, *, ok: bool, summary: str) -> None:
+    """A worker run's last line: what stopped it (and the hint), else ✓/✗ and its summary."""
+    if problem is not None:
+        out.print(Text(f"✗ {problem.message}", style="red bold"))
+        if problem.hint:
+            out.print(Text(problem.hint))
         return
-    style = "green bold" if result.ok else "red bold"
-    out.print(Text(("✓ " if result.ok else "✗ ") + result.summary, style=style))
+    style = "green bold" if ok else "red bold"
+    out.print(Text(("✓ " if ok else "✗ ") + summary, style=style))
 
 
 def print_case_list(out: Console, listing: CaseListing) -> None:

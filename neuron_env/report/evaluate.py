@@ -22,7 +22,13 @@ from neuron_env.evaluate import Evaluation, ModelInfo, Progress, ProgressCallbac
 from neuron_env.evaluate.html_report import render
 from neuron_env.evaluate.report import payload
 from neuron_env.report.console import new_console, plain_text
-from neuron_env.report.device import device_rows, key_value_grid, seconds, status_text
+from neuron_env.report.device import (
+    device_rows,
+    key_value_grid,
+    print_outcome,
+    seconds,
+    status_text,
+)
 from neuron_env.report.emit import Format, write_text
 from neuron_env.serialize import envelope
 from neuron_env.worker.events import comparison_line
@@ -203,13 +209,7 @@ def _print_compilation(out: Console, evaluation: Evaluation) -> None:
 
 
 def _print_footer(out: Console, evaluation: Evaluation) -> None:
-    if evaluation.problem is not None:
-        out.print(Text(f"✗ {evaluation.problem.message}", style="red bold"))
-        if evaluation.problem.hint:
-            out.print(Text(evaluation.problem.hint))
-        return
-    style = "green bold" if evaluation.ok else "red bold"
-    out.print(Text(("✓ " if evaluation.ok else "✗ ") + evaluation.summary, style=style))
+    print_outcome(out, evaluation.problem, ok=evaluation.ok, summary=evaluation.summary)
 
 
 def print_tracebacks(err: Console, evaluation: Evaluation) -> None:
