@@ -329,7 +329,7 @@ def log_path(explicit: Path | None, kind: str) -> Path:
 @contextlib.contextmanager
 def _failure_tail() -> Iterator[None]:
     """On an install failure, show the last lines of the backend's output above the error."""
-    from neuron_env.install.transaction import InstallFailed
+    from neuron_env.install.outcome import InstallFailed
 
     try:
         yield

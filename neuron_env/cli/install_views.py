@@ -10,9 +10,8 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from neuron_env.install.outcome import InstallResult, SystemPlan
 from neuron_env.install.plan import IndexRoute, InstallPlan, PlannedPackage
-from neuron_env.install.system import SystemPlan
-from neuron_env.install.transaction import InstallResult
 from neuron_env.install.wheelhouse import ForeignTags, Wheelhouse
 from neuron_env.matrix import Note
 
