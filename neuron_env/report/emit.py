@@ -28,6 +28,7 @@ from neuron_env.errors import BadInput, check_format
 REGISTRY: dict[str, str] = {
     "DoctorReport": "neuron_env.report:DOCTOR_FORMATS",
     "FleetReport": "neuron_env.report.fleet:FORMATS",
+    "InstallOutcome": "neuron_env.report.install:FORMATS",
 }
 
 
