@@ -1,7 +1,8 @@
 """``neuron-env install`` and ``neuron-env download``: option parsing only.
 
-The work happens in :mod:`neuron_env.cli.install_flow` (imported inside the commands, so that
-``neuron-env --help`` stays fast).
+The work happens in :mod:`neuron_env.operations.install` and the terminal's part in
+:mod:`neuron_env.report.install`, both imported inside the commands so that ``neuron-env --help``
+stays fast.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Annotated
 
 import typer
 
+from neuron_env.cli._common import settings
 from neuron_env.cli.options import IndexUrlOption, JsonOption, NeuronIndexOption, PytorchIndexOption
 
 TorchOption = Annotated[
@@ -146,16 +148,22 @@ def install(
 
       neuron-env install --system --release 2.33.1
     """
-    from neuron_env.cli import install_flow
+    from neuron_env.operations import install as operation
+    from neuron_env.report.emit import emit
+    from neuron_env.report.install import terminal_display
 
-    options = install_flow.InstallOptions(
+    request = operation.InstallRequest(
         torch=torch, release=release, venv=venv, python=python, backend=backend,
         index_url=index_url, neuron_index=neuron_index, pytorch_index=pytorch_index,
         wheelhouse=wheelhouse, offline=offline, os=os, export=export, system=system,
-        execute=execute, dry_run=dry_run, yes=yes, json=json, quiet=quiet, log=log,
-        sysroot=sysroot, packages=tuple(packages or ()), requirements=tuple(requirement or ()),
+        execute=execute, dry_run=dry_run, yes=yes, log=log, sysroot=sysroot,
+        packages=tuple(packages or ()), requirements=tuple(requirement or ()),
+        matrix_dirs=settings(ctx).matrix_dirs,
+        display=terminal_display(shown=not (quiet or json), quiet=quiet, confirm=_confirm),
     )  # fmt: skip
-    install_flow.run_install(ctx, options)
+    outcome = operation.install(request)
+    emit(outcome, "json" if json else "text", quiet=quiet)
+    raise typer.Exit(outcome.exit_code)
 
 
 def download(
@@ -191,12 +199,22 @@ def download(
 
     Example: neuron-env download --torch 2.14 --python-version 3.12 -d ./wheels
     """
-    from neuron_env.cli import install_flow
+    from neuron_env.operations import install as operation
+    from neuron_env.report.emit import emit
+    from neuron_env.report.install import terminal_display
 
-    options = install_flow.DownloadOptions(
+    request = operation.DownloadRequest(
         torch=torch, dest=dest, release=release, python_version=python_version, os=os,
         index_url=index_url, neuron_index=neuron_index, pytorch_index=pytorch_index,
-        dry_run=dry_run, json=json, quiet=quiet, log=log, sysroot=sysroot,
+        dry_run=dry_run, log=log, sysroot=sysroot,
         packages=tuple(packages or ()), requirements=tuple(requirement or ()),
+        matrix_dirs=settings(ctx).matrix_dirs,
+        display=terminal_display(shown=not (quiet or json), quiet=quiet, confirm=_confirm),
     )  # fmt: skip
-    install_flow.run_download(ctx, options)
+    outcome = operation.download(request)
+    emit(outcome, "json" if json else "text", quiet=quiet)
+    raise typer.Exit(outcome.exit_code)
+
+
+def _confirm(question: str) -> bool:
+    return typer.confirm(question, default=False)

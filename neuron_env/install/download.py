@@ -16,10 +16,10 @@ from pathlib import Path
 from neuron_env.command import Runner, run
 from neuron_env.errors import BadInput, CommandFailed, MalformedFile
 from neuron_env.install.backends.base import Session
+from neuron_env.install.outcome import InstallFailed
 from neuron_env.install.plan import InstallPlan
 from neuron_env.install.reachability import failure_cause, step_name
 from neuron_env.install.staging import remove_tree
-from neuron_env.install.transaction import InstallFailed
 from neuron_env.install.wheelhouse import (
     ONLY_BINARY,
     ForeignTags,

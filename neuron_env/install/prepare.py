@@ -18,6 +18,7 @@ from neuron_env.command import Runner, run
 from neuron_env.errors import BadInput, UnsupportedCombination
 from neuron_env.install.backends import Backend, choose_backend
 from neuron_env.install.plan import BackendName, Choices, InstallPlan, make_plan
+from neuron_env.install.request import InstallRequest, Selection
 from neuron_env.install.staging import stale_staging_dirs
 from neuron_env.install.target_env import (
     TargetEnv,
@@ -44,44 +45,34 @@ from neuron_env.probe.os_release import probe_os
 
 
 @dataclass(frozen=True)
-class InstallRequest:
-    """The options of ``neuron-env install`` that shape the plan."""
-
-    torch: str
-    release: str | None = None
-    venv: Path | None = None
-    python: Path | None = None
-    backend: str = "auto"
-    os: str | None = None
-    index_url: str | None = None
-    neuron_index: str | None = None
-    pytorch_index: str | None = None
-    wheelhouse: Path | None = None
-    offline: bool = False
-    sysroot: Path = Path("/")
-    packages: tuple[UserRequirement, ...] = ()
-    """The user's own packages (``PACKAGE ...`` and ``-r FILE``), classified before anything."""
-
-
-@dataclass(frozen=True)
 class Prepared:
     plan: InstallPlan
     target: TargetEnv
     backend: Backend
 
 
-def prepare(matrix: Matrix, request: InstallRequest, *, runner: Runner = run) -> Prepared:
-    """Resolve ``request`` into a plan, its target environment and its backend."""
+def prepare(
+    matrix: Matrix,
+    request: InstallRequest,
+    packages: tuple[UserRequirement, ...] = (),
+    *,
+    runner: Runner = run,
+) -> Prepared:
+    """Resolve ``request`` into a plan, its target environment and its backend.
+
+    ``packages`` are the user's own (``PACKAGE ...`` and ``-r FILE``), read and checked before.
+    """
     _check_sources(request)
+    torch = request.pinned_torch()
     release = matrix.get(request.release)
-    allowed = allowed_pythons(release, request.torch)
-    _judge_names_first(matrix, release, request, allowed)
+    allowed = allowed_pythons(release, torch)
+    _judge_names_first(matrix, release, torch, packages, allowed)
     target_env = locate_target(request.venv, request.python, allowed, runner=runner)
     _refuse_own_environment(target_env, request, allowed)
     check_writable_parent(target_env)
     os_facts = probe_os(request.sysroot)
     matrix_request = Request(
-        torch=request.torch,
+        torch=torch,
         python=target_env.python_minor,
         os=request.os or os_facts.key,
         arch=os_facts.arch,
@@ -96,7 +87,7 @@ def prepare(matrix: Matrix, request: InstallRequest, *, runner: Runner = run) ->
         raise UnsupportedCombination(exc.message, hint=hint) from None
     installed = target_env.installed()
     classified = classify(
-        matrix, release, target, request.packages, python=target.python, installed=installed
+        matrix, release, target, packages, python=target.python, installed=installed
     )
     backend = choose_backend(request.backend)
     choices = Choices(
@@ -176,7 +167,7 @@ def new_env_commands(request: InstallRequest, parent: Path, python: str) -> str:
 
 
 def _release_args(request: InstallRequest) -> list[str]:
-    args = ["--torch", request.torch]
+    args = ["--torch", request.pinned_torch()]
     return [*args, "--release", request.release] if request.release else args
 
 
@@ -189,20 +180,24 @@ def _shown(path: Path) -> str:
 
 
 def _judge_names_first(
-    matrix: Matrix, release: Release, request: InstallRequest, allowed: tuple[str, ...]
+    matrix: Matrix,
+    release: Release,
+    torch: str,
+    packages: tuple[UserRequirement, ...],
+    allowed: tuple[str, ...],
 ) -> None:
     """Refuse a package the release does not ship (legacy XLA, an unknown Neuron name, upstream
     torchao) before looking for an interpreter or the environment: that answer does not depend on
     them, and it is the one the user needs first. Judged again, fully, once the target is known."""
-    if not request.packages or not allowed:
+    if not packages or not allowed:
         return
     # Which names the release ships depends on neither the OS nor the architecture.
-    provisional = Request(torch=request.torch, python=allowed[0], release=str(release.version))
+    provisional = Request(torch=torch, python=allowed[0], release=str(release.version))
     try:
         target = resolve_target(matrix, provisional)
     except BadInput:  # the pairing itself: said later, with the environment's own facts
         return
-    classify(matrix, release, target, request.packages, python=target.python)
+    classify(matrix, release, target, packages, python=target.python)
 
 
 def allowed_pythons(release: Release, torch: str) -> tuple[str, ...]:
@@ -236,34 +231,26 @@ def _backend_name(backend: Backend) -> BackendName:
     return "uv" if backend.name == "uv" else "pip"
 
 
-@dataclass(frozen=True)
-class DownloadRequest:
-    """The options of ``neuron-env download`` (and of ``install --export``) that shape the plan."""
-
-    torch: str
-    dest: Path
-    release: str | None = None
-    python_version: str | None = None
-    os: str | None = None
-    index_url: str | None = None
-    neuron_index: str | None = None
-    pytorch_index: str | None = None
-    sysroot: Path = Path("/")
-    packages: tuple[UserRequirement, ...] = ()
-
-
 def prepare_download(
-    matrix: Matrix, request: DownloadRequest, *, runner: Runner = run
+    matrix: Matrix,
+    request: Selection,
+    packages: tuple[UserRequirement, ...] = (),
+    *,
+    dest: Path,
+    python_version: str | None = None,
+    runner: Runner = run,
 ) -> tuple[InstallPlan, ForeignTags]:
-    """The plan of wheels to download for another machine, and its Python and platform tags."""
+    """The plan of wheels to download into ``dest`` (or to export) for another machine with
+    ``python_version`` (None: the Python ``install`` would use here), and its platform tags."""
+    torch = request.pinned_torch()
     release = matrix.get(request.release)
-    python = request.python_version or host_python_minor(release, request.torch, runner)
+    python = python_version or host_python_minor(release, torch, runner)
     os_facts = probe_os(request.sysroot)
     arch = release.release.arch[0]
     target = resolve_target(
         matrix,
         Request(
-            torch=request.torch,
+            torch=torch,
             python=python,
             os=request.os or os_facts.key,
             arch=arch,
@@ -271,7 +258,7 @@ def prepare_download(
         ),
     )
     choices = Choices(
-        venv=str(request.dest),
+        venv=str(dest),
         action="create",
         base_python="",
         backend="pip",
@@ -281,7 +268,7 @@ def prepare_download(
         pytorch_index=request.pytorch_index,
         default_index_origin="pip's configuration",
     )
-    classified = classify(matrix, release, target, request.packages, python=target.python)
+    classified = classify(matrix, release, target, packages, python=target.python)
     plan = apply_to_plan(make_plan(release, with_pins(target, classified), choices), classified)
     return plan, ForeignTags(plan.python, manylinux_platforms(arch, release.release.min_glibc))
 

@@ -9,13 +9,13 @@ runs them (as root only) through the subprocess gateway.
 from __future__ import annotations
 
 import os
-import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from neuron_env.command import Runner, clean_env, run
 from neuron_env.errors import BadInput
+from neuron_env.install.outcome import Step, SystemPlan
 from neuron_env.matrix import Note, Release
 from neuron_env.probe.os_release import parse_os_release
 
@@ -24,44 +24,6 @@ NEURON_BIN = "/opt/aws/neuron/bin"
 APT_TIMEOUT = 1800.0
 #: Codenames of the Ubuntu releases the matrices list, for steps printed for another host.
 KNOWN_CODENAMES = {"ubuntu-22.04": "jammy", "ubuntu-24.04": "noble", "ubuntu-26.04": "resolute"}
-
-
-@dataclass(frozen=True)
-class Step:
-    """One step: run ``argv``, or write ``content`` to the file ``write``.
-
-    ``display`` is the step as a shell line with every word quoted, for people to read or paste.
-    ``runnable`` is False for a step printed for another host (it needs that host's shell).
-    """
-
-    summary: str
-    argv: tuple[str, ...] = ()
-    write: str | None = None
-    content: str = ""
-    runnable: bool = True
-    display: str = field(init=False)
-
-    def __post_init__(self) -> None:
-        if not self.runnable:
-            shown = " ".join(self.argv)  # constant text written for a shell, e.g. $(uname -r)
-        elif self.write is None:
-            shown = shlex.join(self.argv)
-        else:
-            printf = shlex.join(["printf", r"%s\n", self.content.rstrip()])
-            shown = f"{printf} > {shlex.quote(self.write)}"
-        object.__setattr__(self, "display", shown)
-
-
-@dataclass(frozen=True)
-class SystemPlan:
-    """The apt steps for a release on one host, and what to keep in mind."""
-
-    release: str
-    os: str
-    codename: str
-    kernel: str
-    steps: tuple[Step, ...]
-    notes: tuple[Note, ...]
 
 
 @dataclass(frozen=True)

@@ -27,13 +27,13 @@ import shutil
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 from neuron_env.command import Runner, clean_env, run
 from neuron_env.errors import CommandFailed, Interrupted, NeuronEnvError, OperationFailed
 from neuron_env.install import live, staging
 from neuron_env.install.backends import Backend, Session
+from neuron_env.install.outcome import InstallFailed, InstallResult
 from neuron_env.install.pause import pause_at
 from neuron_env.install.plan import InstallPlan
 from neuron_env.install.reachability import failure_cause, step_name
@@ -62,30 +62,6 @@ class Phases:
             key, began = self._current
             self.timings[key] = round(time.monotonic() - began, 3)
             self._current = None
-
-
-@dataclass(frozen=True)
-class InstallResult:
-    """What the install did: the versions now installed and how long it took."""
-
-    venv: str
-    action: str
-    backend: str
-    versions: dict[str, str]
-    previous: dict[str, str]
-    torch_import: str
-    duration_s: float
-    timings: dict[str, float]
-    log: str
-
-
-class InstallFailed(OperationFailed):
-    """The install failed and nothing was changed; carries the backend's last lines."""
-
-    def __init__(self, message: str, *, hint: str, log: Path, tail: str = "") -> None:
-        super().__init__(message, hint=hint)
-        self.log = log
-        self.tail = tail
 
 
 class VerificationFailed(InstallFailed):

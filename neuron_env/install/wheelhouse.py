@@ -18,15 +18,19 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 
 from neuron_env.errors import BadInput, CommandFailed, MalformedFile, OperationFailed
-from neuron_env.install.backends.base import Session
 from neuron_env.install.plan import DEFAULT_ROUTE, InstallPlan
 from neuron_env.schema import JSON_LENIENT, SchemaError, parse
 from neuron_env.serialize import envelope
+
+if TYPE_CHECKING:
+    # Not at run time: the backends package imports this module, so importing wheelhouse first
+    # (the renderers, download) would re-enter it half-initialised.
+    from neuron_env.install.backends.base import Session
 
 MANIFEST = "neuron-env-wheelhouse.json"
 REQUIREMENTS = "requirements.txt"

@@ -44,6 +44,7 @@ REGISTRY: dict[str, str] = {
     "Validation": "neuron_env.report.matrix:VALIDATE_FORMATS",
     "VerifyResult": "neuron_env.report.matrix_verify:FORMATS",
     "SuiteResult": "neuron_env.report.device:FORMATS",
+    "InstallOutcome": "neuron_env.report.install:FORMATS",
 }
 
 
