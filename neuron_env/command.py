@@ -4,8 +4,7 @@ Every subprocess goes through :func:`run`: an argument list (never a shell strin
 explicit environment, and failures turned into :class:`CommandFailed` with the command line and the
 tail of its output. Each process starts through :func:`_spawn` (a session of its own) and is waited
 for by :func:`_finish` (its group killed on a timeout or an interruption); :class:`StreamingCommand`
-starts the same way. ``Runner`` (``runner=run`` in the installer and the probes) is a seam no
-caller or test varies yet.
+starts the same way.
 """
 
 from __future__ import annotations
@@ -37,9 +36,6 @@ class Completed:
     returncode: int
     stdout: str
     stderr: str
-
-
-Runner = Callable[..., Completed]
 
 
 def run(

@@ -13,7 +13,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from neuron_env.command import Runner, run
 from neuron_env.errors import BadInput, CommandFailed, MalformedFile
 from neuron_env.install.backends.base import Session
 from neuron_env.install.outcome import InstallFailed
@@ -30,9 +29,7 @@ from neuron_env.install.wheelhouse import (
 )
 
 
-def download(
-    plan: InstallPlan, dest: Path, tags: ForeignTags, *, log: Path, runner: Runner = run
-) -> Wheelhouse:
+def download(plan: InstallPlan, dest: Path, tags: ForeignTags, *, log: Path) -> Wheelhouse:
     """Fill the new or empty directory ``dest`` with every wheel of ``plan``."""
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise BadInput(
@@ -42,7 +39,7 @@ def download(
     created = not dest.exists()
     dest.mkdir(parents=True, exist_ok=True)
     try:
-        return _fill(plan, dest, tags, log, runner)
+        return _fill(plan, dest, tags, log)
     except BaseException:
         if created:
             remove_tree(dest)
@@ -59,7 +56,6 @@ def export_requirements(
     *,
     log: Path,
     wheelhouse: Path | None = None,
-    runner: Runner = run,
 ) -> tuple[str, Wheelhouse]:
     """A requirements file's text that pins every package of ``plan`` by version and sha256."""
     if wheelhouse is not None:
@@ -71,7 +67,7 @@ def export_requirements(
             )
     else:
         with tempfile.TemporaryDirectory(prefix="neuron-env-export-") as scratch:
-            house = _fill(plan, Path(scratch), tags, log, runner)
+            house = _fill(plan, Path(scratch), tags, log)
     return hashed_requirements(house, header=install_instructions(plan, out)), house
 
 
@@ -88,11 +84,9 @@ def install_instructions(plan: InstallPlan, out: Path) -> list[str]:
     ]
 
 
-def _fill(
-    plan: InstallPlan, dest: Path, tags: ForeignTags, log: Path, runner: Runner
-) -> Wheelhouse:
+def _fill(plan: InstallPlan, dest: Path, tags: ForeignTags, log: Path) -> Wheelhouse:
     with tempfile.TemporaryDirectory(prefix="neuron-env-download-") as scratch:
-        session = Session(log=log, work=Path(scratch), runner=runner)
+        session = Session(log=log, work=Path(scratch))
         try:
             return fill_wheelhouse(plan, dest, _pip(session), session, tags)
         except CommandFailed as exc:

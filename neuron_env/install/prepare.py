@@ -14,7 +14,6 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from neuron_env.command import Runner, run
 from neuron_env.errors import BadInput, UnsupportedCombination
 from neuron_env.install.backends import Backend, choose_backend
 from neuron_env.install.plan import BackendName, Choices, InstallPlan, make_plan
@@ -55,8 +54,6 @@ def prepare(
     matrix: Matrix,
     request: InstallRequest,
     packages: tuple[UserRequirement, ...] = (),
-    *,
-    runner: Runner = run,
 ) -> Prepared:
     """Resolve ``request`` into a plan, its target environment and its backend.
 
@@ -67,7 +64,7 @@ def prepare(
     release = matrix.get(request.release)
     allowed = allowed_pythons(release, torch)
     _judge_names_first(matrix, release, torch, packages, allowed)
-    target_env = locate_target(request.venv, request.python, allowed, runner=runner)
+    target_env = locate_target(request.venv, request.python, allowed)
     _refuse_own_environment(target_env, request, allowed)
     check_writable_parent(target_env)
     os_facts = probe_os(request.sysroot)
@@ -238,13 +235,12 @@ def prepare_download(
     *,
     dest: Path,
     python_version: str | None = None,
-    runner: Runner = run,
 ) -> tuple[InstallPlan, ForeignTags]:
     """The plan of wheels to download into ``dest`` (or to export) for another machine with
     ``python_version`` (None: the Python ``install`` would use here), and its platform tags."""
     torch = request.pinned_torch()
     release = matrix.get(request.release)
-    python = python_version or host_python_minor(release, torch, runner)
+    python = python_version or host_python_minor(release, torch)
     os_facts = probe_os(request.sysroot)
     arch = release.release.arch[0]
     target = resolve_target(
@@ -273,7 +269,7 @@ def prepare_download(
     return plan, ForeignTags(plan.python, manylinux_platforms(arch, release.release.min_glibc))
 
 
-def host_python_minor(release: Release, torch: str, runner: Runner = run) -> str:
+def host_python_minor(release: Release, torch: str) -> str:
     """The minor version of the interpreter ``install`` would create an environment with."""
-    base = find_base_python(allowed_pythons(release, torch), runner)
-    return ".".join(python_version(base, runner).split(".")[:2])
+    base = find_base_python(allowed_pythons(release, torch))
+    return ".".join(python_version(base).split(".")[:2])

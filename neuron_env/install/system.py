@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from neuron_env.command import Runner, clean_env, run
+from neuron_env.command import clean_env, run
 from neuron_env.errors import BadInput
 from neuron_env.install.outcome import Step, SystemPlan
 from neuron_env.matrix import Note, Release
@@ -154,7 +154,6 @@ def execute_steps(
     log: Path,
     sysroot: Path = Path("/"),
     progress: Callable[[str], None] = lambda _: None,
-    runner: Runner = run,
 ) -> None:
     """Run the steps in order, as root; the first failure stops them."""
     require_root()
@@ -167,7 +166,7 @@ def execute_steps(
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(step.content, encoding="utf-8")
         else:
-            runner(list(step.argv), timeout=APT_TIMEOUT, env=env, output=log)
+            run(list(step.argv), timeout=APT_TIMEOUT, env=env, output=log)
 
 
 def require_root() -> None:

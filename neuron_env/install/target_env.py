@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from neuron_env.command import Runner, clean_env, run
+from neuron_env.command import clean_env, run
 from neuron_env.errors import BadInput, CommandFailed, OperationFailed
 from neuron_env.facts import PythonFacts
 from neuron_env.probe.python_env import probe_python
@@ -56,8 +56,6 @@ def locate_target(
     venv: Path | None,
     python: Path | None,
     allowed_pythons: Sequence[str],
-    *,
-    runner: Runner = run,
 ) -> TargetEnv:
     """Find the target environment and the interpreter to (re)build it with.
 
@@ -65,7 +63,7 @@ def locate_target(
     input: one message, exit 2.
     """
     try:
-        return _locate(venv, python, allowed_pythons, runner)
+        return _locate(venv, python, allowed_pythons)
     except RuntimeError as exc:  # Path.resolve() on a symbolic link loop (Python < 3.13)
         raise BadInput(
             f"--venv {venv} is a symbolic link loop: it never reaches a directory ({exc}).",
@@ -96,12 +94,10 @@ def check_writable_parent(target: TargetEnv) -> None:
         )
 
 
-def _locate(
-    venv: Path | None, python: Path | None, allowed_pythons: Sequence[str], runner: Runner
-) -> TargetEnv:
+def _locate(venv: Path | None, python: Path | None, allowed_pythons: Sequence[str]) -> TargetEnv:
     python = _interpreter(python) if python is not None else None
     if venv is None and python is not None:
-        return _existing_from_python(python, runner)
+        return _existing_from_python(python)
     if venv is None:
         active = os.environ.get("VIRTUAL_ENV")
         if not active:
@@ -114,13 +110,13 @@ def _locate(
     if path.is_symlink():  # swap the environment the link points to, keep the link
         path = path.resolve(strict=True)
     if _is_venv(path):
-        target = _existing(path, runner)
+        target = _existing(path)
         if python is not None:
-            _check_same_python(target, python, runner)
+            _check_same_python(target, python)
         return target
     _check_can_create(path)
-    base = python or find_base_python(allowed_pythons, runner)
-    return TargetEnv(path, base, python_version(base, runner), None)
+    base = python or find_base_python(allowed_pythons)
+    return TargetEnv(path, base, python_version(base), None)
 
 
 def _interpreter(python: Path) -> Path:
@@ -133,10 +129,10 @@ def _interpreter(python: Path) -> Path:
     return python.absolute()
 
 
-def python_version(python: Path, runner: Runner = run) -> str:
+def python_version(python: Path) -> str:
     """The full version (``3.12.4``) of an interpreter, by running it."""
     try:
-        result = runner(
+        result = run(
             [python, "-I", "-c", "import platform; print(platform.python_version())"],
             timeout=PROBE_TIMEOUT,
             env=clean_env(),
@@ -146,27 +142,27 @@ def python_version(python: Path, runner: Runner = run) -> str:
     return result.stdout.strip()
 
 
-def _existing_from_python(python: Path, runner: Runner) -> TargetEnv:
+def _existing_from_python(python: Path) -> TargetEnv:
     if not python.exists():
         raise BadInput(f"Python interpreter {python} does not exist.")
-    facts = _probe(python, runner)
+    facts = _probe(python)
     if not facts.in_venv:
         raise BadInput(
             f"{python} is not inside a virtual environment; neuron-env installs only into one, "
             "so that it can build the new environment beside it and swap.",
             hint=f"Create one with: neuron-env install --torch X.Y --venv DIR --python {python}",
         )
-    return _existing(Path(facts.prefix), runner)
+    return _existing(Path(facts.prefix))
 
 
-def _existing(path: Path, runner: Runner) -> TargetEnv:
-    facts = _probe(path / "bin" / "python", runner)
+def _existing(path: Path) -> TargetEnv:
+    facts = _probe(path / "bin" / "python")
     return TargetEnv(path, _base_of(path), facts.version, facts)
 
 
-def _probe(python: Path, runner: Runner) -> PythonFacts:
+def _probe(python: Path) -> PythonFacts:
     try:
-        return probe_python(python, timeout=PROBE_TIMEOUT, runner=runner)
+        return probe_python(python, timeout=PROBE_TIMEOUT)
     except CommandFailed as exc:
         raise OperationFailed(
             f"Cannot inspect the environment of {python}: {exc.message}.",
@@ -191,8 +187,8 @@ def _check_can_create(path: Path) -> None:
         )
 
 
-def _check_same_python(target: TargetEnv, python: Path, runner: Runner) -> None:
-    wanted = python_version(python, runner)
+def _check_same_python(target: TargetEnv, python: Path) -> None:
+    wanted = python_version(python)
     if wanted.split(".")[:2] != target.python_version.split(".")[:2]:
         raise BadInput(
             f"{target.path} uses Python {target.python_minor}, not {wanted}; an upgrade keeps "
@@ -223,7 +219,7 @@ def _pyvenv_cfg(venv: Path) -> dict[str, str]:
     return values
 
 
-def find_base_python(allowed: Sequence[str], runner: Runner) -> Path:
+def find_base_python(allowed: Sequence[str]) -> Path:
     """``python3`` when its version is allowed, else ``python3.X`` for an allowed X on PATH."""
     names = ["python3", *(f"python{v}" for v in allowed)]
     for name in names:
@@ -231,7 +227,7 @@ def find_base_python(allowed: Sequence[str], runner: Runner) -> Path:
         if found is None:
             continue
         try:
-            version = python_version(Path(found), runner)
+            version = python_version(Path(found))
         except BadInput:
             continue  # a shim for a version that is not installed
         if ".".join(version.split(".")[:2]) in allowed:

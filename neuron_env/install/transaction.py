@@ -29,7 +29,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from neuron_env.command import Runner, clean_env, run
+from neuron_env.command import clean_env, run
 from neuron_env.errors import CommandFailed, Interrupted, NeuronEnvError, OperationFailed
 from neuron_env.install import live, staging
 from neuron_env.install.backends import Backend, Session
@@ -94,7 +94,6 @@ def execute(
     log: Path,
     progress: Progress = lambda _: None,
     notice: Progress | None = None,
-    runner: Runner = run,
 ) -> InstallResult:
     """Carry out ``plan`` for ``target`` as one transaction (see the module docstring).
 
@@ -116,12 +115,12 @@ def execute(
             before = live.snapshot(target.path) if target.exists else None
             pause_at("resolve")
             box = staging.make_staging_dir(target.path)
-            versions, torch = _build(plan, target, backend, box, log, phases, runner)
+            versions, torch = _build(plan, target, backend, box, log, phases)
             _check_live_unchanged(target, before, log)
             phases.start("swap", "Swapping the verified environment into place")
             # From here to the end of the cleanup, Ctrl-C and SIGTERM wait (the commit point).
             held = committed.enter_context(staging.held_interrupts())
-            _swap_in(box / "venv", target, runner)
+            _swap_in(box / "venv", target)
         except BaseException as exc:
             if box is not None:
                 with staging.held_interrupts():
@@ -185,10 +184,9 @@ def _build(
     box: Path,
     log: Path,
     phases: Phases,
-    runner: Runner,
 ) -> tuple[dict[str, str], TorchImport]:
     venv = box / "venv"
-    session = Session(log=log, work=box / "work", runner=runner)
+    session = Session(log=log, work=box / "work")
     session.work.mkdir()
     if target.exists:
         phases.start("copy", f"Copying {target.path} to a staging directory beside it")
@@ -204,7 +202,7 @@ def _build(
     from_neuron = backend.install(plan, venv / "bin" / "python", session)
     phases.start("verify", "Verifying the new environment (import torch)")
     pause_at("verify")
-    versions, torch = _inspect(venv / "bin" / "python", runner)
+    versions, torch = _inspect(venv / "bin" / "python")
     found = problems(plan, target.installed(), versions, torch, routed=from_neuron)
     if found:
         raise VerificationFailed(found, unchanged=_unchanged(target), log=log)
@@ -213,16 +211,16 @@ def _build(
     return versions, torch
 
 
-def _inspect(python: Path, runner: Runner) -> tuple[dict[str, str], TorchImport]:
+def _inspect(python: Path) -> tuple[dict[str, str], TorchImport]:
     """The installed versions and ``import torch``, read side by side (the import is slow)."""
     with ThreadPoolExecutor(max_workers=1) as pool:
-        torch = pool.submit(import_torch, python, runner=runner)
-        facts = probe_python(python, runner=runner)
+        torch = pool.submit(import_torch, python)
+        facts = probe_python(python)
         versions = {name: dist.version for name, dist in facts.distributions.items()}
         return versions, torch.result()
 
 
-def _swap_in(new: Path, target: TargetEnv, runner: Runner) -> None:
+def _swap_in(new: Path, target: TargetEnv) -> None:
     """Put ``new`` at the target path; undo the swap if its interpreter does not run there.
 
     The caller holds Ctrl-C and SIGTERM meanwhile, so that the swap is never left halfway.
@@ -233,7 +231,7 @@ def _swap_in(new: Path, target: TargetEnv, runner: Runner) -> None:
         new.rename(target.path)
     try:
         pause_at("swap")
-        _check_runs(target.path, runner)
+        _check_runs(target.path)
     except BaseException:
         _undo_swap(new, target)
         raise
@@ -246,9 +244,9 @@ def _undo_swap(new: Path, target: TargetEnv) -> None:
         target.path.rename(new)
 
 
-def _check_runs(venv: Path, runner: Runner) -> None:
+def _check_runs(venv: Path) -> None:
     code = "import sys; print(sys.prefix)"
-    result = runner([venv / "bin" / "python", "-I", "-c", code], timeout=60, env=clean_env())
+    result = run([venv / "bin" / "python", "-I", "-c", code], timeout=60, env=clean_env())
     if Path(result.stdout.strip()) != venv:
         raise OperationFailed(
             f"After the swap, {venv}/bin/python reports prefix {result.stdout.strip()!r}."

@@ -17,7 +17,7 @@ from pathlib import Path
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from neuron_env.command import Runner, clean_env, run
+from neuron_env.command import clean_env, run
 from neuron_env.errors import CommandFailed
 from neuron_env.install.plan import InstallPlan, is_neuron_name
 
@@ -41,12 +41,10 @@ class TorchImport:
     error: str | None = None
 
 
-def import_torch(python: Path, *, runner: Runner = run) -> TorchImport:
+def import_torch(python: Path) -> TorchImport:
     """Run ``import torch`` in ``python`` (isolated mode: no PYTHONPATH, no user site)."""
     try:
-        result = runner(
-            [python, "-I", "-c", _IMPORT_TORCH], timeout=IMPORT_TIMEOUT, env=clean_env()
-        )
+        result = run([python, "-I", "-c", _IMPORT_TORCH], timeout=IMPORT_TIMEOUT, env=clean_env())
     except CommandFailed as exc:
         lines = [line for line in exc.output.strip().splitlines() if line.strip()]
         return TorchImport(None, lines[-1] if lines else exc.message)

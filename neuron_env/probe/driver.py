@@ -9,7 +9,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from neuron_env.command import Runner, clean_env, run
+from neuron_env.command import clean_env, run
 from neuron_env.errors import CommandFailed
 from neuron_env.facts import DeviceNode, DriverFacts, NeuronDevice
 
@@ -19,11 +19,9 @@ NEURON_LS_PATHS = ("opt/aws/neuron/bin/neuron-ls", "usr/bin/neuron-ls", "usr/loc
 NEURON_LS_JSON_FLAGS = (("--output-format", "json"), ("--json-output",))
 
 
-def probe_driver(
-    sysroot: Path, *, neuron_ls_timeout: float = 5.0, runner: Runner = run
-) -> DriverFacts:
+def probe_driver(sysroot: Path, *, neuron_ls_timeout: float = 5.0) -> DriverFacts:
     try:
-        listing, listing_error = neuron_ls(sysroot, neuron_ls_timeout, runner), None
+        listing, listing_error = neuron_ls(sysroot, neuron_ls_timeout), None
     except (CommandFailed, RuntimeError) as exc:  # a broken tool must not hide the driver facts
         listing, listing_error = None, getattr(exc, "message", None) or str(exc)
     return DriverFacts(
@@ -94,14 +92,14 @@ def _sysfs_device(path: Path) -> NeuronDevice:
     )
 
 
-def neuron_ls(sysroot: Path, timeout: float, runner: Runner) -> Any:
+def neuron_ls(sysroot: Path, timeout: float) -> Any:
     """``neuron-ls`` JSON when the tool is installed, else None. Failures raise (recorded)."""
     tool = next((sysroot / p for p in NEURON_LS_PATHS if (sysroot / p).is_file()), None)
     if tool is None:
         return None
     last_error: Exception | None = None
     for flags in NEURON_LS_JSON_FLAGS:
-        result = runner([tool, *flags], timeout=timeout, env=clean_env(), check=False)
+        result = run([tool, *flags], timeout=timeout, env=clean_env(), check=False)
         if result.returncode == 0:
             try:
                 return json.loads(result.stdout)

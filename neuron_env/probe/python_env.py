@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-from neuron_env.command import Runner, run
+from neuron_env.command import run
 from neuron_env.errors import BadInput, OperationFailed
 from neuron_env.facts import PythonFacts
 from neuron_env.schema import JSON_LENIENT, SchemaError, parse
@@ -42,10 +42,10 @@ def find_target_python(python: Path | None = None, venv: Path | None = None) -> 
     return Path(sys.executable)
 
 
-def probe_python(python: Path, *, timeout: float = 10.0, runner: Runner = run) -> PythonFacts:
+def probe_python(python: Path, *, timeout: float = 10.0) -> PythonFacts:
     """Facts about ``python``'s environment; raises on failure (the caller records it)."""
     # The user's environment is passed through on purpose: their pip configuration is a fact.
-    result = runner([python, "-I", PROBE_SCRIPT], timeout=timeout, env=None)
+    result = run([python, "-I", PROBE_SCRIPT], timeout=timeout, env=None)
     try:
         return parse(PythonFacts, json.loads(result.stdout), ["python"], JSON_LENIENT)
     except (ValueError, SchemaError) as exc:

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from neuron_env.command import Completed, Runner
 from neuron_env.errors import BadInput
 from neuron_env.install import live
 from neuron_env.install.backends import PipBackend, UvBackend, choose_backend
@@ -74,20 +73,18 @@ def test_the_legacy_stack_goes_only_from_a_legacy_environment() -> None:
     assert legacy_leftovers(leftover, "<2.10") == ("torch-xla",)
 
 
-def uv_reporting(version: str) -> Runner:
-    """The subprocess gateway's stand-in for ``uv --version``."""
-
-    def runner(argv: list[str | Path], **_: object) -> Completed:
-        out = f"uv {version} (x86_64-unknown-linux-gnu)\n"
-        return Completed(tuple(str(a) for a in argv), 0, out, "")
-
-    return runner
+def uv_reporting(version: str, where: Path) -> Path:
+    """A real executable that answers ``uv --version`` as that uv release does."""
+    uv = where / f"uv-{version}" / "uv"
+    uv.parent.mkdir()
+    uv.write_text(f"#!/bin/sh\necho 'uv {version} (x86_64-unknown-linux-gnu)'\n")
+    uv.chmod(0o755)
+    return uv
 
 
 def test_a_uv_too_old_for_pylock_files_is_not_used(tmp_path: Path) -> None:
-    uv = tmp_path / "uv"
-    new, old = uv_reporting("0.13.9"), uv_reporting("0.5.1")
-    assert isinstance(choose_backend("auto", new, lambda: uv), UvBackend)
-    assert isinstance(choose_backend("auto", old, lambda: uv), PipBackend)
+    new, old = uv_reporting("0.13.9", tmp_path), uv_reporting("0.5.1", tmp_path)
+    assert isinstance(choose_backend("auto", lambda: new), UvBackend)
+    assert isinstance(choose_backend("auto", lambda: old), PipBackend)
     with pytest.raises(BadInput, match=r"is uv 0\.5\.1; neuron-env needs uv 0\.6\.15 or newer"):
-        choose_backend("uv", old, lambda: uv)
+        choose_backend("uv", lambda: old)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from neuron_env.command import Runner, clean_env, run
+from neuron_env.command import clean_env, run
 from neuron_env.errors import BadInput, CommandFailed
 from neuron_env.install.backends.base import Backend, Session
 from neuron_env.install.backends.pip import PipBackend
@@ -31,24 +31,22 @@ def find_uv() -> Path | None:
     return Path(found) if found else None
 
 
-def uv_version(uv: Path, runner: Runner = run) -> Version | None:
+def uv_version(uv: Path) -> Version | None:
     """The version ``uv --version`` reports, or None when it cannot tell."""
     try:
-        out = runner([uv, "--version"], timeout=30, env=clean_env()).stdout.split()
+        out = run([uv, "--version"], timeout=30, env=clean_env()).stdout.split()
         return Version(out[1])
     except (CommandFailed, IndexError, InvalidVersion):
         return None
 
 
-def choose_backend(
-    name: str, runner: Runner = run, find: Callable[[], Path | None] = find_uv
-) -> Backend:
+def choose_backend(name: str, find: Callable[[], Path | None] = find_uv) -> Backend:
     """``auto``: uv when it can be found and is new enough, else pip."""
     if name not in BACKEND_NAMES:
         raise BadInput(f"Unknown backend '{name}'; choose one of {', '.join(BACKEND_NAMES)}.")
     uv = find() if name in ("auto", "uv") else None
     if uv is not None:
-        version = uv_version(uv, runner)
+        version = uv_version(uv)
         if version is not None and version >= MIN_UV:
             return UvBackend(uv)
         if name == "uv":

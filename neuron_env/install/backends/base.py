@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
-from neuron_env.command import Completed, Runner, clean_env, run
+from neuron_env.command import Completed, clean_env, run
 from neuron_env.install.plan import InstallPlan
 
 #: Environment variables a backend keeps: its own configuration, where config and caches live,
@@ -27,12 +27,11 @@ DROPPED_NAMES = ("PIP_TARGET", "PIP_PREFIX", "PIP_ROOT", "PIP_USER", "UV_SYSTEM_
 
 @dataclass(frozen=True)
 class Session:
-    """One backend run: where its output goes, a scratch directory, and the runner."""
+    """One backend run: where its output goes, and a scratch directory."""
 
     log: Path
     work: Path
     timeout: float = 3600.0
-    runner: Runner = run
     extra_env: Mapping[str, str] = field(default_factory=dict)
 
     def env(self, overrides: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -50,7 +49,7 @@ class Session:
     def run(
         self, argv: Sequence[str | os.PathLike[str]], env: Mapping[str, str] | None = None
     ) -> Completed:
-        return self.runner(argv, timeout=self.timeout, env=env or self.env(), output=self.log)
+        return run(argv, timeout=self.timeout, env=env or self.env(), output=self.log)
 
 
 class Backend(ABC):
