@@ -36,14 +36,17 @@ def cli(tmp_path: Path) -> CliRunner:
 def cli_runner(cwd: Path) -> CliRunner:
     """A runner of the console script from ``cwd`` (for fixtures wider than one test)."""
 
-    def run(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> Result:
-        full_env = {k: v for k, v in os.environ.items() if not k.startswith("NEURON_ENV_")}
+    def run(*args: str, env: dict[str, str | None] | None = None, timeout: float = 60) -> Result:
+        """``env`` is added to this machine's environment; a variable set to None is removed."""
+        full_env: dict[str, str | None] = {
+            k: v for k, v in os.environ.items() if not k.startswith("NEURON_ENV_")
+        }
         full_env.update({"NO_COLOR": "1", "COLUMNS": "160", **(env or {})})
         proc = subprocess.run(
             [str(NEURON_ENV), *args],
             capture_output=True,
             text=True,
-            env=full_env,
+            env={k: v for k, v in full_env.items() if v is not None},
             cwd=cwd,
             timeout=timeout,
             check=False,

@@ -11,7 +11,6 @@ import typer
 
 from neuron_env.cli._common import (
     check_format,
-    console,
     device_progress,
     settings,
     write_output,
@@ -145,13 +144,13 @@ def preflight(
 
 def _deliver(report: DoctorReport, plan: OutputPlan) -> None:
     from neuron_env.report import render
+    from neuron_env.report.emit import emit
     from neuron_env.report.github import workflow_commands
-    from neuron_env.report.text import print_report
 
     if plan.annotations:
         sys.stdout.write("".join(line + "\n" for line in workflow_commands(report)))
     if plan.stdout == "text":
-        print_report(console(), report, command="preflight")
+        emit(report, "text", command="preflight")
     else:
         sys.stdout.write(render(report, plan.stdout, command="preflight"))
     for path, output_format in plan.files:

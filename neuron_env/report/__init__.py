@@ -42,19 +42,20 @@ def render(
 
 
 def _plain_text(report: DoctorReport, verbose: bool, command: str) -> str:
-    from neuron_env.report.console import new_console
+    from neuron_env.report.console import PlainWriter
     from neuron_env.report.text import print_report
 
     buffer = io.StringIO()
-    plain = new_console(file=buffer)
-    print_report(plain, report, verbose=verbose, command=command)
+    print_report(PlainWriter(buffer), report, verbose=verbose, command=command)
     return buffer.getvalue()
 
 
-def _print_text(out: Console, report: DoctorReport, **options: Any) -> None:
+def print_text(out: Console, report: DoctorReport, **options: Any) -> None:
+    """The text report straight to a terminal, in colour (``options``: verbose, command)."""
+    from neuron_env.report.console import RichWriter
     from neuron_env.report.text import print_report
 
-    print_report(out, report, **options)  # straight to the terminal, in colour
+    print_report(RichWriter(out), report, **options)
 
 
 def _render_as(output_format: str) -> Callable[..., str]:
@@ -76,7 +77,7 @@ def _deliver_github(report: DoctorReport, markdown: str, output: Path | None) ->
 
 
 DOCTOR_FORMATS: dict[str, Format] = {
-    "text": Format(_render_as("text"), terminal=_print_text),
+    "text": Format(_render_as("text"), terminal=print_text, styled_only=True),
     "json": Format(_render_as("json")),
     "junit": Format(_render_as("junit")),
     "github": Format(_render_as("github"), deliver=_deliver_github),

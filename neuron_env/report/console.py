@@ -1,4 +1,9 @@
-"""The one place a rich console is built, for the terminal and for rendering into text."""
+"""The one place a rich console is built, for the terminal and for rendering into text.
+
+Reports that lay out their own lines (the doctor's) write them through a :class:`Writer`: a
+:class:`RichWriter` styles them on a terminal, a :class:`PlainWriter` writes the same characters
+without importing rich (files, pipes, CI logs), which keeps a plain ``neuron-env doctor`` fast.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ import io
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -16,6 +21,63 @@ if TYPE_CHECKING:
     from neuron_env.matrix import Note
 
 PLAIN_WIDTH = 120  # pipes, files and CI logs read better wider than rich's 80 columns
+
+Span = tuple[str, str]
+"""A piece of a line: its text and a rich style name (``""``: unstyled)."""
+
+# What makes rich style, size or redirect a stream's output on its own: a plain stream is one
+# where it would write exactly the characters, 120 columns wide (new_console's choice).
+_RICH_DECIDES = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "COLUMNS", "JUPYTER_COLUMNS")
+
+
+class Writer(Protocol):
+    """Where a report's lines go: ``width`` columns, one :meth:`line` call per line."""
+
+    @property
+    def width(self) -> int: ...
+
+    def line(self, *spans: Span) -> None:
+        """Write one line made of ``spans`` (none: an empty line)."""
+
+
+class PlainWriter:
+    """Lines as plain text on ``stream``, ``width`` columns wide (rich is never imported)."""
+
+    def __init__(self, stream: TextIO, width: int = PLAIN_WIDTH) -> None:
+        self._stream = stream
+        self.width = width
+
+    def line(self, *spans: Span) -> None:
+        self._stream.write("".join(text for text, _ in spans) + "\n")
+
+
+class RichWriter:
+    """Lines printed by a rich console, styled as their spans say; rich never wraps them again."""
+
+    def __init__(self, console: Console) -> None:
+        self._console = console
+
+    @property
+    def width(self) -> int:
+        return self._console.width
+
+    def line(self, *spans: Span) -> None:
+        from rich.text import Text
+
+        self._console.print(Text.assemble(*spans), soft_wrap=True)
+
+
+def plain_stream(stream: TextIO) -> bool:
+    """Whether a console on ``stream`` would write plain text 120 columns wide: no terminal, and
+    nothing in the environment (``FORCE_COLOR``, ``COLUMNS``, ...) or a notebook that makes rich
+    decide otherwise."""
+    try:
+        terminal = stream.isatty()
+    except (AttributeError, ValueError):  # no isatty, or a closed stream: rich says plain too
+        terminal = False
+    if terminal or "IPython" in sys.modules:
+        return False
+    return not any(name in os.environ for name in _RICH_DECIDES)
 
 
 def new_console(*, stderr: bool = False, file: TextIO | None = None) -> Console:

@@ -53,7 +53,7 @@ class Format:
     """How one result type is written in one format.
 
     ``render(result, **options)`` is the document as one string. ``terminal(console, result,
-    **options)``, when given, prints it in colour instead whenever it goes to stdout. ``deliver(
+    **options)``, when given, prints it in colour instead when it goes to stdout. ``deliver(
     result, text, output)``, when given, writes the rendered text itself (instead of to ``output``
     or stdout).
     """
@@ -61,6 +61,10 @@ class Format:
     render: Callable[..., str]
     terminal: Callable[..., None] | None = None
     deliver: Callable[[Any, str, Path | None], None] | None = None
+    styled_only: bool = False
+    """``terminal`` is only the styled twin of ``render``: stdout gets it where rich would style
+    or size the output (a terminal, ``FORCE_COLOR``, ``COLUMNS``), else ``render``'s text, the
+    same characters, written without building a console."""
 
 
 Formats = Mapping[str, Format]
@@ -89,10 +93,11 @@ def emit(result: Any, output_format: str, output: Path | None = None, **options:
     check_format(output_format, table)
     chosen = table[output_format]
     if chosen.terminal is not None and output is None:
-        from neuron_env.report.console import new_console
+        from neuron_env.report.console import new_console, plain_stream
 
-        chosen.terminal(new_console(), result, **options)
-        return
+        if not (chosen.styled_only and plain_stream(sys.stdout)):
+            chosen.terminal(new_console(), result, **options)
+            return
     text = chosen.render(result, **options)
     if chosen.deliver is not None:
         chosen.deliver(result, text, output)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.text import Text
+from rich.markup import escape
 
 from neuron_env.escape import (
     github_data,
@@ -20,10 +20,10 @@ from neuron_env.escape import (
 )
 from neuron_env.fleet.model import FleetReport, Group, HostVerdict
 from neuron_env.junit import Case, Suite, write_junit
-from neuron_env.report.console import new_console
+from neuron_env.report.console import RichWriter, Span, new_console
 from neuron_env.report.emit import Format
 from neuron_env.report.github import ICONS
-from neuron_env.report.text import Line, print_hanging, shown
+from neuron_env.report.text import Line, print_hanging
 from neuron_env.serialize import envelope
 
 if TYPE_CHECKING:
@@ -109,10 +109,11 @@ def print_fleet(out: Console, report: FleetReport, *, verbose: bool = False) -> 
     out.print(_headline(report))
     failing = [g for g in report.groups if g.status == "fail"]
     warning = [g for g in report.groups if g.status == "warn"]
-    for title, groups, mark in (
-        ("Not ready", failing, "[red]✗[/]"),
-        ("Warnings", warning, "[yellow]![/]"),
-    ):
+    marks: tuple[tuple[str, list[Group], Span], ...] = (
+        ("Not ready", failing, ("✗", "red")),
+        ("Warnings", warning, ("!", "yellow")),
+    )
+    for title, groups, mark in marks:
         if groups:
             out.print(f"\n[bold]{title}[/] (hosts grouped by check)")
             for group in groups:
@@ -143,14 +144,20 @@ def _headline(report: FleetReport) -> str:
     return f"{verdict}: " + ", ".join(parts) + "."
 
 
-def _print_group(out: Console, group: Group, mark: str, verbose: bool) -> None:
+def _print_group(out: Console, group: Group, mark: Span, verbose: bool) -> None:
     names = [terminal(name) for name in group.hosts]  # a file name's newline stays visible
     hosts = f"{plural(len(group.hosts), 'host')}: {_host_list(names, verbose)}"
     lines: list[Line] = [("", "", hosts)]
     if group.fix:
         others = f" (+{group.other_fixes} variants; --format json has each host's)"
         lines.append(("fix: ", "", group.fix + (others if group.other_fixes else "")))
-    print_hanging(out, Text.from_markup(f"  {mark} ") + Text(f"{group.check} — "), lines, 6)
+    lead = [("  ", ""), mark, (f" {group.check} — ", "")]
+    print_hanging(RichWriter(out), lead, lines, 6)
+
+
+def shown(value: str) -> str:
+    """A value from a snapshot or a file name, for rich markup: inert, and never markup itself."""
+    return escape(terminal(value))
 
 
 def _host_list(hosts: Sequence[str], verbose: bool) -> str:

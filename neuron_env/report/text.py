@@ -1,25 +1,33 @@
-"""The human report: findings grouped by category with ✓ ! ✗ marks and fixes under problems."""
+"""The human report: findings grouped by category with ✓ ! ✗ marks and fixes under problems.
+
+The report is laid out here once, as lines of :data:`~neuron_env.report.console.Span` (text and a
+style name), and written through a :class:`~neuron_env.report.console.Writer`: in colour by rich on
+a terminal, or as plain text with no rich at all into files and pipes (a plain doctor run never
+imports it). Both write the same characters, so the layout (the wrapping, the hanging indents) is
+decided here, never by the sink.
+"""
 
 from __future__ import annotations
 
 import textwrap
 from collections import Counter
 from collections.abc import Sequence
-
-from rich.console import Console
-from rich.markup import escape
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from neuron_env.checks.model import CATEGORIES, Check, DoctorReport, Finding
 from neuron_env.escape import terminal
+from neuron_env.report.console import Span, Writer
 from neuron_env.wording import join_words, plural
 
-MARKS = {
-    "ok": "[green]✓[/]",
-    "warn": "[yellow]![/]",
-    "fail": "[red]✗[/]",
-    "skip": "[dim]-[/]",
-    "error": "[red]?[/]",
+if TYPE_CHECKING:
+    from rich.console import Console
+
+MARKS: dict[str, Span] = {
+    "ok": ("✓", "green"),
+    "warn": ("!", "yellow"),
+    "fail": ("✗", "red"),
+    "skip": ("-", "dim"),
+    "error": ("?", "red"),
 }
 CATEGORY_TITLES = {
     "platform": "Platform",
@@ -34,7 +42,7 @@ WORDS = {"ok": "ok", "warn": "warnings", "fail": "failed", "skip": "skipped", "e
 
 
 def print_report(
-    out: Console, report: DoctorReport, *, verbose: bool = False, command: str = "doctor"
+    out: Writer, report: DoctorReport, *, verbose: bool = False, command: str = "doctor"
 ) -> None:
     """The doctor's (or preflight's) report as text on ``out``: the host and what it was judged
     against, the checks by category with each problem's fix (details when ``verbose``), then the
@@ -42,33 +50,39 @@ def print_report(
     facts = report.facts
     where = facts.hostname or "this host"
     instance = facts.ec2.instance_type if facts.ec2 and facts.ec2.instance_type else None
-    out.print(
-        f"[bold]neuron-env {command}[/] · {shown(where)}"
-        + (f" ({shown(instance)})" if instance else ""),
-        soft_wrap=True,
+    out.line(
+        (f"neuron-env {command}", "bold"),
+        (f" · {terminal(where)}" + (f" ({terminal(instance)})" if instance else ""), ""),
     )
     judged = (
         f"Judged against Neuron {report.release} ({report.release_reason}); "
         f"PyTorch {report.torch or '—'} ({report.torch_reason})."
     )
-    lines = textwrap.wrap(
-        terminal(judged), out.width, break_long_words=False, break_on_hyphens=False
-    )
-    for line in lines:
-        out.print(Text(line, style="dim"), soft_wrap=True)  # split at spaces only, never mid-word
+    for line in _wrap(terminal(judged), out.width):
+        out.line((line, "dim"))
     width = max((len(f.check) for f in report.findings), default=0)
     for category in CATEGORIES:
         members = [f for f in report.findings if f.category == category]
         if members:
-            out.print(f"\n[bold]{CATEGORY_TITLES[category]}[/]")
+            out.line()
+            out.line((CATEGORY_TITLES[category], "bold"))
             for finding in members:
                 _print_finding(out, finding, width, verbose, report.summary.is_allowed(finding))
-    out.print()
-    out.print(_summary_line(report))
+    out.line()
+    verdict, rest = _summary_line(report)
+    first, *more = _wrap(verdict[0] + rest, out.width)
+    out.line(verdict, (first[len(verdict[0]) :], ""))  # the verdict is a few words: never wrapped
+    for line in more:
+        out.line((line, ""))
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of ``width``, split at spaces only: never mid-word, never at a hyphen."""
+    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False) or [""]
 
 
 def _print_finding(
-    out: Console, finding: Finding, width: int, verbose: bool, allowed: bool = False
+    out: Writer, finding: Finding, width: int, verbose: bool, allowed: bool = False
 ) -> None:
     note = " (allowed by --allow: does not fail the run)" if allowed else ""
     lines: list[Line] = [("", "", finding.summary + note)]
@@ -76,7 +90,7 @@ def _print_finding(
         lines.append(("", "dim", finding.detail))
     if finding.fix and finding.status != "ok":
         lines.append(("fix: ", "", finding.fix))
-    lead = Text.from_markup(f"  {MARKS[finding.status]} {finding.check:<{width}}  ")
+    lead = [("  ", ""), MARKS[finding.status], (f" {finding.check:<{width}}  ", "")]
     print_hanging(out, lead, lines, width + 6)
 
 
@@ -84,30 +98,25 @@ Line = tuple[str, str, str]
 """(cyan label, style, text) of one logical line."""
 
 
-def print_hanging(out: Console, lead: Text, lines: list[Line], indent: int) -> None:
+def print_hanging(out: Writer, lead: Sequence[Span], lines: list[Line], indent: int) -> None:
     """``lead``, then the lines wrapped with a hanging indent and no trailing spaces."""
     room = max(40, out.width - indent)
     first = True
     for label, style, body in lines:
         text = label + terminal(body, keep_newlines=True)  # data never drives the terminal
         # Long words (paths, URLs) stay whole, so they can be copied and never split into a
-        # line of their own choosing; rich must not wrap the lines again.
+        # line of their own choosing.
         for i, chunk in enumerate(textwrap.wrap(text, room, break_long_words=False) or [""]):
-            prefix = lead if first else Text(" " * indent)
+            prefix: Sequence[Span] = lead if first else [(" " * indent, "")]
             first = False
             if i == 0 and label:
-                line = prefix + Text(label, style="cyan") + Text(chunk[len(label) :], style=style)
+                out.line(*prefix, (label, "cyan"), (chunk[len(label) :], style))
             else:
-                line = prefix + Text(chunk, style=style)
-            out.print(line, soft_wrap=True)
+                out.line(*prefix, (chunk, style))
 
 
-def shown(value: str) -> str:
-    """A value from a snapshot or the matrix, for rich markup: inert, and never markup itself."""
-    return escape(terminal(value))
-
-
-def _summary_line(report: DoctorReport) -> str:
+def _summary_line(report: DoctorReport) -> tuple[Span, str]:
+    """The verdict (coloured) and the rest of the summary line."""
     summary = report.summary
     allowed = [f for f in report.findings if summary.is_allowed(f) and f.status in PROBLEMS]
     counted = Counter(str(f.status) for f in report.findings if f not in allowed)
@@ -117,10 +126,11 @@ def _summary_line(report: DoctorReport) -> str:
     strict = " (--strict: warnings fail)" if summary.strict and summary.status == "warn" else ""
     took = f" in {report.facts.duration_s:.2f} s" if report.facts.duration_s else ""
     judged = "" if any(f.status != "skip" for f in report.findings) else "nothing was judged, "
-    return (
-        f"[bold {colour}]{verdict}[/]{strict}{_allowed_note(allowed)}: {judged}"
+    rest = (
+        f"{strict}{_allowed_note(allowed)}: {judged}"
         f"{', '.join(parts) or 'nothing else checked'}{took}."
     )
+    return (verdict, f"bold {colour}"), rest
 
 
 def _allowed_note(allowed: list[Finding]) -> str:

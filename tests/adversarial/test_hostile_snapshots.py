@@ -101,6 +101,34 @@ def test_doctor_shows_hostile_values_inertly_in_every_format(
         assert json.loads(result.stdout)["facts"]["hostname"] == "node-01" + PAYLOAD
 
 
+# The text report's sinks: a pipe gets plain text written without rich; COLUMNS or FORCE_COLOR
+# (and a terminal) make rich print it, the latter in colour; a file gets the plain text too.
+TEXT_SINKS = {
+    "pipe": {"COLUMNS": None, "NO_COLOR": None},
+    "pipe, COLUMNS": {"COLUMNS": "100"},
+    "pipe, FORCE_COLOR": {"COLUMNS": None, "NO_COLOR": None, "FORCE_COLOR": "1"},
+}
+SGR = re.compile("\x1b\\[[0-9;]*m")  # colour, the only escape sequence neuron-env writes
+
+
+@pytest.mark.parametrize("sink", [*TEXT_SINKS, "file"])
+def test_doctor_text_is_inert_wherever_it_goes(
+    cli: CliRunner, snapshot: dict[str, object], tmp_path: Path, sink: str
+) -> None:
+    path = tmp_path / "host.json"
+    path.write_text(json.dumps(hostile(snapshot)))
+    out = tmp_path / "report.txt"
+    args = ["doctor", "--facts", str(path), "-v", *(["-o", str(out)] if sink == "file" else [])]
+    result = cli(*args, env=TEXT_SINKS.get(sink, {}))
+    assert result.returncode == 1, result.stderr
+    text = out.read_text() if sink == "file" else result.stdout
+    if sink.endswith("FORCE_COLOR"):
+        assert SGR.search(text)  # coloured: and colour is all that acts
+        text = SGR.sub("", text)
+    assert_inert(text)
+    check_format(text, "text", tmp_path)
+
+
 @pytest.mark.parametrize("output_format", ["text", "json", "junit", "github"])
 def test_fleet_report_shows_hostile_names_inertly_in_every_format(
     cli: CliRunner, fleet: Path, tmp_path: Path, output_format: str

@@ -1,0 +1,97 @@
+"""The doctor's text report is the same characters wherever it goes.
+
+Piped (no terminal, no ``COLUMNS``, no ``FORCE_COLOR``) it is written as plain text without rich,
+which keeps a plain run fast; into a file it is that same text; on a terminal, or when
+``FORCE_COLOR`` or ``COLUMNS`` asks, rich prints it, in colour where it may. Only the colour may
+differ: the words, the wrapping and the hanging indents are the same.
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DATA, NEURON_ENV, CliRunner
+
+pytestmark = pytest.mark.integration
+
+SNAPSHOT = DATA / "snapshots" / "torch-2.13-container.json"
+SGR = re.compile("\x1b\\[[0-9;]*m")
+PIPE = {"COLUMNS": None, "NO_COLOR": None, "FORCE_COLOR": None}  # what a plain pipe has
+
+
+def doctor(cli: CliRunner, *extra: str, env: dict[str, str | None]) -> str:
+    result = cli("doctor", "--facts", str(SNAPSHOT), "-v", *extra, env=env)
+    assert result.returncode == 1, result.stderr  # judged: Python 3.11 is not supported
+    assert result.stderr == ""
+    return result.stdout
+
+
+def on_a_terminal(*args: str, columns: int) -> str:
+    """What ``neuron-env *args`` writes to a real terminal (a pty) ``columns`` wide."""
+    controller, terminal = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS", "FORCE_COLOR")}
+    env.update(COLUMNS=str(columns), TERM="xterm-256color")
+    with subprocess.Popen(
+        [str(NEURON_ENV), *args], stdout=terminal, stderr=terminal, env=env
+    ) as proc:
+        os.close(terminal)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:  # EIO: the other end is closed
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        proc.wait(timeout=60)
+    os.close(controller)
+    return b"".join(chunks).decode().replace("\r\n", "\n")
+
+
+def test_a_pipe_a_file_and_a_terminal_get_the_same_words(cli: CliRunner, tmp_path: Path) -> None:
+    piped = doctor(cli, env=PIPE)
+    assert "\x1b" not in piped
+    assert max(len(line) for line in piped.splitlines()) <= 120
+    assert "fix: " in piped and "Not ready" in piped
+
+    report = tmp_path / "report.txt"
+    assert doctor(cli, "-o", str(report), env=PIPE) == ""
+    assert report.read_text() == piped
+
+    assert doctor(cli, env={**PIPE, "COLUMNS": "120"}) == piped  # rich, told the same width
+
+    coloured = doctor(cli, env={**PIPE, "FORCE_COLOR": "1"})
+    assert SGR.search(coloured), "FORCE_COLOR gives colour in a pipe"
+    assert SGR.sub("", coloured) == piped
+
+    shown = on_a_terminal("doctor", "--facts", str(SNAPSHOT), "-v", columns=120)
+    assert SGR.search(shown), "a terminal gets colour"
+    assert SGR.sub("", shown) == piped
+
+
+def test_a_plain_report_does_not_load_rich(tmp_path: Path) -> None:
+    """rich costs a plain run a tenth of its start-up (benchmarks/doctor.py): only a terminal,
+    or an environment that asks for what rich does, loads it."""
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS", "FORCE_COLOR")}
+    args = [sys.executable, "-X", "importtime", "-m", "neuron_env", "doctor"]
+    plain = subprocess.run(
+        [*args, "--facts", str(SNAPSHOT)], capture_output=True, text=True, env=env, check=False
+    )
+    assert plain.returncode == 1 and "Not ready" in plain.stdout
+    assert " rich" not in plain.stderr
+    coloured = subprocess.run(
+        [*args, "--facts", str(SNAPSHOT)],
+        capture_output=True,
+        text=True,
+        env={**env, "FORCE_COLOR": "1"},
+        check=False,
+    )
+    assert " rich.console" in coloured.stderr  # the check above can see rich being imported
