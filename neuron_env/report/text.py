@@ -104,9 +104,9 @@ def print_hanging(out: Writer, lead: Sequence[Span], lines: list[Line], indent: 
     first = True
     for label, style, body in lines:
         text = label + terminal(body, keep_newlines=True)  # data never drives the terminal
-        # Long words (paths, URLs) stay whole, so they can be copied and never split into a
-        # line of their own choosing.
-        for i, chunk in enumerate(textwrap.wrap(text, room, break_long_words=False) or [""]):
+        # Long words (paths, URLs, package==version pins) stay whole, so they can be copied:
+        # never split into a line of their own choosing, nor at a hyphen of a package name.
+        for i, chunk in enumerate(_wrap(text, room)):
             prefix: Sequence[Span] = lead if first else [(" " * indent, "")]
             first = False
             if i == 0 and label:

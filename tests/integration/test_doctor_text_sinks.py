@@ -77,6 +77,17 @@ def test_a_pipe_a_file_and_a_terminal_get_the_same_words(cli: CliRunner, tmp_pat
     assert SGR.sub("", shown) == piped
 
 
+def test_a_pipe_wraps_at_columns_when_asked(cli: CliRunner) -> None:
+    wide = doctor(cli, env=PIPE)
+    narrow = doctor(cli, env={**PIPE, "COLUMNS": "80"})
+    assert narrow != wide
+    assert " ".join(narrow.split()) == " ".join(wide.split())  # the same words, rewrapped
+    assert "'aws-neuronx-runtime-lib=2.35.33.0*'" in narrow.split()  # a pin is never split
+    long_words = {w for w in narrow.split() if len(w) > 40}  # paths and commands stay whole
+    for line in narrow.splitlines():
+        assert len(line) <= 80 or any(word in line for word in long_words), line
+
+
 def test_a_plain_report_does_not_load_rich(tmp_path: Path) -> None:
     """rich costs a plain run a tenth of its start-up (benchmarks/doctor.py): only a terminal,
     or an environment that asks for what rich does, loads it."""
