@@ -93,7 +93,8 @@ def _request(method: str, url: str, deadline: float, headers: dict[str, str]) ->
         *(f"{name}: {value}" for name, value in headers.items()),
         *(["Content-Length: 0"] if method == "PUT" else []),
     ]
-    with socket.create_connection((host, port), timeout=_left(deadline)) as sock:
+    address = (_address(host), port)  # getaddrinfo takes bytes; typeshed says str only
+    with socket.create_connection(address, timeout=_left(deadline)) as sock:  # type: ignore[arg-type]
         sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
         answer = _read_answer(sock, deadline)
     status, body = _parse_answer(answer)
@@ -103,6 +104,15 @@ def _request(method: str, url: str, deadline: float, headers: dict[str, str]) ->
 
 
 MAX_ANSWER = 64 * 1024
+
+
+def _address(host: str) -> str | bytes:
+    """``host`` as getaddrinfo takes it: an ASCII name or address as bytes, since a str makes it
+    import the IDNA codec (a hundredth of doctor's start-up) to encode even ``169.254.169.254``."""
+    try:
+        return host.encode("ascii")
+    except UnicodeEncodeError:
+        return host
 
 
 def _left(deadline: float) -> float:
