@@ -32,12 +32,12 @@ def check_request(matrix: Matrix, release: str | None, torch: str | None) -> Non
     """``--release`` names a known release and ``--torch`` a PyTorch it pairs (without
     ``--release``: that some known release pairs); else bad input, said once, before judging.
     """
-    from neuron_env.matrix import Request, resolve_target
-
     if torch is None:
         if release is not None:
             matrix.get(release)
         return
+    from neuron_env.matrix import Request, resolve_target
+
     errors: list[BadInput] = []
     for candidate in [release] if release else [str(r.version) for r in matrix.releases]:
         try:

@@ -56,3 +56,33 @@ def test_a_commands_help_loads_only_that_command() -> None:
     out, loaded = loaded_modules("matrix", "--help")
     assert "resolve" in out
     assert "neuron_env.cli.doctor" not in loaded and "neuron_env.cli.matrix" in loaded
+
+
+def test_the_matrix_package_exports_each_name_from_its_submodule() -> None:
+    """``neuron_env.matrix`` loads a submodule when one of its names is first used."""
+    import neuron_env.matrix as matrix
+
+    for name in matrix.__all__:
+        value = getattr(matrix, name)
+        assert getattr(value, "__module__", "").startswith("neuron_env.matrix."), name
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        matrix.nope  # noqa: B018
+
+
+def test_a_doctor_run_loads_neither_resolution_nor_diffs() -> None:
+    from tests.conftest import DATA
+
+    snapshot = str(DATA / "snapshots" / "torch-2.13-container.json")
+    code = CHECK_LOADED.replace('startswith("neuron_env.cli.")', 'startswith("neuron_env.matrix")')
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "doctor", "--facts", snapshot],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "Judged against Neuron" in proc.stdout
+    line = next(x for x in proc.stderr.splitlines() if x.startswith("LOADED"))
+    assert line.split() == [
+        "LOADED",
+        "neuron_env.matrix,neuron_env.matrix.load,neuron_env.matrix.model",
+    ]
