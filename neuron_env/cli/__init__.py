@@ -8,6 +8,7 @@ command. Heavy imports (torch, boto3, jinja2, the matrix itself) happen inside t
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import traceback
@@ -236,6 +237,11 @@ def main() -> None:
             traceback.print_exc()
         print_error(exc)
         sys.exit(exc.exit_code)
+    finally:
+        # The interpreter's shutdown runs full garbage collections over every object the run
+        # made (~12 ms of a 0.15 s doctor run); the process is ending, so exempt them. Files and
+        # streams are closed as before: by their owners, then by the shutdown itself.
+        gc.freeze()
 
 
 def _debug_requested() -> bool:
