@@ -32,6 +32,8 @@ STDERR_KEPT = 64 * 1024  # of a streaming command's stderr: enough for a traceba
 
 @dataclass(frozen=True)
 class Completed:
+    """A finished command: its argv, exit status, and decoded output."""
+
     argv: tuple[str, ...]
     returncode: int
     stdout: str

@@ -19,6 +19,9 @@ from neuron_env.wording import join_words
 
 @dataclass(frozen=True)
 class DoctorOptions:
+    """How facts are judged: the release and PyTorch to judge against (None: detected), which
+    checks run, whether warnings fail, the device level, and the finding ids allowed to fail."""
+
     release: str | None = None
     torch: str | None = None
     only: Sequence[str] = ()

@@ -32,6 +32,9 @@ class ProbeError:
 
 @dataclass(frozen=True)
 class OsFacts:
+    """The operating system: /etc/os-release, the kernel, the architecture, glibc, and whether
+    this is a container."""
+
     id: str | None = None
     version_id: str | None = None
     pretty_name: str | None = None
@@ -48,6 +51,8 @@ class OsFacts:
 
 @dataclass(frozen=True)
 class Ec2Facts:
+    """What the instance metadata service (IMDSv2) says, or why there is no answer."""
+
     on_ec2: bool
     reason: str = ""
     instance_type: str | None = None
@@ -59,6 +64,8 @@ class Ec2Facts:
 
 @dataclass(frozen=True)
 class DeviceNode:
+    """One ``/dev/neuronN`` node: whether this user can open it, its mode and its group."""
+
     path: str
     readable: bool
     writable: bool
@@ -79,6 +86,9 @@ class NeuronDevice:
 
 @dataclass(frozen=True)
 class DriverFacts:
+    """The Neuron kernel driver: the loaded module, its device nodes and sysfs entries, and what
+    ``neuron-ls`` reports."""
+
     module_loaded: bool
     module_version: str | None = None
     devices: tuple[DeviceNode, ...] = ()
@@ -89,6 +99,9 @@ class DriverFacts:
 
 @dataclass(frozen=True)
 class SystemFacts:
+    """The installed system packages that matter to Neuron (dpkg names to versions), whether the
+    running kernel's headers are installed, and the EFA devices."""
+
     packages: dict[str, str] = field(default_factory=dict)
     kernel_headers: bool | None = None
     efa_devices: tuple[str, ...] = ()
@@ -126,6 +139,9 @@ class PipConfig:
 
 @dataclass(frozen=True)
 class PythonFacts:
+    """The target interpreter and its environment: version, venv, installed distributions,
+    registered torch backends and pip configuration."""
+
     executable: str
     version: str
     implementation: str = "cpython"
@@ -146,6 +162,9 @@ class PythonFacts:
 
 @dataclass(frozen=True)
 class CacheDir:
+    """A compile-cache or debug directory a Neuron variable names (or its default): whether it
+    exists, is writable, and how much room it has."""
+
     variable: str
     path: str
     exists: bool
@@ -155,6 +174,8 @@ class CacheDir:
 
 @dataclass(frozen=True)
 class EnvFacts:
+    """The Neuron-related environment variables and the cache directories they point at."""
+
     variables: dict[str, str] = field(default_factory=dict)
     cache_dirs: tuple[CacheDir, ...] = ()
 

@@ -48,6 +48,8 @@ def skip(summary: str, detail: str = "") -> Verdict:
 
 @dataclass(frozen=True)
 class Finding:
+    """One check's verdict in a report: which check, its status, and what to do about it."""
+
     check: str
     category: str
     title: str
@@ -109,6 +111,9 @@ CheckFunction = Callable[[HostFacts, Context], Verdict]
 
 @dataclass(frozen=True)
 class Check:
+    """A registered check: its id, category and title, the facts it needs, the function that
+    judges them, and the device level it belongs to (0: no device test)."""
+
     id: str
     category: str
     title: str

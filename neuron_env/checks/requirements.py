@@ -52,6 +52,8 @@ class Unmet:
 
 @dataclass(frozen=True)
 class Problem:
+    """One requirement problem as the check reports it, with its fix (may be empty)."""
+
     status: Status
     text: str
     fix: str

@@ -264,6 +264,9 @@ class SystemPackage:
 
 @dataclass(frozen=True)
 class AptRepo:
+    """The Neuron apt repository: its URL, signing key and keyring path, and the sources that
+    say so."""
+
     url: str
     key_url: str
     keyring: str
