@@ -15,18 +15,13 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from neuron_env.escape import UNSAFE
 from neuron_env.schema import format_path
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 hosts
-    import tomli as tomllib
 
 MiB = 1 << 20
 
@@ -89,7 +84,10 @@ def read_bytes(path: Path, max_bytes: int) -> bytes:
 
 def read_text(path: Path, max_bytes: int) -> str:
     """``read_bytes`` decoded as UTF-8 (the only encoding neuron-env writes or reads)."""
-    data = read_bytes(path, max_bytes)
+    return _utf8(read_bytes(path, max_bytes))
+
+
+def _utf8(data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -100,9 +98,32 @@ def _not_utf8(data: bytes, exc: UnicodeDecodeError) -> str:
     return f"not UTF-8 text (byte {exc.start} is 0x{data[exc.start]:02x})"
 
 
-def load_toml(path: Path, limits: Limits) -> dict[str, Any]:
-    """A bounded TOML document."""
-    text = read_text(path, limits.max_bytes)
+def load_toml(
+    path: Path,
+    limits: Limits,
+    parsed: Callable[[bytes], dict[str, Any] | None] | None = None,
+) -> dict[str, Any]:
+    """A bounded TOML document.
+
+    ``parsed`` may hand over the document of exactly the bytes read, parsed ahead of time (see
+    :mod:`neuron_env.matrix.parsed`); it is bounded like one parsed here.
+    """
+    raw = read_bytes(path, limits.max_bytes)
+    data = parsed(raw) if parsed is not None else None
+    if data is None:
+        data = parse_toml(_utf8(raw), limits)
+    check_document(data, limits)
+    return data
+
+
+def parse_toml(text: str, limits: Limits) -> dict[str, Any]:
+    """``text`` as a TOML document; bad TOML, or nesting or integers past ``limits``, is an
+    :class:`InputRejected` (the document is not bounded yet: :func:`check_document` does that)."""
+    if sys.version_info >= (3, 11):  # imported here: a run whose files were parsed ahead skips it
+        import tomllib
+    else:  # pragma: no cover - exercised on Python 3.10 hosts
+        import tomli as tomllib
+
     try:
         data: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -114,7 +135,6 @@ def load_toml(path: Path, limits: Limits) -> dict[str, Any]:
             f"holds an integer of over 4,300 digits; at most {limits.max_int_bits} bits "
             "are accepted"
         ) from None
-    check_document(data, limits)
     return data
 
 

@@ -27,6 +27,7 @@ from neuron_env.input_files import (
     refuse_control_characters,
 )
 from neuron_env.matrix.model import SCHEMA_VERSION, Release
+from neuron_env.matrix.parsed import Lookup, parsed_ahead
 from neuron_env.resources import shipped_matrix_dir, user_matrix_dirs
 from neuron_env.schema import SchemaError, parse, toml_key
 
@@ -71,10 +72,13 @@ def load_matrix(extra_dirs: Iterable[Path] | None = None) -> Matrix:
     by_version: dict[Version, Release] = {}
     shipped: dict[Version, Path] = {}
     added: dict[Version, Path] = {}
-    for directory in [shipped_matrix_dir(), *user_matrix_dirs(list(extra_dirs or []))]:
-        files = shipped if directory == shipped_matrix_dir() else added
+    shipped_dir = shipped_matrix_dir()
+    for directory in [shipped_dir, *user_matrix_dirs(list(extra_dirs or []))]:
+        is_shipped = directory == shipped_dir
+        files = shipped if is_shipped else added
+        ahead = parsed_ahead(directory) if is_shipped else {}  # user directories: TOML only
         for path in _release_files(directory):
-            release = load_release_file(path)
+            release = load_release_file(path, ahead.get(path.name))
             _refuse_second_file(files, release.version, path)
             by_version[release.version] = release
     if not by_version:
@@ -113,9 +117,12 @@ def _release_files(directory: Path) -> list[Path]:
     return sorted(directory.glob("*.toml"))
 
 
-def load_release_file(path: Path) -> Release:
-    """Read, parse and validate one release file; any problem is a :class:`MatrixError`."""
-    data = read_toml(path, MATRIX_LIMITS)
+def load_release_file(path: Path, parsed: Lookup | None = None) -> Release:
+    """Read, parse and validate one release file; any problem is a :class:`MatrixError`.
+
+    ``parsed`` may supply the file's document parsed ahead of time (shipped files only).
+    """
+    data = read_toml(path, MATRIX_LIMITS, parsed)
     schema = data.get("schema")
     if isinstance(schema, bool) or schema != SCHEMA_VERSION:
         raise MatrixError(
@@ -133,10 +140,12 @@ def load_release_file(path: Path) -> Release:
     return dataclasses.replace(release, origin=path)
 
 
-def read_toml(path: Path, limits: Limits = TOML_LIMITS) -> dict[str, Any]:
+def read_toml(
+    path: Path, limits: Limits = TOML_LIMITS, parsed: Lookup | None = None
+) -> dict[str, Any]:
     """A TOML file read within ``limits`` (size, depth, integers, strings); else a MatrixError."""
     try:
-        return load_toml(path, limits)
+        return load_toml(path, limits, parsed)
     except Unreadable as exc:
         raise MatrixError(str(path), "", f"cannot read file: {exc.problem}") from None
     except InputRejected as exc:

@@ -39,6 +39,7 @@ def test_the_wheel_ships_every_matrix_file(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     for path in sorted((REPO / "matrices").glob("*.toml")):
         assert f"neuron_env/_data/matrices/{path.name}" in names
+    assert "neuron_env/_data/matrices/parsed.json" in names  # the files, parsed ahead
     assert not [n for n in names if n.startswith("tests/")]
 
 
@@ -46,7 +47,10 @@ def test_the_installed_wheel_reads_its_own_matrix_files(wheel: Path, tmp_path: P
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
     # Run from the unpacked wheel, away from the source tree, so only its data can be found.
-    code = "from neuron_env.matrix import load_matrix; m = load_matrix(); print(m.latest().origin)"
+    code = (
+        "import sys; from neuron_env.matrix import load_matrix; m = load_matrix()\n"
+        "print(m.latest().origin, 'tomllib' in sys.modules)"
+    )
     proc = subprocess.run(
         [sys.executable, "-c", code],
         env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
@@ -55,7 +59,9 @@ def test_the_installed_wheel_reads_its_own_matrix_files(wheel: Path, tmp_path: P
         text=True,
         check=True,
     )
-    assert proc.stdout.strip().startswith(str(site / "neuron_env" / "_data" / "matrices"))
+    origin, parsed_toml = proc.stdout.split()
+    assert origin.startswith(str(site / "neuron_env" / "_data" / "matrices"))
+    assert parsed_toml == "False"  # its parsed.json matched its files: none had to be parsed
 
 
 def test_the_installed_wheel_runs_its_own_self_test_worker(

@@ -84,5 +84,5 @@ def test_a_doctor_run_loads_neither_resolution_nor_diffs() -> None:
     line = next(x for x in proc.stderr.splitlines() if x.startswith("LOADED"))
     assert line.split() == [
         "LOADED",
-        "neuron_env.matrix,neuron_env.matrix.load,neuron_env.matrix.model",
+        "neuron_env.matrix,neuron_env.matrix.load,neuron_env.matrix.model,neuron_env.matrix.parsed",
     ]
