@@ -2,10 +2,11 @@
 
 Parsing the shipped TOML files was most of what loading the matrix cost: ~10 ms of a 0.15 s
 ``doctor`` run, every run, for files that change only with a neuron-env release. ``parsed.json``
-holds each shipped file's parsed document beside the SHA-256 of the file's bytes, and the loader
-takes a document only for a file whose bytes still have that digest. The TOML files stay the one
-source of truth: an edited file is parsed again, and a missing, damaged or stale ``parsed.json``
-costs only the time. A document taken from it is bounded and validated exactly like a parsed one.
+holds each shipped file's text and its parsed document, and the loader takes a document only for
+a file whose text is still exactly that (compared whole: no digest to trust, and no hashing
+library to import). The TOML files stay the one source of truth: an edited file is parsed again,
+and a missing, damaged or stale ``parsed.json`` costs only the time. A document taken from it is
+bounded and validated exactly like a parsed one.
 
 Only the shipped directory is read this way. ``parsed.json`` is written by the maintainers
 (``python -m neuron_env.matrix.parsed`` after editing a shipped file; a test fails until they
@@ -16,11 +17,9 @@ do) and ships inside the package, never written at run time; a ``parsed.json`` i
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -36,14 +35,9 @@ _MAX_BYTES = 16 << 20
 Lookup = Callable[[bytes], dict[str, Any] | None]
 
 
-def digest(data: bytes) -> str:
-    """The SHA-256 of a matrix file's bytes, as ``parsed.json`` records it."""
-    return hashlib.sha256(data).hexdigest()
-
-
 def parsed_ahead(directory: Path) -> dict[str, Lookup]:
     """For each file ``parsed.json`` in ``directory`` describes, by name: a lookup that returns
-    its document when handed bytes with the recorded digest, else None. No usable
+    its document when handed exactly the file's recorded text (as UTF-8), else None. No usable
     ``parsed.json``: no lookups (every file is parsed)."""
     try:
         doc = json.loads(read_bytes(directory / PARSED_FILE, _MAX_BYTES), object_hook=_decode)
@@ -58,16 +52,21 @@ def parsed_ahead(directory: Path) -> dict[str, Lookup]:
     for name, entry in files.items():
         if (
             isinstance(entry, dict)
-            and isinstance(entry.get("sha256"), str)
+            and isinstance(entry.get("text"), str)
             and isinstance(entry.get("document"), dict)
         ):
-            lookups[name] = _lookup(entry["sha256"], entry["document"])
+            lookups[name] = _lookup(entry["text"], entry["document"])
     return lookups
 
 
-def _lookup(recorded: str, document: dict[str, Any]) -> Lookup:
+def _lookup(text: str, document: dict[str, Any]) -> Lookup:
+    try:
+        recorded = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: no file has these bytes
+        recorded = b""
+
     def lookup(data: bytes) -> dict[str, Any] | None:
-        return document if digest(data) == recorded else None
+        return document if recorded and data == recorded else None
 
     return lookup
 
@@ -107,12 +106,14 @@ def render(directory: Path) -> str:
         text = json.dumps(document, default=_encode, ensure_ascii=False)
         if json.loads(text, object_hook=_decode) != document:
             raise ValueError(f"{path}: its document does not survive JSON unchanged")
-        files[path.name] = {"sha256": digest(read[-1]), "document": document}
+        files[path.name] = {"text": read[-1].decode("utf-8"), "document": document}
     return json.dumps({"format": FORMAT, "files": files}, default=_encode, indent=1) + "\n"
 
 
 def write(directory: Path) -> Path:
     """Write ``directory/parsed.json`` for its ``*.toml`` files (atomically); return its path."""
+    import tempfile  # only maintainers write the file
+
     text = render(directory)
     target = directory / PARSED_FILE
     fd, temporary = tempfile.mkstemp(dir=directory, prefix=f".{PARSED_FILE}.")

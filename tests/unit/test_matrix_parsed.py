@@ -13,7 +13,7 @@ import pytest
 
 from neuron_env.errors import MatrixError
 from neuron_env.matrix import load_release_file
-from neuron_env.matrix.parsed import PARSED_FILE, digest, parsed_ahead, render
+from neuron_env.matrix.parsed import PARSED_FILE, parsed_ahead, render
 from neuron_env.resources import shipped_matrix_dir
 from tests.conftest import DATA, CliRunner
 
@@ -61,9 +61,10 @@ DAMAGED = {
     "a list": "[]",
     "another format": '{"format": 2, "files": {}}',
     "files not a table": '{"format": 1, "files": []}',
-    "entry without digest": '{"format": 1, "files": {"2.33.0.toml": {"document": {}}}}',
-    "document not a table": '{"format": 1, "files": {"2.33.0.toml": {"sha256": "00", '
-    '"document": []}}}',
+    "entry without text": '{"format": 1, "files": {"2.33.0.toml": {"document": {}}}}',
+    "document not a table": '{"format": 1, "files": {"2.33.0.toml": {"text": "", "document": []}}}',
+    "text with a lone surrogate": '{"format": 1, "files": {"2.33.0.toml": {"text": "\\ud800", '
+    '"document": {}}}}',
     "deeply nested": "[" * 100_000 + "]" * 100_000,
     "not UTF-8": '{"format": 1, "files": {"\xff": 1}}',
 }
@@ -79,9 +80,9 @@ def test_a_damaged_parsed_json_costs_only_the_time(copied: Path, text: str) -> N
 
 
 def forge(directory: Path, name: str, change: dict[str, str]) -> None:
-    """A parsed.json whose entry for ``name`` has the file's real digest but another document."""
+    """A parsed.json whose entry for ``name`` has the file's real text but another document."""
     doc = json.loads((directory / PARSED_FILE).read_text(encoding="utf-8"))
-    doc["files"][name]["sha256"] = digest((directory / name).read_bytes())
+    doc["files"][name]["text"] = (directory / name).read_text(encoding="utf-8")
     doc["files"][name]["document"]["release"].update(change)
     (directory / PARSED_FILE).write_text(json.dumps(doc), encoding="utf-8")
 
