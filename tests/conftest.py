@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -15,6 +16,12 @@ REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"
 # The console script installed next to the interpreter running the tests.
 NEURON_ENV = Path(sys.executable).with_name("neuron-env")
+
+# The Ctrl-C tests press Ctrl-C as at a terminal, where SIGINT is not ignored. A suite started in
+# the background of a script ('bash .ci/run &', nohup) inherits SIGINT ignored and would hand that
+# on to every neuron-env it starts, which then rightly ignores Ctrl-C as a background job should.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @dataclass(frozen=True)
