@@ -131,22 +131,35 @@ def write(directory: Path) -> Path:
 def main(argv: list[str]) -> int:
     """``python -m neuron_env.matrix.parsed [DIR]``: refresh DIR's (default: the shipped
     matrices') ``parsed.json`` after editing its files."""
+    from neuron_env.errors import EXIT_BAD_INPUT, EXIT_FAILED, Interrupted
+    from neuron_env.escape import terminal
     from neuron_env.resources import shipped_matrix_dir
+    from neuron_env.worker.interrupts import stop_on_interrupt
 
     if argv[:1] in (["-h"], ["--help"]):
         print(main.__doc__)
         return 0
     if len(argv) > 1:
         print("usage: python -m neuron_env.matrix.parsed [DIR]", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     directory = Path(argv[0]) if argv else shipped_matrix_dir()
-    try:
-        target = write(directory)
-    except (ValueError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
     count = len(list(directory.glob("*.toml")))
-    print(f"Wrote {target} ({count} matrix file{'s' if count != 1 else ''}).")
+    if not count:
+        print(f"error: {terminal(str(directory))} holds no *.toml matrix files.", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        with stop_on_interrupt(f"refresh of {PARSED_FILE}"):
+            target = write(directory)
+    except ValueError as exc:  # a file that does not load: bad input
+        print(f"error: {terminal(str(exc))}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        print(f"error: cannot write {PARSED_FILE}: {terminal(str(exc))}", file=sys.stderr)
+        return EXIT_FAILED
+    except Interrupted as exc:
+        print(f"{exc.message} {PARSED_FILE} is as it was.", file=sys.stderr)
+        return exc.exit_code
+    print(f"Wrote {terminal(str(target))} ({count} matrix file{'s' if count != 1 else ''}).")
     return 0
 
 

@@ -86,3 +86,22 @@ def test_a_doctor_run_loads_neither_resolution_nor_diffs() -> None:
         "LOADED",
         "neuron_env.matrix,neuron_env.matrix.load,neuron_env.matrix.model,neuron_env.matrix.parsed",
     ]
+
+
+def test_a_doctor_run_parses_no_toml_unless_a_user_directory_has_some() -> None:
+    """The shipped files come parsed ahead (matrices/parsed.json); a user's are parsed."""
+    from tests.conftest import DATA
+
+    snapshot = str(DATA / "snapshots" / "torch-2.13-container.json")
+    code = CHECK_LOADED.replace('startswith("neuron_env.cli.")', 'startswith("tomllib")')
+    newer = ("--matrix-dir", str(DATA / "matrices" / "newer"))
+    for extra, parsed in (((), False), (newer, True)):
+        proc = subprocess.run(
+            [sys.executable, "-c", code, *extra, "doctor", "--facts", snapshot],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert "Judged against Neuron" in proc.stdout
+        line = next(x for x in proc.stderr.splitlines() if x.startswith("LOADED"))
+        assert ("tomllib" in line.removeprefix("LOADED").strip().split(",")) is parsed
