@@ -131,10 +131,14 @@ def write(directory: Path) -> Path:
 def main(argv: list[str]) -> int:
     """``python -m neuron_env.matrix.parsed [DIR]``: refresh DIR's (default: the shipped
     matrices') ``parsed.json`` after editing its files."""
-    from neuron_env.errors import EXIT_BAD_INPUT, EXIT_FAILED, Interrupted
+    import signal
+
+    from neuron_env.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED
     from neuron_env.escape import terminal
     from neuron_env.resources import shipped_matrix_dir
-    from neuron_env.worker.interrupts import stop_on_interrupt
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
 
     if argv[:1] in (["-h"], ["--help"]):
         print(main.__doc__)
@@ -147,18 +151,25 @@ def main(argv: list[str]) -> int:
     if not count:
         print(f"error: {terminal(str(directory))} holds no *.toml matrix files.", file=sys.stderr)
         return EXIT_BAD_INPUT
+    # SIGTERM (a cancelled job) stops it like Ctrl-C. No worker runs here, so the matrix layer
+    # needs none of the worker package's interrupt handling: write() leaves no temporary file.
+    previous = signal.signal(signal.SIGTERM, stop)
     try:
-        with stop_on_interrupt(f"refresh of {PARSED_FILE}"):
-            target = write(directory)
+        target = write(directory)
+    except KeyboardInterrupt:
+        print(
+            f"Interrupted. The refresh of {PARSED_FILE} was stopped. {PARSED_FILE} is as it was.",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
     except ValueError as exc:  # a file that does not load: bad input
         print(f"error: {terminal(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except OSError as exc:
         print(f"error: cannot write {PARSED_FILE}: {terminal(str(exc))}", file=sys.stderr)
         return EXIT_FAILED
-    except Interrupted as exc:
-        print(f"{exc.message} {PARSED_FILE} is as it was.", file=sys.stderr)
-        return exc.exit_code
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     print(f"Wrote {terminal(str(target))} ({count} matrix file{'s' if count != 1 else ''}).")
     return 0
 
