@@ -147,6 +147,9 @@ def main(argv: list[str]) -> int:
         print("usage: python -m neuron_env.matrix.parsed [DIR]", file=sys.stderr)
         return EXIT_BAD_INPUT
     directory = Path(argv[0]) if argv else shipped_matrix_dir()
+    if not directory.is_dir():
+        print(f"error: {terminal(str(directory))} is not a directory.", file=sys.stderr)
+        return EXIT_BAD_INPUT
     count = len(list(directory.glob("*.toml")))
     if not count:
         print(f"error: {terminal(str(directory))} holds no *.toml matrix files.", file=sys.stderr)

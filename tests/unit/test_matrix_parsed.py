@@ -133,8 +133,12 @@ def test_refreshing_refuses_a_broken_file_and_keeps_the_old_parsed_json(copied: 
 
 
 def test_refreshing_a_directory_without_matrix_files_writes_nothing(tmp_path: Path) -> None:
-    for directory in (tmp_path, tmp_path / "missing"):
+    empty, missing = tmp_path, tmp_path / "missing"
+    for directory, says in (
+        (empty, "holds no *.toml matrix files"),
+        (missing, "is not a directory"),
+    ):
         proc = subprocess.run([*REFRESH, str(directory)], capture_output=True, text=True)
         assert proc.returncode == 2
-        assert proc.stderr == f"error: {directory} holds no *.toml matrix files.\n"
+        assert proc.stderr == f"error: {directory} {says}.\n"
     assert list(tmp_path.iterdir()) == []
