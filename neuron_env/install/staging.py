@@ -16,11 +16,9 @@ import errno
 import fcntl
 import os
 import shutil
-import signal
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from types import FrameType
 
 from neuron_env.errors import OperationFailed
 
@@ -120,56 +118,6 @@ def remove_tree(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-@contextlib.contextmanager
-def deferred_interrupts() -> Iterator[None]:
-    """Hold back Ctrl-C and SIGTERM during a step that must not stop halfway (swap, rollback).
-
-    A signal that arrives meanwhile is raised as :class:`KeyboardInterrupt` when the step ends.
-    """
-    received: list[int] = []
-
-    def hold(signum: int, frame: FrameType | None) -> None:
-        received.append(signum)
-
-    try:
-        previous = {sig: signal.signal(sig, hold) for sig in (signal.SIGINT, signal.SIGTERM)}
-    except ValueError:  # not the main thread: signals cannot be handled here anyway
-        yield
-        return
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    if received:
-        raise KeyboardInterrupt
-
-
-@contextlib.contextmanager
-def held_interrupts() -> Iterator[list[int]]:
-    """Hold back Ctrl-C and SIGTERM during a step that must finish (the swap, the cleanup).
-
-    Yields the list of signals that arrived meanwhile; the caller decides what they mean (after
-    the swap, the install has happened: an interrupt then must not be reported as "nothing
-    changed").
-    """
-    received: list[int] = []
-
-    def hold(signum: int, frame: FrameType | None) -> None:
-        received.append(signum)
-
-    try:
-        previous = {sig: signal.signal(sig, hold) for sig in (signal.SIGINT, signal.SIGTERM)}
-    except ValueError:  # not the main thread: signals cannot be handled here anyway
-        yield received
-        return
-    try:
-        yield received
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
 def recover_stale(target: Path) -> list[str]:
     """Remove the staging directories a killed install left beside ``target``; say what was done.
 
@@ -185,21 +133,3 @@ def recover_stale(target: Path) -> list[str]:
         remove_tree(stale)
         said.append(f"Removed {stale}, left behind by an install that was killed.")
     return said
-
-
-@contextlib.contextmanager
-def sigterm_as_interrupt() -> Iterator[None]:
-    """Treat SIGTERM (CI cancelling a job) like Ctrl-C, so that the transaction cleans up."""
-
-    def interrupt(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
-    try:
-        previous = signal.signal(signal.SIGTERM, interrupt)
-    except ValueError:
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)

@@ -40,6 +40,7 @@ from neuron_env.install.reachability import failure_cause, step_name
 from neuron_env.install.target_env import TargetEnv
 from neuron_env.install.verify import Problem, TorchImport, import_torch, problems
 from neuron_env.probe.python_env import probe_python
+from neuron_env.signals import held_interrupts, sigterm_as_interrupt
 
 Progress = Callable[[str], None]
 
@@ -105,7 +106,7 @@ def execute(
     tell = notice or progress
     with (
         staging.locked(target.path),
-        staging.sigterm_as_interrupt(),
+        sigterm_as_interrupt(),
         contextlib.ExitStack() as committed,
     ):
         box: Path | None = None
@@ -119,11 +120,11 @@ def execute(
             _check_live_unchanged(target, before, log)
             phases.start("swap", "Swapping the verified environment into place")
             # From here to the end of the cleanup, Ctrl-C and SIGTERM wait (the commit point).
-            held = committed.enter_context(staging.held_interrupts())
+            held = committed.enter_context(held_interrupts())
             _swap_in(box / "venv", target)
         except BaseException as exc:
             if box is not None:
-                with staging.held_interrupts():
+                with held_interrupts():
                     staging.remove_tree(box)
             raise _failure(exc, plan, target, log) from None
         phases.start("cleanup", "Removing the previous environment and the staging directory")

@@ -210,7 +210,7 @@ def _interrupt_before_changes() -> Iterator[None]:
 
     The install transaction reports its own interrupts (before or after its commit point).
     """
-    from neuron_env.install.staging import sigterm_as_interrupt
+    from neuron_env.signals import sigterm_as_interrupt
 
     try:
         with sigterm_as_interrupt():

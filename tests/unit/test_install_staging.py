@@ -10,13 +10,13 @@ import pytest
 
 from neuron_env.errors import OperationFailed
 from neuron_env.install.staging import (
-    deferred_interrupts,
     exchange,
     locked,
     make_staging_dir,
     relocate,
     stale_staging_dirs,
 )
+from neuron_env.signals import deferred_interrupts
 
 
 def make_venv(root: Path) -> Path:
