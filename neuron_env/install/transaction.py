@@ -34,11 +34,11 @@ from neuron_env.errors import CommandFailed, Interrupted, NeuronEnvError, Operat
 from neuron_env.install import live, staging
 from neuron_env.install.backends import Backend, Session
 from neuron_env.install.outcome import InstallFailed, InstallResult
-from neuron_env.install.pause import pause_at
 from neuron_env.install.plan import InstallPlan
 from neuron_env.install.reachability import failure_cause, step_name
 from neuron_env.install.target_env import TargetEnv
 from neuron_env.install.verify import Problem, TorchImport, import_torch, problems
+from neuron_env.pause import pause_at
 from neuron_env.probe.python_env import probe_python
 from neuron_env.signals import held_interrupts, sigterm_as_interrupt
 

@@ -110,17 +110,19 @@ def render(directory: Path) -> str:
     return json.dumps({"format": FORMAT, "files": files}, default=_encode, indent=1) + "\n"
 
 
-def write(directory: Path) -> Path:
-    """Write ``directory/parsed.json`` for its ``*.toml`` files (atomically); return its path."""
+def write(directory: Path, text: str) -> Path:
+    """Replace ``directory/parsed.json`` with ``text`` atomically; return its path."""
     import tempfile  # only maintainers write the file
 
-    text = render(directory)
+    from neuron_env.pause import pause_at
+
     target = directory / PARSED_FILE
     fd, temporary = tempfile.mkstemp(dir=directory, prefix=f".{PARSED_FILE}.")
     try:
         os.fchmod(fd, 0o644)  # shipped with the package: readable by everyone, like the TOML
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
+        pause_at("replace")
         Path(temporary).replace(target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -131,14 +133,11 @@ def write(directory: Path) -> Path:
 def main(argv: list[str]) -> int:
     """``python -m neuron_env.matrix.parsed [DIR]``: refresh DIR's (default: the shipped
     matrices') ``parsed.json`` after editing its files."""
-    import signal
-
     from neuron_env.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED
     from neuron_env.escape import terminal
+    from neuron_env.pause import pause_at
     from neuron_env.resources import shipped_matrix_dir
-
-    def stop(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
+    from neuron_env.signals import held_interrupts, sigterm_as_interrupt
 
     if argv[:1] in (["-h"], ["--help"]):
         print(main.__doc__)
@@ -154,26 +153,36 @@ def main(argv: list[str]) -> int:
     if not count:
         print(f"error: {terminal(str(directory))} holds no *.toml matrix files.", file=sys.stderr)
         return EXIT_BAD_INPUT
-    # SIGTERM (a cancelled job) stops it like Ctrl-C. No worker runs here, so the matrix layer
-    # needs none of the worker package's interrupt handling: write() leaves no temporary file.
-    previous = signal.signal(signal.SIGTERM, stop)
+    # Ctrl-C or SIGTERM while the files are read stops the refresh with nothing written; during
+    # the write they wait for the replace, so that what is said below is what happened.
+    target: Path | None = None
+    late = False  # a signal that came once parsed.json was replaced
     try:
-        target = write(directory)
+        with sigterm_as_interrupt():
+            pause_at("parse")
+            text = render(directory)
+            with held_interrupts() as held:
+                target = write(directory, text)
+            late = bool(held)
     except KeyboardInterrupt:
-        print(
-            f"Interrupted. The refresh of {PARSED_FILE} was stopped. {PARSED_FILE} is as it was.",
-            file=sys.stderr,
-        )
-        return EXIT_INTERRUPTED
+        if target is None:
+            print(
+                f"Interrupted. The refresh of {PARSED_FILE} was stopped. "
+                f"{PARSED_FILE} is as it was.",
+                file=sys.stderr,
+            )
+            return EXIT_INTERRUPTED
+        late = True
     except ValueError as exc:  # a file that does not load: bad input
         print(f"error: {terminal(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except OSError as exc:
         print(f"error: cannot write {PARSED_FILE}: {terminal(str(exc))}", file=sys.stderr)
         return EXIT_FAILED
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     print(f"Wrote {terminal(str(target))} ({count} matrix file{'s' if count != 1 else ''}).")
+    if late:
+        print("Interrupted after the refresh had finished.", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return 0
 
 

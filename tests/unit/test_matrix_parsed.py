@@ -4,10 +4,14 @@ match their TOML byte for byte, and never read from a user's matrix directory.""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+from subprocess import PIPE
 
 import pytest
 
@@ -142,3 +146,63 @@ def test_refreshing_a_directory_without_matrix_files_writes_nothing(tmp_path: Pa
         assert proc.returncode == 2
         assert proc.stderr == f"error: {directory} {says}.\n"
     assert list(tmp_path.iterdir()) == []
+
+
+def paused_refresh(directory: Path, phase: str, marks: Path) -> tuple[subprocess.Popen[str], Path]:
+    """Start the refresh and wait until its test hook holds it at ``phase``."""
+    marks.mkdir()
+    env = {**os.environ, "NEURON_ENV_TEST_PAUSE_AT": phase, "NEURON_ENV_TEST_PAUSE_DIR": str(marks)}
+    proc = subprocess.Popen(
+        [*REFRESH, str(directory)], env=env, stdout=PIPE, stderr=PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while not (marks / f"{phase}.paused").exists():
+        assert proc.poll() is None, f"the refresh ended before {phase}: {proc.communicate()}"
+        assert time.monotonic() < deadline, f"the refresh never reached {phase}"
+        time.sleep(0.02)
+    return proc, marks / f"{phase}.go"
+
+
+SIGNALS = [signal.SIGINT, signal.SIGTERM]
+
+
+@pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
+def test_an_interrupt_while_reading_leaves_parsed_json_as_it_was(
+    copied: Path, tmp_path: Path, sig: signal.Signals
+) -> None:
+    (copied / PARSED_FILE).write_text('{"planted": 1}\n', encoding="utf-8")
+    proc, go = paused_refresh(copied, "parse", tmp_path / "marks")
+    proc.send_signal(sig)
+    go.touch()
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert out == ""
+    assert err == (
+        "Interrupted. The refresh of parsed.json was stopped. parsed.json is as it was.\n"
+    )
+    assert (copied / PARSED_FILE).read_text(encoding="utf-8") == '{"planted": 1}\n'
+    assert sorted(p.name for p in copied.iterdir()) == [*(p.name for p in SHIPPED), PARSED_FILE]
+
+
+@pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
+def test_an_interrupt_while_replacing_waits_for_the_replace_and_says_it_happened(
+    copied: Path, tmp_path: Path, sig: signal.Signals
+) -> None:
+    (copied / PARSED_FILE).write_text('{"planted": 1}\n', encoding="utf-8")
+    proc, go = paused_refresh(copied, "replace", tmp_path / "marks")
+    proc.send_signal(sig)
+    go.touch()
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert out == f"Wrote {copied / PARSED_FILE} (3 matrix files).\n"
+    assert err == "Interrupted after the refresh had finished.\n"
+    assert (copied / PARSED_FILE).read_text(encoding="utf-8") == render(copied)
+    assert sorted(p.name for p in copied.iterdir()) == [*(p.name for p in SHIPPED), PARSED_FILE]
+
+
+def test_a_kill_before_the_replace_keeps_the_old_parsed_json(copied: Path, tmp_path: Path) -> None:
+    (copied / PARSED_FILE).write_text('{"planted": 1}\n', encoding="utf-8")
+    proc, _ = paused_refresh(copied, "replace", tmp_path / "marks")
+    proc.kill()
+    proc.communicate(timeout=60)
+    assert (copied / PARSED_FILE).read_text(encoding="utf-8") == '{"planted": 1}\n'
