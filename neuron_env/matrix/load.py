@@ -123,7 +123,12 @@ def load_release_file(path: Path, parsed: Lookup | None = None) -> Release:
 
     ``parsed`` may supply the file's document parsed ahead of time (shipped files only).
     """
-    data = read_toml(path, MATRIX_LIMITS, parsed)
+    return release_from(path, read_toml(path, MATRIX_LIMITS, parsed))
+
+
+def release_from(path: Path, data: dict[str, Any]) -> Release:
+    """Validate the document read from the release file ``path``; any problem is a
+    :class:`MatrixError`."""
     schema = data.get("schema")
     if isinstance(schema, bool) or schema != SCHEMA_VERSION:
         raise MatrixError(

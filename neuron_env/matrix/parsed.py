@@ -89,9 +89,13 @@ def _encode(value: Any) -> Any:
 def render(directory: Path) -> str:
     """The ``parsed.json`` text for the ``*.toml`` files in ``directory``.
 
-    Each file is read as the loader reads it (within the matrix limits); one that cannot be,
-    or whose document would not come back from JSON unchanged, is a :class:`ValueError`.
+    Each file is read and validated as the loader reads it (within the matrix limits); one that
+    cannot be, is not a valid release, or whose document would not come back from JSON unchanged,
+    is a :class:`ValueError`.
     """
+    from neuron_env.errors import MatrixError
+    from neuron_env.matrix.load import release_from  # load imports this module
+
     files: dict[str, Any] = {}
     read: list[bytes] = []
 
@@ -103,6 +107,10 @@ def render(directory: Path) -> str:
             document = load_toml(path, MATRIX_LIMITS, parsed=keep)
         except InputRejected as exc:
             raise ValueError(f"{path}: {exc.problem}") from None
+        try:
+            release_from(path, document)
+        except MatrixError as exc:
+            raise ValueError(exc.message) from None
         text = json.dumps(document, default=_encode, ensure_ascii=False)
         if json.loads(text, object_hook=_decode) != document:
             raise ValueError(f"{path}: its document does not survive JSON unchanged")

@@ -136,6 +136,26 @@ def test_refreshing_refuses_a_broken_file_and_keeps_the_old_parsed_json(copied: 
     assert sorted(p.name for p in copied.iterdir()) == [*(p.name for p in SHIPPED), PARSED_FILE]
 
 
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("", "schema: unknown schema version None"),
+        ('schema = 1\n[release]\nversion = "2.33.1"\n', "release.date: missing required key"),
+    ],
+    ids=["empty", "not a whole release"],
+)
+def test_refreshing_refuses_toml_that_is_not_a_release_and_keeps_the_old_parsed_json(
+    copied: Path, text: str, says: str
+) -> None:
+    before = (copied / PARSED_FILE).read_bytes()
+    (copied / "2.33.1.toml").write_text(text, encoding="utf-8")
+    proc = subprocess.run([*REFRESH, str(copied)], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.startswith(f"error: {copied / '2.33.1.toml'}: {says}")
+    assert (copied / PARSED_FILE).read_bytes() == before
+
+
 def test_refreshing_a_directory_without_matrix_files_writes_nothing(tmp_path: Path) -> None:
     empty, missing = tmp_path, tmp_path / "missing"
     for directory, says in (
