@@ -138,6 +138,19 @@ def write(directory: Path, text: str) -> Path:
     return target
 
 
+_USAGE = "usage: python -m neuron_env.matrix.parsed [DIR]"
+_HELP = f"""{_USAGE}
+
+Refresh DIR's parsed.json (default: the shipped matrices) after editing its *.toml files.
+Every file is read and validated as the loader does, then parsed.json is replaced atomically.
+
+Exit status: 0 written, 1 cannot write, 2 a file that is not a valid release (or no files),
+130 interrupted (the message says whether parsed.json was replaced).
+
+Example, after editing matrices/2.34.0.toml in a checkout:
+  python -m neuron_env.matrix.parsed"""
+
+
 def main(argv: list[str]) -> int:
     """``python -m neuron_env.matrix.parsed [DIR]``: refresh DIR's (default: the shipped
     matrices') ``parsed.json`` after editing its files."""
@@ -148,10 +161,10 @@ def main(argv: list[str]) -> int:
     from neuron_env.signals import held_interrupts, sigterm_as_interrupt
 
     if argv[:1] in (["-h"], ["--help"]):
-        print(main.__doc__)
+        print(_HELP)
         return 0
     if len(argv) > 1:
-        print("usage: python -m neuron_env.matrix.parsed [DIR]", file=sys.stderr)
+        print(_USAGE, file=sys.stderr)
         return EXIT_BAD_INPUT
     directory = Path(argv[0]) if argv else shipped_matrix_dir()
     if not directory.is_dir():

@@ -226,3 +226,15 @@ def test_a_kill_before_the_replace_keeps_the_old_parsed_json(copied: Path, tmp_p
     proc.kill()
     proc.communicate(timeout=60)
     assert (copied / PARSED_FILE).read_text(encoding="utf-8") == '{"planted": 1}\n'
+
+
+def test_the_refresh_explains_itself() -> None:
+    proc = subprocess.run([*REFRESH, "--help"], capture_output=True, text=True)
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("usage: python -m neuron_env.matrix.parsed [DIR]\n\nRefresh")
+    assert "``" not in proc.stdout  # plain text, not the docstring's markup
+    wrong = subprocess.run([*REFRESH, "a", "b"], capture_output=True, text=True)
+    assert (wrong.returncode, wrong.stderr) == (
+        2,
+        "usage: python -m neuron_env.matrix.parsed [DIR]\n",
+    )
