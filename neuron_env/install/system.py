@@ -18,6 +18,7 @@ from neuron_env.errors import BadInput
 from neuron_env.install.outcome import Step, SystemPlan
 from neuron_env.matrix import Note, Release
 from neuron_env.probe.os_release import parse_os_release
+from neuron_env.probe.sysroot import Sysroot
 
 SOURCES_LIST = "/etc/apt/sources.list.d/neuron.list"
 NEURON_BIN = "/opt/aws/neuron/bin"
@@ -37,13 +38,10 @@ class HostRelease:
 
 def read_host_release(sysroot: Path, kernel: str) -> HostRelease:
     """The OS key and codename from ``/etc/os-release`` under ``sysroot``."""
-    text = None
-    for candidate in ("etc/os-release", "usr/lib/os-release"):
-        path = sysroot / candidate
-        if path.is_file():
-            text = path.read_text(encoding="utf-8", errors="replace")
-            break
-    values = parse_os_release(text)
+    root = Sysroot.at(sysroot)
+    values = parse_os_release(
+        root.read_text("etc/os-release") or root.read_text("usr/lib/os-release")
+    )
     key = f"{values.get('ID', 'unknown')}-{values.get('VERSION_ID', '')}".rstrip("-")
     return HostRelease(key, values.get("VERSION_CODENAME") or None, kernel)
 
@@ -162,7 +160,7 @@ def execute_steps(
     for step in plan.steps:
         progress(step.summary)
         if step.write is not None:
-            path = sysroot / step.write.lstrip("/")
+            path = Sysroot.at(sysroot).resolve(step.write)  # where the host's own links lead
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(step.content, encoding="utf-8")
         else:

@@ -23,6 +23,7 @@ from neuron_env.probe.environment import probe_environment
 from neuron_env.probe.imds import probe_ec2
 from neuron_env.probe.os_release import probe_os
 from neuron_env.probe.python_env import probe_python
+from neuron_env.probe.sysroot import Refused, Sysroot
 from neuron_env.probe.system import probe_system
 
 DEFAULT_TIMEOUTS = {"os": 3.0, "ec2": 1.0, "driver": 8.0, "system": 3.0, "python": 15.0, "env": 3.0}
@@ -62,10 +63,15 @@ def collect_facts(options: ProbeOptions) -> HostFacts:
             errors.append(ProbeError(name, "timeout", f"no answer within {timeout:g} s"))
         except Exception as exc:
             errors.append(ProbeError(name, "error", _message(exc)))
+    try:
+        host_name = hostname(options.sysroot)
+    except Refused as exc:  # reported like a probe's failure: the rest of the host is still known
+        host_name = None
+        errors.append(ProbeError("hostname", "error", exc.message))
     return HostFacts(
         collected_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         sysroot=str(options.sysroot),
-        hostname=hostname(options.sysroot),
+        hostname=host_name,
         duration_s=round(time.monotonic() - started, 3),
         probe_errors=tuple(errors),
         **results,
@@ -116,11 +122,9 @@ def _message(exc: BaseException) -> str:
 
 
 def hostname(sysroot: Path) -> str | None:
+    """The host's name; :class:`Refused` when a file holding it leads off the sysroot."""
+    root = Sysroot.at(sysroot)
     for candidate in ("proc/sys/kernel/hostname", "etc/hostname"):
-        try:
-            name = (sysroot / candidate).read_text().strip()
-        except OSError:
-            continue
-        if name:
+        if name := root.read_text(candidate):
             return name
     return socket.gethostname() if sysroot == Path("/") else None

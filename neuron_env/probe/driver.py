@@ -12,6 +12,7 @@ from typing import Any
 from neuron_env.command import clean_env, run
 from neuron_env.errors import CommandFailed
 from neuron_env.facts import DeviceNode, DriverFacts, NeuronDevice
+from neuron_env.probe.sysroot import Sysroot
 
 SYSFS_DEVICES = "sys/devices/virtual/neuron_device"
 NEURON_LS_PATHS = ("opt/aws/neuron/bin/neuron-ls", "usr/bin/neuron-ls", "usr/local/bin/neuron-ls")
@@ -26,7 +27,7 @@ def probe_driver(sysroot: Path, *, neuron_ls_timeout: float = 5.0) -> DriverFact
         listing, listing_error = None, getattr(exc, "message", None) or str(exc)
     return DriverFacts(
         module_loaded=module_loaded(sysroot),
-        module_version=_read(sysroot / "sys/module/neuron/version"),
+        module_version=Sysroot.at(sysroot).read_text("sys/module/neuron/version"),
         devices=device_nodes(sysroot),
         sysfs=sysfs_devices(sysroot),
         neuron_ls=listing,
@@ -35,17 +36,15 @@ def probe_driver(sysroot: Path, *, neuron_ls_timeout: float = 5.0) -> DriverFact
 
 
 def module_loaded(sysroot: Path) -> bool:
-    modules = _read(sysroot / "proc/modules") or ""
+    modules = Sysroot.at(sysroot).read_text("proc/modules") or ""
     return any(line.split(" ", 1)[0] == "neuron" for line in modules.splitlines())
 
 
 def device_nodes(sysroot: Path) -> tuple[DeviceNode, ...]:
-    dev = sysroot / "dev"
-    try:
-        names = sorted(p.name for p in dev.iterdir() if _is_neuron_node(p.name))
-    except OSError:
-        return ()
-    return tuple(_node(dev / name) for name in sorted(names, key=_numeric_suffix))
+    root = Sysroot.at(sysroot)
+    names = [name for name in root.listdir("dev") if _is_neuron_node(name)]
+    nodes = ((name, root.resolve(f"dev/{name}")) for name in sorted(names, key=_numeric_suffix))
+    return tuple(_node(name, path) for name, path in nodes)
 
 
 def _is_neuron_node(name: str) -> bool:
@@ -56,14 +55,15 @@ def _numeric_suffix(name: str) -> int:
     return int(name[len("neuron") :])
 
 
-def _node(path: Path) -> DeviceNode:
+def _node(name: str, path: Path) -> DeviceNode:
+    """The node ``/dev/<name>``, found at ``path`` (its real path under the sysroot)."""
     info = path.stat()
     try:
         group: str | None = grp.getgrgid(info.st_gid).gr_name
     except KeyError:
         group = str(info.st_gid)
     return DeviceNode(
-        path="/dev/" + path.name,
+        path="/dev/" + name,
         readable=os.access(path, os.R_OK),
         writable=os.access(path, os.W_OK),
         mode=stat.filemode(info.st_mode),
@@ -72,44 +72,37 @@ def _node(path: Path) -> DeviceNode:
 
 
 def sysfs_devices(sysroot: Path) -> tuple[NeuronDevice, ...]:
-    root = sysroot / SYSFS_DEVICES
-    try:
-        names = [p.name for p in root.iterdir() if _is_neuron_node(p.name)]
-    except OSError:
-        return ()
-    return tuple(_sysfs_device(root / n) for n in sorted(names, key=_numeric_suffix))
+    root = Sysroot.at(sysroot)
+    names = [name for name in root.listdir(SYSFS_DEVICES) if _is_neuron_node(name)]
+    return tuple(_sysfs_device(root, name) for name in sorted(names, key=_numeric_suffix))
 
 
-def _sysfs_device(path: Path) -> NeuronDevice:
-    arch = path / "info" / "architecture"
-    cores = _read(path / "core_count")
+def _sysfs_device(root: Sysroot, name: str) -> NeuronDevice:
+    device = f"{SYSFS_DEVICES}/{name}"
+    arch = f"{device}/info/architecture"
+    cores = root.read_text(f"{device}/core_count")
     return NeuronDevice(
-        name=path.name,
+        name=name,
         core_count=int(cores) if cores and cores.isdigit() else None,
-        arch_type=_read(arch / "arch_type"),
-        device_name=_read(arch / "device_name"),
-        instance_type=_read(arch / "instance_type"),
+        arch_type=root.read_text(f"{arch}/arch_type"),
+        device_name=root.read_text(f"{arch}/device_name"),
+        instance_type=root.read_text(f"{arch}/instance_type"),
     )
 
 
 def neuron_ls(sysroot: Path, timeout: float) -> Any:
     """``neuron-ls`` JSON when the tool is installed, else None. Failures raise (recorded)."""
-    tool = next((sysroot / p for p in NEURON_LS_PATHS if (sysroot / p).is_file()), None)
-    if tool is None:
+    root = Sysroot.at(sysroot)
+    found = next((p for p in NEURON_LS_PATHS if root.is_file(p)), None)
+    if found is None:
         return None
+    tool = root.resolve(found)  # the host's tool, where the host's links lead
     last_error: Exception | None = None
     for flags in NEURON_LS_JSON_FLAGS:
         result = run([tool, *flags], timeout=timeout, env=clean_env(), check=False)
         if result.returncode == 0:
             try:
                 return json.loads(result.stdout)
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:  # RecursionError: nested past reason
                 last_error = exc
     raise RuntimeError(f"{tool} gave no JSON output ({last_error or 'non-zero exit'})")
-
-
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace").strip()
-    except OSError:
-        return None

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from neuron_env.facts import CacheDir, EnvFacts
+from neuron_env.probe.sysroot import Sysroot
 
 PREFIXES = ("NEURON_", "TORCH_NEURONX_", "XLA_", "PJRT_")
 EXACT = (
@@ -31,16 +32,17 @@ def probe_environment(sysroot: Path, environ: Mapping[str, str] | None = None) -
     legacy = env.get(LEGACY_CACHE_VARIABLE)
     if legacy and "://" not in legacy:
         dirs.append((LEGACY_CACHE_VARIABLE, legacy))
+    root = Sysroot.at(sysroot)
     return EnvFacts(
         variables=variables,
-        cache_dirs=tuple(_cache_dir(var, path, sysroot) for var, path in dirs),
+        cache_dirs=tuple(_cache_dir(var, path, root) for var, path in dirs),
     )
 
 
-def _cache_dir(variable: str, path: str, sysroot: Path) -> CacheDir:
+def _cache_dir(variable: str, path: str, root: Sysroot) -> CacheDir:
     """A directory that may not exist yet: judge the nearest existing ancestor it would go in."""
-    target = sysroot / path.lstrip("/")
-    existing = next((p for p in (target, *target.parents) if p.exists()), sysroot)
+    target = root.resolve(path)  # resolved as the host would: a link may not lead off the host
+    existing = next((p for p in (target, *target.parents) if p.exists()), root.root)
     try:
         stats = os.statvfs(existing)
         free: int | None = stats.f_bavail * stats.f_frsize

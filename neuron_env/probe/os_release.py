@@ -8,6 +8,7 @@ import shlex
 from pathlib import Path
 
 from neuron_env.facts import OsFacts
+from neuron_env.probe.sysroot import Sysroot
 
 LIBC_CANDIDATES = (
     "lib/x86_64-linux-gnu/libc.so.6",
@@ -18,18 +19,21 @@ LIBC_CANDIDATES = (
     "usr/lib64/libc.so.6",
 )
 _GLIBC_RE = re.compile(rb"release version (\d+\.\d+)")
+LIBC_MAX_BYTES = 64 << 20  # libc.so.6 is about 2 MiB; a larger one is not read whole
+ENVIRON_MAX_BYTES = 4 << 20  # PID 1's environment is bounded by the kernel's ARG_MAX
 
 
 def probe_os(sysroot: Path) -> OsFacts:
+    root = Sysroot.at(sysroot)
     release = parse_os_release(
-        _read(sysroot / "etc/os-release") or _read(sysroot / "usr/lib/os-release")
+        root.read_text("etc/os-release") or root.read_text("usr/lib/os-release")
     )
     return OsFacts(
         id=release.get("ID"),
         version_id=release.get("VERSION_ID"),
         pretty_name=release.get("PRETTY_NAME"),
         kernel=kernel_release(sysroot),
-        arch=_read(sysroot / "proc/sys/kernel/arch") or os.uname().machine,
+        arch=root.read_text("proc/sys/kernel/arch") or os.uname().machine,
         glibc=glibc_version(sysroot),
         container=in_container(sysroot),
     )
@@ -37,7 +41,7 @@ def probe_os(sysroot: Path) -> OsFacts:
 
 def kernel_release(sysroot: Path) -> str:
     """``uname -r`` of the host behind ``sysroot`` (procfs first, so a mounted host wins)."""
-    return _read(sysroot / "proc/sys/kernel/osrelease") or os.uname().release
+    return Sysroot.at(sysroot).read_text("proc/sys/kernel/osrelease") or os.uname().release
 
 
 def parse_os_release(text: str | None) -> dict[str, str]:
@@ -56,13 +60,10 @@ def parse_os_release(text: str | None) -> dict[str, str]:
 
 
 def glibc_version(sysroot: Path) -> str | None:
+    root = Sysroot.at(sysroot)
     for candidate in LIBC_CANDIDATES:
-        path = sysroot / candidate
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
-        match = _GLIBC_RE.search(data)
+        data = root.read_bytes(candidate, LIBC_MAX_BYTES)
+        match = _GLIBC_RE.search(data) if data else None
         if match:
             return match.group(1).decode()
     if sysroot == Path("/"):
@@ -72,20 +73,14 @@ def glibc_version(sysroot: Path) -> str | None:
 
 
 def in_container(sysroot: Path) -> bool:
-    if (sysroot / ".dockerenv").exists() or (sysroot / "run/.containerenv").exists():
+    root = Sysroot.at(sysroot)
+    if root.exists(".dockerenv") or root.exists("run/.containerenv"):
         return True
-    cgroup = _read(sysroot / "proc/1/cgroup") or ""
+    cgroup = root.read_text("proc/1/cgroup") or ""
     if any(word in cgroup for word in ("docker", "kubepods", "containerd", "libpod")):
         return True
     # With cgroup v2 namespaces /proc/1/cgroup reads "0::/" inside a container (EKS, containerd);
     # container managers and images ('neuron-env image render') set container= in PID 1's
     # environment, which systemd-detect-virt reads too.
-    environ = _read(sysroot / "proc/1/environ") or ""
+    environ = root.read_text("proc/1/environ", ENVIRON_MAX_BYTES) or ""
     return any(entry.startswith("container=") for entry in environ.split("\0"))
-
-
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace").strip()
-    except OSError:
-        return None

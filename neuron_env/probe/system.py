@@ -7,23 +7,22 @@ from pathlib import Path
 
 from neuron_env.facts import SystemFacts
 from neuron_env.probe.os_release import kernel_release
+from neuron_env.probe.sysroot import Sysroot
 
 DPKG_STATUS = "var/lib/dpkg/status"
+DPKG_STATUS_MAX_BYTES = 256 << 20  # a few MiB on a large server; past this it is not a status file
 INTERESTING_PREFIXES = ("aws-neuronx-", "aws-neuron-", "linux-headers-", "efa", "libfabric")
 
 
 def probe_system(sysroot: Path) -> SystemFacts:
-    packages = dict(installed_packages(sysroot / DPKG_STATUS))
+    status = Sysroot.at(sysroot).read_bytes(DPKG_STATUS, DPKG_STATUS_MAX_BYTES)
+    packages = dict(dpkg_packages(status.decode("utf-8", errors="replace") if status else ""))
     headers = f"linux-headers-{kernel_release(sysroot)}" in packages if packages else None
     return SystemFacts(packages=packages, kernel_headers=headers, efa_devices=efa_devices(sysroot))
 
 
-def installed_packages(status_file: Path) -> Iterator[tuple[str, str]]:
-    """(name, version) of installed packages whose names matter to Neuron, from dpkg's status."""
-    try:
-        text = status_file.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return
+def dpkg_packages(text: str) -> Iterator[tuple[str, str]]:
+    """(name, version) of the installed packages that matter to Neuron in dpkg status ``text``."""
     for stanza in text.split("\n\n"):
         fields = _fields(stanza)
         name, version = fields.get("Package", ""), fields.get("Version", "")
@@ -44,7 +43,4 @@ def _fields(stanza: str) -> dict[str, str]:
 
 
 def efa_devices(sysroot: Path) -> tuple[str, ...]:
-    try:
-        return tuple(sorted(p.name for p in (sysroot / "sys/class/infiniband").iterdir()))
-    except OSError:
-        return ()
+    return tuple(Sysroot.at(sysroot).listdir("sys/class/infiniband"))

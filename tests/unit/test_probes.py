@@ -9,7 +9,7 @@ from neuron_env.probe.collect import ProbeOptions, collect_facts
 from neuron_env.probe.driver import device_nodes, module_loaded
 from neuron_env.probe.environment import probe_environment
 from neuron_env.probe.os_release import glibc_version, in_container, parse_os_release
-from neuron_env.probe.system import installed_packages
+from neuron_env.probe.system import dpkg_packages
 
 
 def write(root: Path, rel: str, text: str) -> Path:
@@ -26,14 +26,14 @@ def test_os_release_quoting_and_comments() -> None:
     assert values == {"ID": "ubuntu", "PRETTY_NAME": "Ubuntu 26.04 LTS", "X": "a b"}
 
 
-def test_dpkg_status_keeps_installed_neuron_packages_only(tmp_path: Path) -> None:
-    status = write(tmp_path, "status", (
+def test_dpkg_status_keeps_installed_neuron_packages_only() -> None:
+    status = (
         "Package: aws-neuronx-dkms\nStatus: install ok installed\nVersion: 2.31.8.0\n"
         "Description: driver\n Version: 9.9 (a continuation line, not a field)\n\n"
         "Package: aws-neuronx-tools\nStatus: deinstall ok config-files\nVersion: 2.33.38.0\n\n"
         "Package: bash\nStatus: install ok installed\nVersion: 5.2\n"
-    ))  # fmt: skip
-    assert dict(installed_packages(status)) == {"aws-neuronx-dkms": "2.31.8.0"}
+    )  # fmt: skip
+    assert dict(dpkg_packages(status)) == {"aws-neuronx-dkms": "2.31.8.0"}
 
 
 def test_glibc_is_read_from_the_sysroot_libc(tmp_path: Path) -> None:

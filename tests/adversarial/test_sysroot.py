@@ -1,0 +1,127 @@
+"""A sysroot is a root: every path under ``--sysroot`` is read as the host itself would read it.
+
+A host's tree mounted in a container (``--sysroot /host``) holds links written for the host:
+``etc/os-release -> /usr/lib/os-release`` means the host's file, not the container's. These hosts
+are real scenario trees with one link changed, probed by the real CLI (``facts`` and ``doctor``):
+an absolute link is followed inside the tree, a link that climbs out of it or loops is refused and
+reported by name, and a FIFO planted where a file should be is refused without waiting on it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import CliRunner
+from tests.support.hosts import build_sysroot, load_scenario, write_matrix
+
+pytestmark = pytest.mark.integration
+
+NO_IMDS = {"AWS_EC2_METADATA_DISABLED": "true"}
+CLIMBS_OUT = "../" * 12
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> Path:
+    """A healthy trn2 Ubuntu 26.04 host tree whose os-release lives in usr/lib, as on Debian."""
+    root = build_sysroot(load_scenario("ready-for-2.34"), tmp_path)
+    (root / "usr/lib").mkdir(parents=True, exist_ok=True)
+    (root / "etc/os-release").rename(root / "usr/lib/os-release")
+    return root
+
+
+def facts(cli: CliRunner, sysroot: Path) -> dict[str, Any]:
+    result = cli("facts", "--sysroot", str(sysroot), "--python", sys.executable, env=NO_IMDS)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    doc: dict[str, Any] = json.loads(result.stdout)["facts"]
+    return doc
+
+
+def errors(doc: dict[str, Any]) -> dict[str, str]:
+    return {error["probe"]: error["message"] for error in doc["probe_errors"]}
+
+
+def test_an_absolute_link_is_followed_inside_the_host_tree(cli: CliRunner, host: Path) -> None:
+    (host / "etc/os-release").symlink_to("/usr/lib/os-release")
+    doc = facts(cli, host)
+    assert (doc["os"]["id"], doc["os"]["version_id"]) == ("ubuntu", "26.04")  # not this machine's
+    assert doc["probe_errors"] == []
+
+
+def test_a_relative_link_inside_the_tree_is_followed(cli: CliRunner, host: Path) -> None:
+    (host / "etc/os-release").symlink_to("../usr/lib/os-release")
+    assert facts(cli, host)["os"]["pretty_name"] == "Ubuntu 26.04 LTS"
+
+
+def test_a_link_climbing_out_of_the_tree_is_refused_and_named(cli: CliRunner, host: Path) -> None:
+    (host / "etc/os-release").symlink_to(f"{CLIMBS_OUT}etc/os-release")
+    doc = facts(cli, host)
+    assert doc["os"] is None  # this machine's os-release was not read as the host's
+    message = errors(doc)["os"]
+    assert f"/etc/os-release -> {CLIMBS_OUT}etc/os-release leads out of the sysroot" in message
+    assert doc["driver"]["module_loaded"] is True  # the other probes still report the host
+
+
+def test_a_link_loop_is_refused_not_followed_forever(cli: CliRunner, host: Path) -> None:
+    (host / "etc/os-release").symlink_to("/etc/os-release.d/current")
+    (host / "etc/os-release.d").mkdir()
+    (host / "etc/os-release.d/current").symlink_to("../os-release")
+    assert "more than 40 links in a row (a loop?)" in errors(facts(cli, host))["os"]
+
+
+def test_a_fifo_where_a_file_should_be_is_refused_at_once(cli: CliRunner, host: Path) -> None:
+    os.mkfifo(host / "etc/os-release")
+    message = errors(facts(cli, host))["os"]
+    assert "/etc/os-release" in message
+    assert "a FIFO" in message  # refused without opening it for reading (no probe timeout)
+
+
+def test_a_device_folder_leading_out_of_the_tree_is_refused(cli: CliRunner, host: Path) -> None:
+    (host / "etc/os-release").symlink_to("/usr/lib/os-release")
+    (host / "dev").rename(host / "host-dev")
+    (host / "dev").symlink_to(f"{CLIMBS_OUT}dev")  # this machine's /dev, listed as the host's
+    doc = facts(cli, host)
+    assert doc["driver"] is None
+    assert "the link /dev -> " in errors(doc)["driver"]
+    assert doc["os"]["id"] == "ubuntu"
+
+
+def test_the_host_name_link_leading_out_is_reported(cli: CliRunner, host: Path) -> None:
+    (host / "etc/os-release").symlink_to("/usr/lib/os-release")
+    (host / "etc/hostname").unlink()
+    (host / "etc/hostname").symlink_to(f"{CLIMBS_OUT}etc/hostname")
+    doc = facts(cli, host)
+    assert doc["hostname"] is None
+    assert "the link /etc/hostname -> " in errors(doc)["hostname"]
+
+
+def test_doctor_judges_the_host_os_through_an_absolute_link(
+    cli: CliRunner, host: Path, tmp_path: Path
+) -> None:
+    (host / "etc/os-release").symlink_to("/usr/lib/os-release")
+    report = doctor(cli, host, tmp_path)
+    assert "ubuntu-26.04" in report["platform.os"]["summary"].lower().replace(" ", "-")
+
+
+def test_doctor_reports_the_refused_link_and_cannot_judge_the_os(
+    cli: CliRunner, host: Path, tmp_path: Path
+) -> None:
+    (host / "etc/os-release").symlink_to(f"{CLIMBS_OUT}usr/lib/os-release")
+    report = doctor(cli, host, tmp_path)
+    assert report["platform.os"]["status"] == "error"
+    assert "leads out of the sysroot" in report["platform.os"]["summary"]
+
+
+def doctor(cli: CliRunner, sysroot: Path, where: Path) -> dict[str, dict[str, str]]:
+    matrix = write_matrix("allows-test-python", where)
+    args = ["--matrix-dir", str(matrix), "doctor", "--sysroot", str(sysroot)]
+    result = cli(*args, "--python", sys.executable, "--format", "json", env=NO_IMDS)
+    assert "Traceback" not in result.stderr
+    assert result.returncode == 1  # the test interpreter holds no torch: never "ready"
+    return {finding["check"]: finding for finding in json.loads(result.stdout)["findings"]}
