@@ -100,12 +100,14 @@ def prepare(
         offline=request.offline or request.wheelhouse is not None,
         default_index_origin=f"{backend.name}'s configuration",
     )
-    plan = make_plan(release, with_pins(target, classified), choices)
+    pinned = with_pins(target, classified)
+    plan = make_plan(release, pinned, choices)
     plan = _with_leftover_notes(apply_to_plan(plan, classified), target_env)
     if request.wheelhouse is not None:
         house = read_wheelhouse(request.wheelhouse)
-        if house is not None:
-            check_wheelhouse(request.wheelhouse, house, plan)
+        if house is not None:  # judged against the routes the matrix gives when online
+            routed = make_plan(release, pinned, replace(choices, wheelhouse=None))
+            check_wheelhouse(request.wheelhouse, house, plan, routed)
             check_wheelhouse_has(request.wheelhouse, (w.name for w in house.files), plan)
     return Prepared(plan, target_env, backend)
 

@@ -15,14 +15,17 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+from packaging.version import InvalidVersion
 
 from neuron_env.errors import BadInput, CommandFailed, MalformedFile, OperationFailed
+from neuron_env.input_files import InputRejected, Limits, load_json
 from neuron_env.install.plan import DEFAULT_ROUTE, InstallPlan
 from neuron_env.schema import JSON_LENIENT, SchemaError, parse
 from neuron_env.serialize import envelope
@@ -36,6 +39,8 @@ MANIFEST = "neuron-env-wheelhouse.json"
 REQUIREMENTS = "requirements.txt"
 MANIFEST_COMMAND = "wheelhouse"
 ONLY_BINARY = "--only-binary=:all:"
+# A manifest lists a few hundred wheels at most: 16 MiB, names and hashes of normal length.
+MANIFEST_LIMITS = Limits(max_bytes=16 << 20, max_string=4096, max_depth=16)
 
 
 @dataclass(frozen=True)
@@ -207,8 +212,12 @@ def _wheel_file(path: Path, route: str, index_url: str | None) -> WheelFile:
 
 
 def sha256_of(path: Path) -> str:
+    """The file's sha256; opened without blocking, so a FIFO is refused instead of waited on."""
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OperationFailed(f"Wheelhouse file {path.name} is not a regular file.")
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
@@ -239,24 +248,40 @@ def hashed_requirements(house: Wheelhouse, header: Sequence[str] = ()) -> str:
 
 
 def read_wheelhouse(directory: Path) -> Wheelhouse | None:
-    """The manifest of ``directory``, or None for a plain directory of wheels."""
+    """The manifest of ``directory``, or None for a plain directory of wheels.
+
+    The manifest is read bounded (a FIFO, a device or a huge file is refused without blocking,
+    nesting is limited), so a hostile one is bad input, never a hang or a crash.
+    """
     if not directory.is_dir():
         raise BadInput(f"Wheelhouse {directory} does not exist or is not a directory.")
     path = directory / MANIFEST
-    if not path.exists():
+    if not os.path.lexists(path):
+        if not any(directory.glob("*.whl")):
+            raise BadInput(
+                f"Wheelhouse {directory} is empty: it holds no {MANIFEST} and no wheel, so there "
+                "is nothing to install. Nothing was created.",
+                hint="Fill it on a connected machine with 'neuron-env download --torch X.Y -d "
+                f"{directory}', then copy the whole directory here.",
+            )
         return None
     try:
-        doc: Any = json.loads(path.read_text(encoding="utf-8"))
+        doc: Any = load_json(path, MANIFEST_LIMITS)
         return parse(Wheelhouse, doc["wheelhouse"], ["wheelhouse"], JSON_LENIENT)
-    except (OSError, ValueError, KeyError, TypeError, SchemaError) as exc:
+    except (InputRejected, KeyError, TypeError, SchemaError) as exc:
+        why = exc.problem if isinstance(exc, InputRejected) else str(exc)
         raise MalformedFile(
-            f"{path} is not a neuron-env wheelhouse manifest ({exc}).",
+            f"{path} is not a neuron-env wheelhouse manifest ({why}).",
             hint="Fill the wheelhouse again with 'neuron-env download'.",
         ) from None
 
 
-def check_wheelhouse(directory: Path, house: Wheelhouse, plan: InstallPlan) -> None:
-    """Refuse a wheelhouse made for another target, or one whose files changed."""
+def check_wheelhouse(
+    directory: Path, house: Wheelhouse, plan: InstallPlan, routed: InstallPlan
+) -> None:
+    """Refuse a wheelhouse made for another target, one whose manifest says a package came from
+    another index than the matrix routes it to (``routed``: the plan as if online), one whose
+    files lie outside it, or one whose files changed."""
     made_for = (house.release, house.torch, house.python)
     wanted = (plan.release, plan.torch, plan.python)
     if made_for != wanted:
@@ -268,11 +293,58 @@ def check_wheelhouse(directory: Path, house: Wheelhouse, plan: InstallPlan) -> N
             f"{plan.torch} --release {plan.release} --python-version {plan.python} -d DIR'.",
         )
     for wheel in house.files:
-        _check_file(directory / wheel.file, wheel)
+        _check_route(directory, wheel, routed)
+        _check_file(_confined(directory, wheel), wheel)
+
+
+def _check_route(directory: Path, wheel: WheelFile, routed: InstallPlan) -> None:
+    """The manifest's word on where a wheel came from must be the matrix's word."""
+    required = routed.required_route(wheel.name)
+    expected = required.name if required is not None else DEFAULT_ROUTE
+    if wheel.route == expected:
+        return
+    said = f"the index '{wheel.route}'" + (f" ({wheel.index_url})" if wheel.index_url else "")
+    url = required.url if required is not None else routed.default_route.url
+    wants = f"the index '{expected}'" + (f" ({url})" if url else "")
+    raise BadInput(
+        f"Wheelhouse {directory}: its manifest says {wheel.name} {wheel.version} came from "
+        f"{said}, but Neuron {routed.release} routes {wheel.name} to {wants}. Nothing was "
+        "installed.",
+        hint="Fill the wheelhouse again with 'neuron-env download', which routes every package.",
+    )
+
+
+def _confined(directory: Path, wheel: WheelFile) -> Path:
+    """The wheel's file, which must be a wheel of that name and version inside ``directory``."""
+    path = directory / wheel.file
+    inside = Path(wheel.file).name == wheel.file and wheel.file not in ("", ".", "..")
+    if inside and path.resolve().parent != directory.resolve():  # a link leading elsewhere
+        inside = False
+    if not inside:
+        raise BadInput(
+            f"Wheelhouse {directory}: its manifest names the file {wheel.file!r} for "
+            f"{wheel.name}, which is not a file inside the wheelhouse; nothing was read from it.",
+            hint="Fill the wheelhouse again with 'neuron-env download'.",
+        )
+    if _wheel_identity(wheel.file) != (canonicalize_name(wheel.name), wheel.version):
+        raise BadInput(
+            f"Wheelhouse {directory}: its manifest names the file {wheel.file} for "
+            f"{wheel.name} {wheel.version}, which is not a wheel of that name and version.",
+            hint="Fill the wheelhouse again with 'neuron-env download'.",
+        )
+    return path
+
+
+def _wheel_identity(file: str) -> tuple[str, str] | None:
+    try:
+        name, version, _, _ = parse_wheel_filename(file)
+    except (InvalidWheelFilename, InvalidVersion):
+        return None
+    return str(name), str(version)
 
 
 def _check_file(path: Path, wheel: WheelFile) -> None:
-    if not path.is_file():
+    if not path.exists():
         raise OperationFailed(
             f"Wheelhouse file {path.name} is missing.",
             hint="Copy the whole wheelhouse directory again, or fill it again with "
@@ -284,3 +356,16 @@ def _check_file(path: Path, wheel: WheelFile) -> None:
             "corrupt or was changed. Nothing was installed.",
             hint="Copy the wheelhouse again, or fill it again with 'neuron-env download'.",
         )
+
+
+def wheelhouse_requirements(directory: Path, work: Path) -> Path | None:
+    """The hash-pinned requirements to install ``directory`` with, written under ``work`` from
+    its manifest (the file that was checked), never its own ``requirements.txt`` (which nothing
+    checks); None for a plain directory of wheels."""
+    house = read_wheelhouse(directory)
+    if house is None:
+        return None
+    path = work / "wheelhouse-requirements.txt"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(hashed_requirements(house), encoding="utf-8")
+    return path

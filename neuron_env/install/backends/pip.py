@@ -14,12 +14,7 @@ from pathlib import Path
 
 from neuron_env.install.backends.base import Backend, Session
 from neuron_env.install.plan import InstallPlan
-from neuron_env.install.wheelhouse import (
-    ONLY_BINARY,
-    REQUIREMENTS,
-    fill_wheelhouse,
-    read_wheelhouse,
-)
+from neuron_env.install.wheelhouse import ONLY_BINARY, fill_wheelhouse, wheelhouse_requirements
 
 
 class PipBackend(Backend):
@@ -52,8 +47,9 @@ class PipBackend(Backend):
     ) -> None:
         """Install from ``house`` alone: by its hash-pinned list, or the plan's pins if none."""
         argv: list[str | Path] = [*pip, "install", "--no-index", "--find-links", house, ONLY_BINARY]
-        if read_wheelhouse(house) is not None:
-            argv += ["--no-deps", "--require-hashes", "-r", house / REQUIREMENTS]
+        requirements = wheelhouse_requirements(house, session.work)
+        if requirements is not None:
+            argv += ["--no-deps", "--require-hashes", "-r", requirements]
         else:
             argv += list(plan.requirements)
         session.run(argv, env=session.env({"PIP_FIND_LINKS": str(house)}))

@@ -34,7 +34,7 @@ from neuron_env.errors import CommandFailed, OperationFailed
 from neuron_env.install.backends.base import Backend, Session
 from neuron_env.install.plan import InstallPlan
 from neuron_env.install.user_packages import write_constraints
-from neuron_env.install.wheelhouse import REQUIREMENTS, read_wheelhouse
+from neuron_env.install.wheelhouse import wheelhouse_requirements
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -61,7 +61,7 @@ class UvBackend(Backend):
     def install(self, plan: InstallPlan, python: Path, session: Session) -> tuple[str, ...]:
         argv: list[str | Path] = [self.uv, "pip", "install", "--python", python, "--no-build"]
         if plan.wheelhouse:
-            session.run([*argv, *self._wheelhouse_args(Path(plan.wheelhouse), plan)])
+            session.run([*argv, *self._wheelhouse_args(Path(plan.wheelhouse), plan, session)])
             return ()
         project, extra, checked = self._checked_project(plan, python, session)
         lock = session.work / "plan" / "pylock.toml"
@@ -114,10 +114,11 @@ class UvBackend(Backend):
             first, extra = wrong, tuple(r.name for r in wrong)
 
     @staticmethod
-    def _wheelhouse_args(house: Path, plan: InstallPlan) -> list[str | Path]:
+    def _wheelhouse_args(house: Path, plan: InstallPlan, session: Session) -> list[str | Path]:
         args: list[str | Path] = ["--offline", "--no-index", "--find-links", house]
-        if read_wheelhouse(house) is not None:
-            return [*args, "--no-deps", "--require-hashes", "-r", house / REQUIREMENTS]
+        requirements = wheelhouse_requirements(house, session.work)
+        if requirements is not None:
+            return [*args, "--no-deps", "--require-hashes", "-r", requirements]
         return [*args, *plan.requirements]
 
 
