@@ -109,7 +109,7 @@ def install(
         typer.Option(
             "--export",
             help="Write a requirements file pinning every package by version and sha256 "
-            "('-' for stdout), and install nothing.",
+            "('-' for stdout; with --json, the JSON's 'requirements' field), and install nothing.",
             dir_okay=False,
         ),
     ] = None,

@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from neuron_env.errors import BadInput, CommandFailed, MalformedFile
+from neuron_env.escape import UNSAFE, visible
 from neuron_env.install.backends.base import Session
 from neuron_env.install.outcome import InstallFailed
 from neuron_env.install.plan import InstallPlan
@@ -80,8 +81,17 @@ def install_instructions(plan: InstallPlan, out: Path) -> list[str]:
         argv += ["--extra-index-url", str(route.url)]
     return [
         "# Install with (pip merges the indexes, but --require-hashes accepts these files only):",
-        f"#   {shlex.join(argv)}",
+        f"#   {' '.join(comment_word(word) for word in argv)}",
     ]
+
+
+def comment_word(word: str) -> str:
+    """One shell word that stays on its comment line: a control character (a newline in a file
+    name) is written as bash's ``$'\\n'``, which a shell turns back into that character."""
+    if not UNSAFE.search(word):
+        return shlex.quote(word)
+    escaped = word.replace("\\", "\\\\").replace("'", "\\'")
+    return "$'" + UNSAFE.sub(lambda m: visible(m.group()), escaped) + "'"
 
 
 def _fill(plan: InstallPlan, dest: Path, tags: ForeignTags, log: Path) -> Wheelhouse:

@@ -94,6 +94,7 @@ def read_requirements_file(path: Path) -> list[UserRequirement]:
         text = read_text(path, REQUIREMENTS_MAX_BYTES)
     except InputRejected as exc:
         raise BadInput(f"Cannot read requirements file {path}: {exc}.") from None
+    text = text.removeprefix("\ufeff")  # a byte order mark, as Windows editors write; pip skips it
     found = []
     for number, raw in enumerate(_joined_lines(text), start=1):
         line = re.sub(r"(^|\s)#.*$", "", raw).strip()

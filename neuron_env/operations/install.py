@@ -115,13 +115,38 @@ def _export(matrix: Matrix, request: InstallRequest, file: Path) -> InstallOutco
         _show(request.display, outcome)
     if request.dry_run:
         return outcome
+    if not outcome.to_stdout:
+        _check_export_target(file)  # before the download, which takes a while
     log = log_path(request.log, "export")
     with _running(request.display, log, shown=not outcome.to_stdout) as progress:
         progress("Resolving and downloading to compute the hashes")
         text, house = export_requirements(plan, file, tags, log=log, wheelhouse=request.wheelhouse)
     if not outcome.to_stdout:
-        file.write_text(text, encoding="utf-8")
+        _write_export(file, text)
     return Export(plan, tags, file, text=text, wheelhouse=house)
+
+
+def _check_export_target(file: Path) -> None:
+    """Refuse an --export path that cannot be a file: a missing folder, a directory."""
+    if not file.parent.is_dir():
+        raise BadInput(
+            f"Cannot write the export to {file}: the folder {file.parent} does not exist. "
+            "Nothing was downloaded.",
+            hint="Create the folder first, or give another --export path ('-' for stdout).",
+        )
+    if file.is_dir():
+        raise BadInput(f"Cannot write the export to {file}: it is a directory.")
+
+
+def _write_export(file: Path, text: str) -> None:
+    try:
+        with file.open("w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:  # /dev/full, a full disk, a read-only file system
+        raise BadInput(
+            f"Cannot write the export to {file}: {exc.strerror}.",
+            hint="Give another --export path ('-' for stdout).",
+        ) from None
 
 
 def _export_python(matrix: Matrix, request: InstallRequest) -> str | None:

@@ -173,14 +173,15 @@ def document(outcome: InstallOutcome) -> tuple[str, dict[str, object]] | None:
     if isinstance(outcome, Export):
         if outcome.dry_run:
             return "install-export", {"plan": outcome.plan, "file": str(outcome.file)}
-        if outcome.to_stdout:
-            return None  # stdout holds the requirements file alone
         house = outcome.wheelhouse
-        return "install-export", {
+        payload: dict[str, object] = {
             "plan": outcome.plan,
             "file": str(outcome.file),
             "wheelhouse": house,
         }
+        if outcome.to_stdout:  # --export - --json: the requirements file travels in the JSON
+            payload["requirements"] = outcome.text
+        return "install-export", payload
     if isinstance(outcome, Download):
         house = outcome.wheelhouse
         return "download", {"plan": outcome.plan, "dest": str(outcome.dest), "wheelhouse": house}
@@ -190,12 +191,13 @@ def document(outcome: InstallOutcome) -> tuple[str, dict[str, object]] | None:
 
 
 def render_json(outcome: InstallOutcome, **_: Any) -> str:
-    """The command's versioned JSON envelope; an export to stdout is the requirements file."""
+    """The command's versioned JSON envelope (``--export - --json``: the requirements file is
+    its ``requirements`` field)."""
     from neuron_env.serialize import envelope
 
     found = document(outcome)
     if found is None:
-        return outcome.text if isinstance(outcome, Export) else ""
+        return ""
     return json.dumps(envelope(*found), indent=2) + "\n"
 
 
