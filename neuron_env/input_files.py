@@ -70,7 +70,8 @@ def read_bytes(path: Path, max_bytes: int) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             raise InputRejected(f"not a regular file but {_kind(info.st_mode)}; nothing was read")
         if info.st_size > max_bytes:
-            raise InputRejected(f"{_size(info.st_size)}, more than the {_size(max_bytes)} allowed")
+            size, cap = size_text(info.st_size), size_text(max_bytes)
+            raise InputRejected(f"{size}, more than the {cap} allowed")
         with os.fdopen(os.dup(fd), "rb") as handle:
             data = handle.read(max_bytes + 1)
     except OSError as exc:
@@ -78,7 +79,7 @@ def read_bytes(path: Path, max_bytes: int) -> bytes:
     finally:
         os.close(fd)
     if len(data) > max_bytes:  # it grew while we read
-        raise InputRejected(f"more than the {_size(max_bytes)} allowed")
+        raise InputRejected(f"more than the {size_text(max_bytes)} allowed")
     return data
 
 
@@ -151,7 +152,7 @@ def load_json(path: Path, limits: Limits) -> Any:
 def parse_json(text: str, limits: Limits) -> Any:
     """``text`` as a bounded JSON document (also for JSON that arrived another way)."""
     if len(text) > limits.max_bytes:
-        raise InputRejected(f"more than the {_size(limits.max_bytes)} allowed")
+        raise InputRejected(f"more than the {size_text(limits.max_bytes)} allowed")
     digits = len(str(1 << limits.max_int_bits)) + 1  # one more for a sign
 
     def bounded_int(literal: str) -> int:
@@ -281,5 +282,6 @@ def _kind(mode: int) -> str:
     return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
-def _size(n: int) -> str:
+def size_text(n: int) -> str:
+    """``1.5 MiB`` or ``2,048 bytes``, for messages."""
     return f"{n / MiB:.1f} MiB" if n >= MiB else f"{n:,} bytes"
