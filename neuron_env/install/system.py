@@ -15,6 +15,7 @@ from pathlib import Path
 
 from neuron_env.command import clean_env, run
 from neuron_env.errors import BadInput
+from neuron_env.input_files import InputRejected, MiB, read_bytes
 from neuron_env.install.outcome import Step, SystemPlan
 from neuron_env.matrix import Note, Release
 from neuron_env.probe.os_release import parse_os_release
@@ -22,6 +23,7 @@ from neuron_env.probe.os_release import parse_os_release
 SOURCES_LIST = "/etc/apt/sources.list.d/neuron.list"
 NEURON_BIN = "/opt/aws/neuron/bin"
 APT_TIMEOUT = 1800.0
+MAX_OS_RELEASE = 1 * MiB
 #: Codenames of the Ubuntu releases the matrices list, for steps printed for another host.
 KNOWN_CODENAMES = {"ubuntu-22.04": "jammy", "ubuntu-24.04": "noble", "ubuntu-26.04": "resolute"}
 
@@ -41,7 +43,10 @@ def read_host_release(sysroot: Path, kernel: str) -> HostRelease:
     for candidate in ("etc/os-release", "usr/lib/os-release"):
         path = sysroot / candidate
         if path.is_file():
-            text = path.read_text(encoding="utf-8", errors="replace")
+            try:
+                text = read_bytes(path, MAX_OS_RELEASE).decode("utf-8", errors="replace")
+            except InputRejected:
+                continue  # the next candidate, as for a missing file
             break
     values = parse_os_release(text)
     key = f"{values.get('ID', 'unknown')}-{values.get('VERSION_ID', '')}".rstrip("-")
