@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from neuron_env.errors import CommandFailed
+from neuron_env.input_files import read_tail
 
 log = logging.getLogger(__name__)
 
@@ -156,9 +157,7 @@ def _check_exit(args: list[str], returncode: int, check: bool, tail: str) -> Non
 
 
 def _file_tail(path: Path, start: int) -> str:
-    with path.open("rb") as source:
-        source.seek(max(start, path.stat().st_size - OUTPUT_TAIL))
-        return source.read().decode("utf-8", errors="replace")
+    return read_tail(path, OUTPUT_TAIL, start).decode("utf-8", errors="replace")
 
 
 def clean_env(

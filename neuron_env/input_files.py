@@ -15,6 +15,7 @@ import json
 import os
 import stat
 import sys
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +58,7 @@ class Limits:
 MATRIX_LIMITS = Limits(max_bytes=1 * MiB, max_string=4096, controls_allowed=False)
 SNAPSHOT_LIMITS = Limits(max_bytes=16 * MiB, max_string=64 * 1024)
 TOML_LIMITS = Limits(max_bytes=1 * MiB, max_string=64 * 1024)  # other TOML, such as scan rules
+TOOL_OUTPUT_LIMITS = Limits(max_bytes=16 * MiB, max_string=64 * 1024)  # uv's lock and resolution
 
 
 def read_bytes(path: Path, max_bytes: int) -> bytes:
@@ -70,7 +72,8 @@ def read_bytes(path: Path, max_bytes: int) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             raise InputRejected(f"not a regular file but {_kind(info.st_mode)}; nothing was read")
         if info.st_size > max_bytes:
-            raise InputRejected(f"{_size(info.st_size)}, more than the {_size(max_bytes)} allowed")
+            size, cap = size_text(info.st_size), size_text(max_bytes)
+            raise InputRejected(f"{size}, more than the {cap} allowed")
         with os.fdopen(os.dup(fd), "rb") as handle:
             data = handle.read(max_bytes + 1)
     except OSError as exc:
@@ -78,8 +81,40 @@ def read_bytes(path: Path, max_bytes: int) -> bytes:
     finally:
         os.close(fd)
     if len(data) > max_bytes:  # it grew while we read
-        raise InputRejected(f"more than the {_size(max_bytes)} allowed")
+        raise InputRejected(f"more than the {size_text(max_bytes)} allowed")
     return data
+
+
+def read_tail(path: Path, max_bytes: int, start: int = 0) -> bytes:
+    """The last ``max_bytes`` of the regular file ``path`` (none before offset ``start``): a log
+    of any length, read without blocking and without holding more than its tail."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise Unreadable(exc.strerror or str(exc)) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputRejected(f"not a regular file but {_kind(info.st_mode)}; nothing was read")
+        return os.pread(fd, max_bytes, max(start, info.st_size - max_bytes))
+    except OSError as exc:
+        raise Unreadable(exc.strerror or str(exc)) from None
+    finally:
+        os.close(fd)
+
+
+def gunzip(data: bytes, max_bytes: int) -> bytes:
+    """``data`` (one gzip member) decompressed, never past ``max_bytes``: a bomb stays small."""
+    inflater = zlib.decompressobj(wbits=31)
+    try:
+        out = inflater.decompress(data, max_bytes + 1)
+    except zlib.error as exc:
+        raise InputRejected(f"not gzip data ({exc})") from None
+    if len(out) > max_bytes:
+        raise InputRejected(f"more than {size_text(max_bytes)} once decompressed")
+    if not inflater.eof:
+        raise InputRejected("a gzip stream cut short")
+    return out
 
 
 def read_text(path: Path, max_bytes: int) -> str:
@@ -151,7 +186,7 @@ def load_json(path: Path, limits: Limits) -> Any:
 def parse_json(text: str, limits: Limits) -> Any:
     """``text`` as a bounded JSON document (also for JSON that arrived another way)."""
     if len(text) > limits.max_bytes:
-        raise InputRejected(f"more than the {_size(limits.max_bytes)} allowed")
+        raise InputRejected(f"more than the {size_text(limits.max_bytes)} allowed")
     digits = len(str(1 << limits.max_int_bits)) + 1  # one more for a sign
 
     def bounded_int(literal: str) -> int:
@@ -281,5 +316,6 @@ def _kind(mode: int) -> str:
     return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
-def _size(n: int) -> str:
+def size_text(n: int) -> str:
+    """``1.5 MiB`` or ``2,048 bytes``, for messages."""
     return f"{n / MiB:.1f} MiB" if n >= MiB else f"{n:,} bytes"

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from neuron_env.errors import BadInput
-from neuron_env.resources import data_dir
+from neuron_env.resources import shipped_text
 
 if TYPE_CHECKING:
     from neuron_env.matrix import Matrix
@@ -97,7 +97,7 @@ def render_slurm_healthcheck(
     neuron_env: str, python: str, timeout: float, preflight_args: Sequence[str]
 ) -> str:
     """The Slurm health-check script with this installation's settings written in, quoted."""
-    template = (data_dir("scripts") / SLURM_SCRIPT).read_text(encoding="utf-8")
+    template = shipped_text("scripts", SLURM_SCRIPT)
     begin = "# --- settings (written by `neuron-env preflight --emit slurm-healthcheck`) ---\n"
     end = "# --- end of settings ---\n"
     if begin not in template or end not in template:

@@ -25,6 +25,14 @@ def data_dir(name: str) -> Path:
     return _SOURCE_ROOT / name
 
 
+def shipped_text(name: str, filename: str) -> str:
+    """A shipped data file's text (``shipped_text("scripts", "bootstrap.sh")``), read bounded
+    like any other file: an installation can be damaged or tampered with too."""
+    from neuron_env.input_files import MiB, read_text
+
+    return read_text(data_dir(name) / filename, 1 * MiB)
+
+
 def shipped_matrix_dir() -> Path:
     """The matrix files that ship with this version of neuron-env."""
     return data_dir("matrices")

@@ -27,6 +27,7 @@ from neuron_env.aws.spec import (
 )
 from neuron_env.aws.tool_source import tool_source
 from neuron_env.errors import BadInput, UnsupportedCombination
+from neuron_env.input_files import InputRejected, MiB, read_text
 from neuron_env.matrix import Matrix, Note, Release, Request, resolve_target
 from neuron_env.matrix.model import Pairing
 from neuron_env.templating import render
@@ -127,6 +128,14 @@ def build_ami_recipe(matrix: Matrix, request: AmiRequest) -> AmiRecipe:
     return AmiRecipe(files, notes)
 
 
+def _existing(path: Path) -> str | None:
+    """An output file already there (None when it is no text file of a recipe's size)."""
+    try:
+        return read_text(path, 1 * MiB)
+    except InputRejected:
+        return None
+
+
 def write_recipe(recipe: AmiRecipe, directory: Path, *, force: bool = False) -> list[Path]:
     """Write the recipe's files into ``directory``; never overwrite a different file unless
     ``force``."""
@@ -135,7 +144,7 @@ def write_recipe(recipe: AmiRecipe, directory: Path, *, force: bool = False) -> 
     clashes = [
         name
         for name, text in recipe.files.items()
-        if (directory / name).exists() and (directory / name).read_text() != text
+        if (directory / name).exists() and _existing(directory / name) != text
     ]
     if clashes and not force:
         raise BadInput(

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from neuron_env.aws.tool_source import ToolSource
-from neuron_env.resources import data_dir
+from neuron_env.resources import shipped_text
 
 Mode = Literal["auto", "always", "never"]
 
@@ -58,4 +58,4 @@ class BootstrapArgs:
 
 def bootstrap_script() -> str:
     """The text of the shipped ``scripts/bootstrap.sh``."""
-    return (data_dir("scripts") / "bootstrap.sh").read_text(encoding="utf-8")
+    return shipped_text("scripts", "bootstrap.sh")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime
-import gzip
 import json
 import shlex
 import time
@@ -23,7 +22,7 @@ from neuron_env.errors import BadInput, MalformedFile
 from neuron_env.facts import facts_from_document
 from neuron_env.fleet.model import NOT_COLLECTED, Missing
 from neuron_env.fleet.ssm import Invocation, SsmGateway, Throttled, batches
-from neuron_env.input_files import SNAPSHOT_LIMITS, InputRejected, parse_json
+from neuron_env.input_files import SNAPSHOT_LIMITS, InputRejected, gunzip, load_json, parse_json
 
 NOT_INSTALLED_EXIT = 127
 TRUNCATED = "---Output truncated---"
@@ -184,7 +183,8 @@ def _store(folder: Path, instance: str, answer: Invocation) -> str | None:
     if TRUNCATED in answer.stdout:
         return "output truncated by SSM (over 24,000 characters even compressed)"
     try:
-        text = gzip.decompress(base64.b64decode(answer.stdout.strip(), validate=True)).decode()
+        packed = base64.b64decode(answer.stdout.strip(), validate=True)
+        text = gunzip(packed, SNAPSHOT_LIMITS.max_bytes).decode()
         doc = parse_json(text, SNAPSHOT_LIMITS)
         facts_from_document(doc, instance)
     except InputRejected as exc:
@@ -208,9 +208,9 @@ def _record_missing(folder: Path, result: CollectResult) -> None:
     earlier: list[dict[str, str]] = []
     if path.exists():
         try:
-            earlier = json.loads(path.read_text(encoding="utf-8")).get("hosts", [])
-        except (OSError, ValueError, AttributeError):
-            earlier = []
+            earlier = load_json(path, SNAPSHOT_LIMITS).get("hosts", [])
+        except (InputRejected, AttributeError):
+            earlier = []  # unreadable: rewritten with the hosts missing now
     now = {m.name: m.reason for m in result.missing}
     done = set(result.collected) | set(result.skipped)
     at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")

@@ -12,6 +12,10 @@ import os
 import sys
 from pathlib import Path
 
+from neuron_env.input_files import InputRejected, MiB, read_text
+
+MAX_CONFIG_BYTES = 1 * MiB
+
 
 def configured_index_url() -> tuple[str, str] | None:
     """``(url, where it was set)`` or None when pip's configuration names no index-url."""
@@ -22,9 +26,9 @@ def configured_index_url() -> tuple[str, str] | None:
     for path in _config_files():
         parser = configparser.RawConfigParser()
         try:
-            parser.read(path, encoding="utf-8")
-        except (configparser.Error, UnicodeDecodeError):
-            continue
+            parser.read_string(read_text(path, MAX_CONFIG_BYTES), str(path))
+        except (configparser.Error, InputRejected):
+            continue  # pip, too, goes on without a file it cannot read
         for section in ("global", "install"):
             if parser.has_option(section, "index-url"):
                 found = parser.get(section, "index-url").strip(), str(path)

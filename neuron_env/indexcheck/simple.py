@@ -12,7 +12,6 @@ import base64
 import contextlib
 import html.parser
 import http.client
-import json
 import netrc
 import os
 import socket
@@ -27,10 +26,19 @@ from typing import Any, Literal
 from packaging.utils import canonicalize_name
 
 from neuron_env import __version__
+from neuron_env.input_files import InputRejected, Limits, MiB, parse_json, read_text
+from neuron_env.input_http import BodyTooLarge, Deadline, DeadlinePassed, fetch
 
 ACCEPT = "application/vnd.pypi.simple.v1+json, text/html;q=0.1"
 JSON_TYPE = "application/vnd.pypi.simple.v1+json"
 DEFAULT_TIMEOUT = 15.0
+#: The largest simple page read: the default index's page of a project with thousands of files
+#: is a few MiB; a page past this is refused, never held whole in memory.
+MAX_PAGE_BYTES = 64 * MiB
+PAGE_LIMITS = Limits(max_bytes=MAX_PAGE_BYTES, max_string=64 * 1024)
+#: How long a whole ``matrix verify`` may spend reading, at least (see :func:`command_deadline`).
+COMMAND_SECONDS = 300.0
+MAX_NETRC_BYTES = 1 * MiB
 
 
 class IndexUnreadable(Exception):
@@ -113,8 +121,11 @@ def _netrc_login(host: str, netrc_file: Path | None) -> tuple[str, str] | None:
     if not path.is_file():
         return None
     try:
+        # Read bounded first (a FIFO or /dev/zero is refused); the stdlib parser takes a path,
+        # so it reads the file again: a file swapped in between is the user's own doing.
+        read_text(path, MAX_NETRC_BYTES)
         entry = netrc.netrc(str(path)).authenticators(host)
-    except (netrc.NetrcParseError, OSError):
+    except (netrc.NetrcParseError, OSError, InputRejected):
         return None  # pip ignores a netrc it cannot read, and so do we
     if entry is None:
         return None
@@ -139,9 +150,12 @@ def fetch_project(
     project: str,
     *,
     timeout: float = DEFAULT_TIMEOUT,
+    deadline: Deadline | None = None,
     context: ssl.SSLContext | None = None,
 ) -> ProjectPage:
-    """Read ``project``'s simple page; raises :class:`IndexUnreadable` with the reason."""
+    """Read ``project``'s simple page; raises :class:`IndexUnreadable` with the reason.
+
+    ``timeout`` bounds the whole request, ``deadline`` (when given) the command's reading."""
     url = f"{access.url.rstrip('/')}/{canonicalize_name(project)}/"
     shown = f"{access.shown.rstrip('/')}/{canonicalize_name(project)}/"
     request = urllib.request.Request(  # noqa: S310 - index_access admits http(s) only
@@ -151,26 +165,21 @@ def fetch_project(
         # Not forwarded when the index redirects elsewhere (a CDN): credentials stay on this host.
         request.add_unredirected_header("Authorization", access.authorization)
     try:
-        body, content_type = _get(request, timeout, context)
+        answer = fetch(
+            request, timeout=timeout, max_bytes=MAX_PAGE_BYTES, deadline=deadline, context=context
+        )
     except urllib.error.HTTPError as exc:
         if exc.code == 404:
             return ProjectPage(project, shown, "none", found=False)
         raise IndexUnreadable(shown, _http_reason(exc)) from None
+    except BodyTooLarge as exc:
+        raise IndexUnreadable(shown, f"the page is too large: {exc.problem}") from None
     except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
         raise IndexUnreadable(shown, describe_failure(exc, timeout)) from None
     try:
-        return parse_page(project, shown, body, content_type)
+        return parse_page(project, shown, answer.body, answer.content_type)
     except ValueError as exc:
         raise IndexUnreadable(shown, f"not a simple index page ({exc})") from None
-
-
-def _get(
-    request: urllib.request.Request, timeout: float, context: ssl.SSLContext | None
-) -> tuple[bytes, str]:
-    with urllib.request.urlopen(  # noqa: S310 - the scheme is checked by the caller
-        request, timeout=timeout, context=context or tls_context()
-    ) as response:
-        return response.read(), response.headers.get_content_type()
 
 
 def _http_reason(exc: urllib.error.HTTPError) -> str:
@@ -187,6 +196,8 @@ def describe_failure(exc: BaseException, timeout: float) -> str:
         return "the host name does not resolve (DNS)"
     if isinstance(reason, ConnectionRefusedError):
         return "connection refused (nothing listens there)"
+    if isinstance(reason, DeadlinePassed):
+        return f"{reason}; raise it with --timeout"
     if isinstance(reason, TimeoutError | socket.timeout):
         return f"no answer within {timeout:g} s (timeout; raise it with --timeout)"
     if isinstance(reason, ssl.SSLCertVerificationError):
@@ -210,9 +221,11 @@ def parse_page(project: str, url: str, body: bytes, content_type: str) -> Projec
 
 def _json_files(body: bytes) -> tuple[IndexFile, ...]:
     try:
-        doc = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        doc = parse_json(body.decode("utf-8"), PAGE_LIMITS)
+    except UnicodeDecodeError as exc:
         raise ValueError(f"invalid JSON: {exc}") from None
+    except InputRejected as exc:
+        raise ValueError(f"invalid JSON: {exc.problem}") from None
     entries = doc.get("files") if isinstance(doc, dict) else None
     if not isinstance(entries, list):
         raise ValueError("JSON without a 'files' list")
@@ -283,6 +296,7 @@ def read_index(
     projects: list[str],
     *,
     timeout: float = DEFAULT_TIMEOUT,
+    deadline: Deadline | None = None,
     context: ssl.SSLContext | None = None,
 ) -> IndexReadout:
     """Every page of ``projects``, stopping at the first failure (the rest would fail alike)."""
@@ -293,9 +307,14 @@ def read_index(
     for project in projects:
         try:
             pages[canonicalize_name(project)] = fetch_project(
-                access, project, timeout=timeout, context=context
+                access, project, timeout=timeout, deadline=deadline, context=context
             )
         except IndexUnreadable as exc:
             elapsed = time.monotonic() - started
             return IndexReadout(name, access.shown, pages, exc.url, exc.reason, elapsed)
     return IndexReadout(name, access.shown, pages, seconds=time.monotonic() - started)
+
+
+def command_deadline(timeout: float) -> Deadline:
+    """The one deadline of a command's reading: every page it reads, together, by then."""
+    return Deadline.after(max(COMMAND_SECONDS, 4 * timeout))

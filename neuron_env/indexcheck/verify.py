@@ -15,6 +15,7 @@ from neuron_env.indexcheck.simple import (
     DEFAULT_TIMEOUT,
     IndexAccess,
     IndexReadout,
+    command_deadline,
     index_access,
     read_index,
     tls_context,
@@ -118,10 +119,16 @@ def verify(
 ) -> Verification:
     """Read every index of ``plan`` at once (one thread each) and compare the release."""
     context = tls_context()
+    deadline = command_deadline(timeout)
 
     def read(item: IndexToRead) -> IndexReadout:
         readout = read_index(
-            item.name, item.access, list(item.projects), timeout=timeout, context=context
+            item.name,
+            item.access,
+            list(item.projects),
+            timeout=timeout,
+            deadline=deadline,
+            context=context,
         )
         if (
             item.name != DEFAULT_INDEX

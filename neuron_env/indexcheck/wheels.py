@@ -13,21 +13,24 @@ from dataclasses import dataclass
 
 from packaging.tags import Tag
 from packaging.utils import (
-    InvalidSdistFilename,
     InvalidWheelFilename,
     canonicalize_name,
     parse_sdist_filename,
     parse_wheel_filename,
 )
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from neuron_env.indexcheck.simple import ProjectPage
 
 #: The old manylinux names and the glibc each stands for (PEP 600).
 LEGACY_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
-_MANYLINUX = re.compile(r"^manylinux_(\d+)_(\d+)_(.+)$")
+#: Tags with numbers no real wheel has (``cp3x``, a 5,000-digit glibc) match neither pattern: pip
+#: installs such a wheel on no host, so it is left out like a file of another platform.
+_MANYLINUX = re.compile(r"^manylinux_(\d{1,4})_(\d{1,4})_(.+)$")
+_CPYTHON3 = re.compile(r"^cp3(\d{1,3})$")
 #: CPython minors a stable-ABI (abi3) wheel is assumed to cover, from its own minor upwards.
 _LAST_MINOR = 30
+MAX_FILENAME = 255  # the longest file name Linux file systems allow
 
 
 @dataclass(frozen=True)
@@ -54,8 +57,8 @@ def wheels_for(page: ProjectPage | None, arch: str) -> list[Wheel]:
     found = []
     for entry in page.files:
         try:
-            name, version, _, tags = parse_wheel_filename(entry.filename)
-        except InvalidWheelFilename:
+            name, version, _, tags = _parse_wheel(entry.filename)
+        except ValueError:  # InvalidWheelFilename, InvalidVersion, a 5,000-digit number
             continue  # an sdist or a stray file: neuron-env installs wheels only
         usable = [tag for tag in tags if _for_arch(tag.platform, arch)]
         if name != wanted or not usable:
@@ -93,9 +96,10 @@ def _pythons(tags: Iterable[Tag]) -> frozenset[str] | None:
         interpreter, abi = tag.interpreter, tag.abi
         if interpreter.startswith("py3") and abi == "none":
             return None
-        if not interpreter.startswith("cp3") or abi.endswith("t"):
-            continue  # another implementation, or a free-threaded-only build
-        minor = int(interpreter[3:])
+        cpython = _CPYTHON3.match(interpreter)
+        if cpython is None or abi.endswith("t"):
+            continue  # another implementation, a free-threaded-only build, or an odd tag
+        minor = int(cpython[1])
         last = _LAST_MINOR if abi == "abi3" else minor
         minors.update(f"3.{m}" for m in range(minor, last + 1))
     return frozenset(minors)
@@ -124,11 +128,18 @@ def listed_versions(page: ProjectPage | None) -> list[Version]:
 
 def _name_and_version(filename: str) -> tuple[str, Version] | None:
     try:
-        name, version, *_ = parse_wheel_filename(filename)
+        name, version, *_ = _parse_wheel(filename)
         return name, version
-    except InvalidWheelFilename:
+    except ValueError:
         pass
     try:
         return parse_sdist_filename(filename)
-    except (InvalidSdistFilename, InvalidVersion):
+    except ValueError:  # InvalidSdistFilename, InvalidVersion, a 5,000-digit number
         return None
+
+
+def _parse_wheel(filename: str) -> tuple[str, Version, object, frozenset[Tag]]:
+    """``parse_wheel_filename``, refusing a name no file system holds (a page's stray text)."""
+    if len(filename) > MAX_FILENAME:
+        raise InvalidWheelFilename(f"a file name of {len(filename):,} characters")
+    return parse_wheel_filename(filename)

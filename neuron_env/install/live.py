@@ -14,6 +14,10 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
+from neuron_env.input_files import InputRejected, MiB, read_bytes
+
+MAX_RECORD = 64 * MiB
+
 
 @dataclass(frozen=True)
 class Installed:
@@ -32,9 +36,18 @@ def snapshot(venv: Path) -> Snapshot:
     for info in sorted(venv.glob("lib/python*/site-packages/*.dist-info")):
         name, _, version = info.name.removesuffix(".dist-info").partition("-")
         record = info / "RECORD"
-        digest = hashlib.sha256(record.read_bytes()).hexdigest() if record.is_file() else ""
+        digest = hashlib.sha256(_record(record)).hexdigest() if record.is_file() else ""
         found[canonicalize_name(name)] = Installed(version, digest)
     return found
+
+
+def _record(path: Path) -> bytes:
+    """A RECORD file (torch's is a few hundred KiB); one that cannot be read stands for itself
+    by its reason, so a change to it still shows."""
+    try:
+        return read_bytes(path, MAX_RECORD)
+    except InputRejected as exc:
+        return exc.problem.encode()
 
 
 def changes(before: Snapshot, after: Snapshot) -> list[str]:

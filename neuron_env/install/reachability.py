@@ -10,24 +10,29 @@ from __future__ import annotations
 
 import socket
 import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 
+from neuron_env.input_http import Deadline, fetch
 from neuron_env.install.diagnose import Cause, cause_hint, dns_cause, explain
 from neuron_env.install.plan import InstallPlan
 from neuron_env.install.user_packages import user_conflict
 
 TIMEOUT = 5.0
+#: All the diagnosis's requests together end by then: it explains a failure, it must not outlast it.
+DIAGNOSIS_SECONDS = 20.0
 
 
-def unreachable_reason(url: str, timeout: float = TIMEOUT) -> str | None:
+def unreachable_reason(
+    url: str, timeout: float = TIMEOUT, deadline: Deadline | None = None
+) -> str | None:
     """Why ``url`` cannot be reached, or None when it answers (or the answer is unclear)."""
     if not url.startswith(("http://", "https://")):
         return None
     try:
-        with urllib.request.urlopen(url.rstrip("/") + "/", timeout=timeout):  # noqa: S310
-            return None
+        # The status is enough; the request ends within timeout, a slow server or not.
+        fetch(url.rstrip("/") + "/", timeout=timeout, max_bytes=0, deadline=deadline)
+        return None
     except urllib.error.HTTPError:
         return None
     except urllib.error.URLError as exc:
@@ -58,8 +63,9 @@ def failure_cause(output: str, plan: InstallPlan) -> Cause:
     cause = explain(output, plan)
     if cause.code in _FROM_OUTPUT:
         return cause
+    deadline = Deadline.after(DIAGNOSIS_SECONDS)
     for route in plan.routes:
-        reason = unreachable_reason(route.url) if route.url else None
+        reason = unreachable_reason(route.url, deadline=deadline) if route.url else None
         if reason == "unknown host":
             return dns_cause(str(route.url), plan)
         if reason is not None:
@@ -68,18 +74,20 @@ def failure_cause(output: str, plan: InstallPlan) -> Cause:
                 f"the {route.name} index at {route.url} could not be reached ({reason}).",
                 cause_hint("unreachable"),
             )
-    return http_error_cause(plan) or cause
+    return http_error_cause(plan, deadline=deadline) or cause
 
 
 _FROM_OUTPUT = ("hash-mismatch", "corrupt-wheel", "download-cut", "stalled", "dns", "disk-full")
 
 
-def http_error_cause(plan: InstallPlan, timeout: float = TIMEOUT) -> Cause | None:
+def http_error_cause(
+    plan: InstallPlan, timeout: float = TIMEOUT, deadline: Deadline | None = None
+) -> Cause | None:
     """An index that answers a pinned package's page with an HTTP error (pip does not say so)."""
     for route in plan.routed:
         for package in plan.packages_from(route.name):
             page = f"{str(route.url).rstrip('/')}/{package.name}/"
-            status = _http_status(page, timeout)
+            status = _http_status(page, timeout, deadline)
             if status is not None and (status >= 500 or status in (401, 403)):
                 return Cause(
                     "http-error",
@@ -89,12 +97,12 @@ def http_error_cause(plan: InstallPlan, timeout: float = TIMEOUT) -> Cause | Non
     return None
 
 
-def _http_status(url: str, timeout: float) -> int | None:
+def _http_status(url: str, timeout: float, deadline: Deadline | None) -> int | None:
     if not url.startswith(("http://", "https://")):
         return None
     try:
-        with urllib.request.urlopen(url, timeout=timeout):  # noqa: S310
-            return None
+        fetch(url, timeout=timeout, max_bytes=0, deadline=deadline)
+        return None
     except urllib.error.HTTPError as exc:
         return exc.code
     except (OSError, ValueError):

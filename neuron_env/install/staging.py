@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from neuron_env.errors import OperationFailed
+from neuron_env.input_files import InputRejected, read_bytes
 
 STAGING_MARK = ".neuron-env-staging-"
 _AT_FDCWD = -100
@@ -70,9 +71,12 @@ def relocate(venv: Path, old_prefix: Path, new_prefix: Path) -> list[Path]:
     changed = []
     candidates = [venv / "pyvenv.cfg", *sorted((venv / "bin").iterdir())]
     for path in candidates:
-        if path.is_symlink() or not path.is_file() or path.stat().st_size > _REWRITE_LIMIT:
+        if path.is_symlink():
             continue
-        data = path.read_bytes()
+        try:
+            data = read_bytes(path, _REWRITE_LIMIT)
+        except InputRejected:  # a directory, a FIFO, a large binary: nothing to relocate
+            continue
         if old not in data or b"\0" in data:
             continue
         _rewrite(path, data.replace(old, new))

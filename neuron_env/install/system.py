@@ -15,6 +15,7 @@ from pathlib import Path
 
 from neuron_env.command import clean_env, run
 from neuron_env.errors import BadInput
+from neuron_env.input_files import MiB
 from neuron_env.install.outcome import Step, SystemPlan
 from neuron_env.matrix import Note, Release
 from neuron_env.probe.os_release import parse_os_release
@@ -23,6 +24,7 @@ from neuron_env.probe.sysroot import Sysroot
 SOURCES_LIST = "/etc/apt/sources.list.d/neuron.list"
 NEURON_BIN = "/opt/aws/neuron/bin"
 APT_TIMEOUT = 1800.0
+MAX_OS_RELEASE = 1 * MiB
 #: Codenames of the Ubuntu releases the matrices list, for steps printed for another host.
 KNOWN_CODENAMES = {"ubuntu-22.04": "jammy", "ubuntu-24.04": "noble", "ubuntu-26.04": "resolute"}
 
@@ -40,7 +42,7 @@ def read_host_release(sysroot: Path, kernel: str) -> HostRelease:
     """The OS key and codename from ``/etc/os-release`` under ``sysroot``."""
     root = Sysroot.at(sysroot)
     values = parse_os_release(
-        root.read_text("etc/os-release") or root.read_text("usr/lib/os-release")
+        root.file_text("etc/os-release") or root.file_text("usr/lib/os-release")
     )
     key = f"{values.get('ID', 'unknown')}-{values.get('VERSION_ID', '')}".rstrip("-")
     return HostRelease(key, values.get("VERSION_CODENAME") or None, kernel)

@@ -20,9 +20,11 @@ from pathlib import Path
 from neuron_env.command import clean_env, run
 from neuron_env.errors import BadInput, CommandFailed, OperationFailed
 from neuron_env.facts import PythonFacts
+from neuron_env.input_files import InputRejected, MiB, read_bytes
 from neuron_env.probe.python_env import probe_python
 
 PROBE_TIMEOUT = 30.0
+MAX_PYVENV_CFG = 1 * MiB  # a few lines; a venv's own file, but one a user can replace
 
 
 @dataclass(frozen=True)
@@ -212,7 +214,11 @@ def _base_of(venv: Path) -> Path:
 
 def _pyvenv_cfg(venv: Path) -> dict[str, str]:
     values = {}
-    for line in (venv / "pyvenv.cfg").read_text(encoding="utf-8", errors="replace").splitlines():
+    try:
+        raw = read_bytes(venv / "pyvenv.cfg", MAX_PYVENV_CFG)
+    except InputRejected as exc:
+        raise BadInput(f"{venv / 'pyvenv.cfg'}: {exc.problem}.") from None
+    for line in raw.decode("utf-8", errors="replace").splitlines():
         key, sep, value = line.partition("=")
         if sep:
             values[key.strip()] = value.strip()

@@ -125,6 +125,6 @@ def hostname(sysroot: Path) -> str | None:
     """The host's name; :class:`Refused` when a file holding it leads off the sysroot."""
     root = Sysroot.at(sysroot)
     for candidate in ("proc/sys/kernel/hostname", "etc/hostname"):
-        if name := root.read_text(candidate):
+        if name := root.file_text(candidate):
             return name
     return socket.gethostname() if sysroot == Path("/") else None

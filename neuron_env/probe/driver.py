@@ -27,7 +27,7 @@ def probe_driver(sysroot: Path, *, neuron_ls_timeout: float = 5.0) -> DriverFact
         listing, listing_error = None, getattr(exc, "message", None) or str(exc)
     return DriverFacts(
         module_loaded=module_loaded(sysroot),
-        module_version=Sysroot.at(sysroot).read_text("sys/module/neuron/version"),
+        module_version=Sysroot.at(sysroot).file_text("sys/module/neuron/version"),
         devices=device_nodes(sysroot),
         sysfs=sysfs_devices(sysroot),
         neuron_ls=listing,
@@ -36,7 +36,7 @@ def probe_driver(sysroot: Path, *, neuron_ls_timeout: float = 5.0) -> DriverFact
 
 
 def module_loaded(sysroot: Path) -> bool:
-    modules = Sysroot.at(sysroot).read_text("proc/modules") or ""
+    modules = Sysroot.at(sysroot).file_text("proc/modules") or ""
     return any(line.split(" ", 1)[0] == "neuron" for line in modules.splitlines())
 
 
@@ -80,13 +80,13 @@ def sysfs_devices(sysroot: Path) -> tuple[NeuronDevice, ...]:
 def _sysfs_device(root: Sysroot, name: str) -> NeuronDevice:
     device = f"{SYSFS_DEVICES}/{name}"
     arch = f"{device}/info/architecture"
-    cores = root.read_text(f"{device}/core_count")
+    cores = root.file_text(f"{device}/core_count")
     return NeuronDevice(
         name=name,
         core_count=int(cores) if cores and cores.isdigit() else None,
-        arch_type=root.read_text(f"{arch}/arch_type"),
-        device_name=root.read_text(f"{arch}/device_name"),
-        instance_type=root.read_text(f"{arch}/instance_type"),
+        arch_type=root.file_text(f"{arch}/arch_type"),
+        device_name=root.file_text(f"{arch}/device_name"),
+        instance_type=root.file_text(f"{arch}/instance_type"),
     )
 
 

@@ -26,14 +26,14 @@ ENVIRON_MAX_BYTES = 4 << 20  # PID 1's environment is bounded by the kernel's AR
 def probe_os(sysroot: Path) -> OsFacts:
     root = Sysroot.at(sysroot)
     release = parse_os_release(
-        root.read_text("etc/os-release") or root.read_text("usr/lib/os-release")
+        root.file_text("etc/os-release") or root.file_text("usr/lib/os-release")
     )
     return OsFacts(
         id=release.get("ID"),
         version_id=release.get("VERSION_ID"),
         pretty_name=release.get("PRETTY_NAME"),
         kernel=kernel_release(sysroot),
-        arch=root.read_text("proc/sys/kernel/arch") or os.uname().machine,
+        arch=root.file_text("proc/sys/kernel/arch") or os.uname().machine,
         glibc=glibc_version(sysroot),
         container=in_container(sysroot),
     )
@@ -41,7 +41,7 @@ def probe_os(sysroot: Path) -> OsFacts:
 
 def kernel_release(sysroot: Path) -> str:
     """``uname -r`` of the host behind ``sysroot`` (procfs first, so a mounted host wins)."""
-    return Sysroot.at(sysroot).read_text("proc/sys/kernel/osrelease") or os.uname().release
+    return Sysroot.at(sysroot).file_text("proc/sys/kernel/osrelease") or os.uname().release
 
 
 def parse_os_release(text: str | None) -> dict[str, str]:
@@ -62,7 +62,7 @@ def parse_os_release(text: str | None) -> dict[str, str]:
 def glibc_version(sysroot: Path) -> str | None:
     root = Sysroot.at(sysroot)
     for candidate in LIBC_CANDIDATES:
-        data = root.read_bytes(candidate, LIBC_MAX_BYTES)
+        data = root.file_bytes(candidate, LIBC_MAX_BYTES)
         match = _GLIBC_RE.search(data) if data else None
         if match:
             return match.group(1).decode()
@@ -76,11 +76,11 @@ def in_container(sysroot: Path) -> bool:
     root = Sysroot.at(sysroot)
     if root.exists(".dockerenv") or root.exists("run/.containerenv"):
         return True
-    cgroup = root.read_text("proc/1/cgroup") or ""
+    cgroup = root.file_text("proc/1/cgroup") or ""
     if any(word in cgroup for word in ("docker", "kubepods", "containerd", "libpod")):
         return True
     # With cgroup v2 namespaces /proc/1/cgroup reads "0::/" inside a container (EKS, containerd);
     # container managers and images ('neuron-env image render') set container= in PID 1's
     # environment, which systemd-detect-virt reads too.
-    environ = root.read_text("proc/1/environ", ENVIRON_MAX_BYTES) or ""
+    environ = root.file_text("proc/1/environ", ENVIRON_MAX_BYTES) or ""
     return any(entry.startswith("container=") for entry in environ.split("\0"))

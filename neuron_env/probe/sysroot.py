@@ -91,7 +91,7 @@ class Sysroot:
         path = "/" + inner.lstrip("/")
         return path if self.root == Path("/") else f"{path} under the sysroot {self.root}"
 
-    def read_bytes(self, inner: str, max_bytes: int = SMALL_FILE) -> bytes | None:
+    def file_bytes(self, inner: str, max_bytes: int = SMALL_FILE) -> bytes | None:
         """The contents of the host's file ``inner``; None when it is missing or unreadable."""
         path = self.resolve(inner)
         try:
@@ -101,9 +101,9 @@ class Sysroot:
         except InputRejected as exc:  # a FIFO, a device or a huge file where a file should be
             raise Refused(f"{self.where(inner)} is not read: it is {exc.problem}.") from None
 
-    def read_text(self, inner: str, max_bytes: int = SMALL_FILE) -> str | None:
-        """``read_bytes`` as text, stripped; bytes that are not UTF-8 are replaced, not fatal."""
-        data = self.read_bytes(inner, max_bytes)
+    def file_text(self, inner: str, max_bytes: int = SMALL_FILE) -> str | None:
+        """"``file_bytes`` as text, stripped; bytes that are not UTF-8 are replaced, not fatal."""
+        data = self.file_bytes(inner, max_bytes)
         return None if data is None else data.decode("utf-8", errors="replace").strip()
 
     def listdir(self, inner: str) -> list[str]:

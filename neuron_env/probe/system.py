@@ -15,7 +15,7 @@ INTERESTING_PREFIXES = ("aws-neuronx-", "aws-neuron-", "linux-headers-", "efa", 
 
 
 def probe_system(sysroot: Path) -> SystemFacts:
-    status = Sysroot.at(sysroot).read_bytes(DPKG_STATUS, DPKG_STATUS_MAX_BYTES)
+    status = Sysroot.at(sysroot).file_bytes(DPKG_STATUS, DPKG_STATUS_MAX_BYTES)
     packages = dict(dpkg_packages(status.decode("utf-8", errors="replace") if status else ""))
     headers = f"linux-headers-{kernel_release(sysroot)}" in packages if packages else None
     return SystemFacts(packages=packages, kernel_headers=headers, efa_devices=efa_devices(sysroot))

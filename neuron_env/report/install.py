@@ -23,6 +23,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from neuron_env.input_files import InputRejected, read_tail
 from neuron_env.install.outcome import (
     Declined,
     Download,
@@ -127,10 +128,8 @@ def progress_display(enabled: bool, log: Path) -> Iterator[Callable[[str], None]
 
 def _last_line(log: Path, width: int = 70) -> str:
     try:
-        with log.open("rb") as handle:
-            handle.seek(max(0, log.stat().st_size - 2048))
-            lines = handle.read().decode("utf-8", errors="replace").splitlines()
-    except OSError:
+        lines = read_tail(log, 2048).decode("utf-8", errors="replace").splitlines()
+    except InputRejected:
         return ""
     text = next((line.strip() for line in reversed(lines) if line.strip()), "")
     return text if len(text) <= width else text[: width - 1] + "…"

@@ -68,7 +68,7 @@ def parse_event(line: str) -> dict[str, Any] | None:
     """A worker's JSON event; None for anything else on its stdout (logged at debug level)."""
     try:
         event = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # a line of 1 MiB can nest deeper than the stack
         log.debug("worker: %s", line[:200])
         return None
     return event if isinstance(event, dict) and isinstance(event.get("event"), str) else None

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -31,15 +30,11 @@ from pathlib import Path
 from packaging.utils import canonicalize_name
 
 from neuron_env.errors import CommandFailed, OperationFailed
+from neuron_env.input_files import TOOL_OUTPUT_LIMITS, InputRejected, parse_toml, read_text
 from neuron_env.install.backends.base import Backend, Session
 from neuron_env.install.plan import InstallPlan
 from neuron_env.install.user_packages import write_constraints
 from neuron_env.install.wheelhouse import wheelhouse_requirements
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 hosts
-    import tomli as tomllib
 
 PROJECT_NAME = "neuron-env-plan"
 
@@ -105,7 +100,7 @@ class UvBackend(Backend):
                 if any(name in exc.output for name in extra):  # the Neuron index lacks it
                     raise misrouted_error(plan, first) from None
                 raise
-            resolution = parse_resolution(out.read_text(encoding="utf-8"))
+            resolution = parse_resolution(_tool_output(out))
             wrong = misrouted(plan, resolution)
             if not wrong:
                 return project, extra, resolution
@@ -198,11 +193,26 @@ def parse_resolution(text: str) -> list[Resolved]:
 
 def locked_versions(lock: Path) -> dict[str, str]:
     """Name → version of every package a ``pylock.toml`` installs."""
-    doc = tomllib.loads(lock.read_text(encoding="utf-8"))
+    try:
+        doc = parse_toml(_tool_output(lock), TOOL_OUTPUT_LIMITS)
+    except InputRejected as exc:
+        raise OperationFailed(
+            f"uv wrote a lock file that cannot be read ({exc.problem})."
+        ) from None
     return {
         str(canonicalize_name(p["name"])): str(p.get("version", ""))
         for p in doc.get("packages", [])
     }
+
+
+def _tool_output(path: Path) -> str:
+    """A file uv wrote, read bounded like any other."""
+    try:
+        return read_text(path, TOOL_OUTPUT_LIMITS.max_bytes)
+    except InputRejected as exc:
+        raise OperationFailed(
+            f"uv wrote {path.name}, which cannot be read ({exc.problem})."
+        ) from None
 
 
 def misrouted(plan: InstallPlan, resolution: list[Resolved]) -> list[Resolved]:
