@@ -3,7 +3,10 @@
 Pure: the request and the matrix become an :class:`ImageSpec`, and ``templates/Dockerfile.j2``
 lays it out. What goes in follows the host side of neuron-env, minus what belongs to the host:
 
-* the base for an OS the release ships pip wheels for (refused otherwise, as ``resolve`` says);
+* the base for an OS the release ships pip wheels for (refused otherwise, as ``resolve`` says;
+  a ``--base`` whose tag names another Ubuntu is refused too);
+* the user's packages judged by ``install``'s own policy (:mod:`neuron_env.install.user_policy`:
+  Neuron names, the legacy stack, upstream twins such as torchao), then pinned exactly;
 * the Neuron apt repository and its key, and the release's user-space packages at its versions
   (runtime, collectives, tools); never the driver (``aws-neuronx-dkms``), which is the host's;
 * the EFA user space, its signature checked, installed with ``--skip-kmod``;
@@ -23,13 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
 
 from neuron_env import __version__
 from neuron_env.aws.spec import default_os, pairing_of
 from neuron_env.aws.tool_source import ToolSource, tool_source
 from neuron_env.errors import BadInput, UnsupportedCombination
-from neuron_env.matrix import Matrix, Note, Release, Request, resolve_target
+from neuron_env.install.user_packages import UserRequirement
+from neuron_env.install.user_policy import judge
+from neuron_env.matrix import Matrix, Note, Release, Request, Target, resolve_target
 from neuron_env.matrix.resolve import Pin
 from neuron_env.resources import shipped_matrix_dir
 from neuron_env.templating import is_image_reference, render
@@ -116,8 +120,9 @@ def build_image_spec(matrix: Matrix, request: ImageRequest) -> ImageSpec:
     _require_wheels(release, os_id)
     codename = _codename(os_id)
     tool = _tool(request)
-    packages = user_packages(request.packages, release)
+    packages = user_packages(request.packages, matrix, target)
     base = base_image(request.base, os_id)
+    _require_base_os(release, request.base, os_id)
     apt = release.apt
     system = tuple(_user_space(release))
     return ImageSpec(
@@ -153,11 +158,11 @@ def base_image(base: str | None, os_id: str) -> str:
     )
 
 
-def user_packages(packages: Iterable[str], release: Release) -> tuple[str, ...]:
-    """The user's packages, each one pinned requirement; Neuron and PyTorch names refused."""
+def user_packages(packages: Iterable[str], matrix: Matrix, target: Target) -> tuple[str, ...]:
+    """The user's packages, each one pinned requirement, judged by install's own policy."""
     checked = []
     for text in packages:
-        checked.append(_user_package(text.strip(), release))
+        checked.append(_user_package(text.strip(), matrix, target))
         if len(checked) > MAX_PACKAGES:
             raise BadInput(f"More than {MAX_PACKAGES} packages: put them in an image of your own.")
     return tuple(checked)
@@ -372,7 +377,7 @@ def _user_space(release: Release) -> Iterator[AptPackage]:
             yield AptPackage(name, version)
 
 
-def _user_package(text: str, release: Release) -> str:
+def _user_package(text: str, matrix: Matrix, target: Target) -> str:
     if not _PACKAGE_TEXT.fullmatch(text):
         raise BadInput(
             f"Package {_shown(text)} is not a requirement neuron-env can put in an image: use "
@@ -382,13 +387,11 @@ def _user_package(text: str, release: Release) -> str:
         requirement = Requirement(text)
     except InvalidRequirement as exc:
         raise BadInput(f"Package {_shown(text)} is not a valid requirement: {exc}.") from None
-    name = canonicalize_name(requirement.name)
-    if release.index_for(name) is not None or "neuron" in name:
-        raise BadInput(
-            f"{requirement.name} comes from the matrix's indexes through 'neuron-env install' "
-            f"(Neuron {release.version} pins it): it cannot be added as a package of yours.",
-            hint="Leave it out; the image already holds the release's version.",
-        )
+    release = matrix.get(target.release)
+    # install's policy first: legacy stack, upstream twins, Neuron names it does not ship.
+    judged = judge(matrix, release, target, UserRequirement(text, "image render"))
+    if judged.kind != "default":
+        raise _from_the_matrix(requirement.name, judged.kind, target)
     exact = [s for s in requirement.specifier if s.operator == "==" and "*" not in s.version]
     if requirement.url or not exact:
         raise BadInput(
@@ -396,6 +399,63 @@ def _user_package(text: str, release: Release) -> str:
             hint=f"Give {requirement.name}==VERSION (pip index versions {requirement.name}).",
         )
     return str(requirement)
+
+
+def _from_the_matrix(name: str, kind: str, target: Target) -> BadInput:
+    """A pin of the release or a companion: only the image's 'neuron-env install' may bring it."""
+    if kind == "pinned":
+        return BadInput(
+            f"{name} comes from the matrix's indexes through 'neuron-env install' (Neuron "
+            f"{target.release} pins it): it cannot be added as a package of yours.",
+            hint="Leave it out; the image already holds the release's version.",
+        )
+    return BadInput(
+        f"{name} is a Neuron companion: it comes from the matrix's indexes through 'neuron-env "
+        "install', and image render installs the release's own pins only.",
+        hint=f"Leave it out, and in a RUN step of your own add it with 'neuron-env install "
+        f"--torch {target.torch} --release {target.release} --venv {VENV} --yes {name}'.",
+    )
+
+
+def _require_base_os(release: Release, base: str | None, os_id: str) -> None:
+    """A ``--base`` whose tag names an Ubuntu release is refused unless it is ``os_id``'s.
+
+    The Neuron apt repository and the pip wheels are built for ``os_id``; a base of another
+    Ubuntu (``ubuntu:22.04``, which has no wheels) would build an image that cannot work. A
+    base whose OS cannot be told from its name keeps the note that says what it must be.
+    """
+    named = base_os(base) if base is not None else None
+    if named is None or named == os_id:
+        return
+    entry = release.os.get(named)
+    why = (
+        f"Neuron {release.version} publishes no torch-neuronx pip wheels for {entry.name}"
+        if entry is not None and not (entry.wheels and entry.support == "supported")
+        else f"the image is built for {os_id}"
+    )
+    raise UnsupportedCombination(
+        f"--base {_shown(str(base))} is {named}, and {why}: the image's Neuron packages and "
+        f"pip wheels are {os_id}'s.",
+        hint=f"Use a base of {os_id} (e.g. ubuntu:{os_id.removeprefix('ubuntu-')}), or the "
+        f"matching --os{'' if entry is None else ' with wheels'}.",
+    )
+
+
+_BASE_UBUNTU = re.compile(r"(?:.*/)?ubuntu:(?P<tag>[a-z0-9._-]+)(?:@sha256:[0-9a-f]{64})?")
+
+
+def base_os(base: str) -> str | None:
+    """``ubuntu-22.04`` for ``ubuntu:22.04`` or ``…/ubuntu:jammy-20250101``; None: not told."""
+    match = _BASE_UBUNTU.fullmatch(base)
+    if match is None:
+        return None
+    tag = match["tag"]
+    for os_id, codename in CODENAMES.items():
+        version = os_id.removeprefix("ubuntu-")
+        if tag in (version, codename) or tag.startswith((f"{version}-", f"{codename}-")):
+            return os_id
+    version = re.match(r"\d{2}\.\d{2}", tag)
+    return f"ubuntu-{version.group(0)}" if version else None
 
 
 def _require_wheels(release: Release, os_id: str) -> None:
