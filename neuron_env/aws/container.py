@@ -3,7 +3,10 @@
 Pure: the request and the matrix become an :class:`ImageSpec`, and ``templates/Dockerfile.j2``
 lays it out. What goes in follows the host side of neuron-env, minus what belongs to the host:
 
-* the base for an OS the release ships pip wheels for (refused otherwise, as ``resolve`` says);
+* the base for an OS the release ships pip wheels for (refused otherwise, as ``resolve`` says;
+  a ``--base`` whose tag names another Ubuntu is refused too);
+* the user's packages judged by ``install``'s own policy (:mod:`neuron_env.install.user_policy`:
+  Neuron names, the legacy stack, upstream twins such as torchao), then pinned exactly;
 * the Neuron apt repository and its key, and the release's user-space packages at its versions
   (runtime, collectives, tools); never the driver (``aws-neuronx-dkms``), which is the host's;
 * the EFA user space, its signature checked, installed with ``--skip-kmod``;
@@ -17,40 +20,36 @@ lays it out. What goes in follows the host side of neuron-env, minus what belong
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
-
 from neuron_env import __version__
+from neuron_env.aws.image_inputs import (
+    CODENAMES,
+    VENV,
+    base_image,
+    require_base_os,
+    user_packages,
+)
 from neuron_env.aws.spec import default_os, pairing_of
 from neuron_env.aws.tool_source import ToolSource, tool_source
 from neuron_env.errors import BadInput, UnsupportedCombination
 from neuron_env.matrix import Matrix, Note, Release, Request, resolve_target
 from neuron_env.matrix.resolve import Pin
 from neuron_env.resources import shipped_matrix_dir
-from neuron_env.templating import is_image_reference, render
+from neuron_env.templating import render
 
-# Ubuntu's codenames: the Neuron apt repository is laid out by them.
-CODENAMES = {"ubuntu-22.04": "jammy", "ubuntu-24.04": "noble", "ubuntu-26.04": "resolute"}
 USER_SPACE_ROLES = ("runtime", "collectives", "tools")
 EFA_INSTALLER_URL = "https://efa-installer.amazonaws.com/aws-efa-installer-latest.tar.gz"
-VENV = "/opt/venv"
 TOOL_VENV = "/opt/neuron-env/tool"
 CONSTRAINTS = "/opt/neuron-env/constraints.txt"
 DOWNLOAD_DIR = "/tmp/neuron-env"  # noqa: S108 - a build step's scratch folder, removed after
 # The tool's pip, run against the environment (a uv-built venv has no pip of its own).
 PIP = (f"{TOOL_VENV}/bin/pip", "--python", f"{VENV}/bin/python")
 HELD = ("--constraint", CONSTRAINTS)
-MAX_PACKAGES = 200
-MAX_REQUIREMENTS_BYTES = 256 * 1024
 
 _MIRROR = re.compile(r"https?://[A-Za-z0-9.\-]+(?::\d{1,5})?(?:/[A-Za-z0-9._\-/~%+=]*)?")
-# What a user package may look like once parsed: a name, extras, a version pin, a marker.
-_PACKAGE_TEXT = re.compile(r"[A-Za-z0-9._\-\[\],=<>!~;'\" ()]{1,300}")
 
 
 @dataclass(frozen=True)
@@ -116,8 +115,9 @@ def build_image_spec(matrix: Matrix, request: ImageRequest) -> ImageSpec:
     _require_wheels(release, os_id)
     codename = _codename(os_id)
     tool = _tool(request)
-    packages = user_packages(request.packages, release)
+    packages = user_packages(request.packages, matrix, target)
     base = base_image(request.base, os_id)
+    require_base_os(release, request.base, os_id)
     apt = release.apt
     system = tuple(_user_space(release))
     return ImageSpec(
@@ -138,52 +138,6 @@ def build_image_spec(matrix: Matrix, request: ImageRequest) -> ImageSpec:
         mirrors=tuple(_mirrors(request)),
         notes=tuple(_notes(release, target.notes, request, system, tool)),
     )
-
-
-def base_image(base: str | None, os_id: str) -> str:
-    """``ubuntu:26.04`` for ubuntu-26.04, or the user's ``--base``, checked as a reference."""
-    if base is None:
-        return "ubuntu:" + os_id.removeprefix("ubuntu-")
-    if is_image_reference(base):
-        return base
-    raise BadInput(
-        f"--base {_shown(base)} is not an image reference: use [REGISTRY/]NAME[:TAG][@sha256:"
-        "DIGEST] in lowercase, e.g. ubuntu:26.04 or public.ecr.aws/ubuntu/ubuntu:26.04, without "
-        "spaces, quotes or '$'."
-    )
-
-
-def user_packages(packages: Iterable[str], release: Release) -> tuple[str, ...]:
-    """The user's packages, each one pinned requirement; Neuron and PyTorch names refused."""
-    checked = []
-    for text in packages:
-        checked.append(_user_package(text.strip(), release))
-        if len(checked) > MAX_PACKAGES:
-            raise BadInput(f"More than {MAX_PACKAGES} packages: put them in an image of your own.")
-    return tuple(checked)
-
-
-def read_requirements(path: Path) -> list[str]:
-    """The requirement lines of a ``-r`` file; options (indexes, ``-e``, nested files) refused."""
-    from neuron_env.input_files import InputRejected, read_text
-
-    try:  # the one bounded reader: regular files only, never blocked on, size-capped, UTF-8
-        text = read_text(path, MAX_REQUIREMENTS_BYTES)
-    except InputRejected as exc:
-        raise BadInput(f"Cannot read -r {path}: {exc}.") from None
-    lines = []
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.split(" #", 1)[0].strip()
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("-"):
-            raise BadInput(
-                f"-r {path}, line {number}: {_shown(line)} is a pip option; the image takes "
-                "requirements only (its indexes are the matrix's, and nothing else is read).",
-                hint="Keep only lines like 'transformers==4.57.1'.",
-            )
-        lines.append(line)
-    return lines
 
 
 def render_dockerfile(spec: ImageSpec) -> str:
@@ -370,32 +324,6 @@ def _user_space(release: Release) -> Iterator[AptPackage]:
         if pkg.role in USER_SPACE_ROLES:
             version = str(pkg.version) if pkg.version is not None and pkg.confirmed else None
             yield AptPackage(name, version)
-
-
-def _user_package(text: str, release: Release) -> str:
-    if not _PACKAGE_TEXT.fullmatch(text):
-        raise BadInput(
-            f"Package {_shown(text)} is not a requirement neuron-env can put in an image: use "
-            "NAME==VERSION (extras and markers allowed), without '$', backticks, newlines or URLs."
-        )
-    try:
-        requirement = Requirement(text)
-    except InvalidRequirement as exc:
-        raise BadInput(f"Package {_shown(text)} is not a valid requirement: {exc}.") from None
-    name = canonicalize_name(requirement.name)
-    if release.index_for(name) is not None or "neuron" in name:
-        raise BadInput(
-            f"{requirement.name} comes from the matrix's indexes through 'neuron-env install' "
-            f"(Neuron {release.version} pins it): it cannot be added as a package of yours.",
-            hint="Leave it out; the image already holds the release's version.",
-        )
-    exact = [s for s in requirement.specifier if s.operator == "==" and "*" not in s.version]
-    if requirement.url or not exact:
-        raise BadInput(
-            f"Package {_shown(text)} names no exact version: an image pins what it installs.",
-            hint=f"Give {requirement.name}==VERSION (pip index versions {requirement.name}).",
-        )
-    return str(requirement)
 
 
 def _require_wheels(release: Release, os_id: str) -> None:

@@ -199,6 +199,7 @@ def _bootstrap_args(
         request.neuron_env_sha256,
         request.neuron_env_spec,
         allow_ami=image.source == "ami",
+        ami_option=True,
     )
     return BootstrapArgs(
         release=str(release.version),

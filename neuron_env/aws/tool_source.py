@@ -105,10 +105,16 @@ class ToolSource:
 
 
 def tool_source(
-    source: str | None, sha256: str | None, spec: str | None, *, allow_ami: bool = True
+    source: str | None,
+    sha256: str | None,
+    spec: str | None,
+    *,
+    allow_ami: bool = True,
+    ami_option: bool = False,
 ) -> ToolSource:
     """Check ``--neuron-env-source``, ``--neuron-env-sha256`` and ``--neuron-env-spec``;
-    ``allow_ami`` is false where the image cannot hold neuron-env yet (a DLAMI, an AMI build)."""
+    ``allow_ami`` is false where the image cannot hold neuron-env yet (a DLAMI, an AMI build);
+    ``ami_option`` says whether the command has an ``--ami`` option a hint may offer."""
     if spec is not None:
         values.pip_spec(spec)
     if source is None:
@@ -126,8 +132,8 @@ def tool_source(
                 "--neuron-env-source ami names the copy of neuron-env that an image built by "
                 "'neuron-env ami render' holds; this image has none (a Neuron DLAMI, or the "
                 "build that is to put it there).",
-                hint="Give --ami with such an image, or a URL or s3:// object with "
-                "--neuron-env-sha256, or pypi.",
+                hint=("Give --ami with such an image, or a" if ami_option else "Give a")
+                + " URL or s3:// object with --neuron-env-sha256, or pypi.",
             )
         if digest is not None:
             raise BadInput("--neuron-env-sha256 has no use with --neuron-env-source ami.")

@@ -14,24 +14,15 @@ from collections.abc import Iterable
 from neuron_env.checks.versions import loose_version
 from neuron_env.facts import Distribution
 from neuron_env.matrix.model import Release
+from neuron_env.matrix.names import is_neuron_name, known_neuron_names
 
 WRONG_PACKAGE = "WRONG PACKAGE"
-NEURON_PREFIXES = ("nki", "nrtpy")
-
-
-def neuron_named(name: str, releases: Iterable[Release] = ()) -> bool:
-    """A name Neuron publishes under (or a placeholder squats on)."""
-    return (
-        "neuron" in name
-        or name.startswith(NEURON_PREFIXES)
-        or any(name in r.placeholders for r in releases)
-    )
 
 
 def placeholder_reason(name: str, dist: Distribution, releases: Iterable[Release]) -> str:
     """Why ``dist`` is a placeholder, or "" when it is not one."""
     releases = tuple(releases)
-    if not neuron_named(name, releases):
+    if not is_neuron_name(name, known_neuron_names(releases)):
         return ""
     version = loose_version(dist.version)
     for release in releases:

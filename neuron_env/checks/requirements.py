@@ -21,10 +21,11 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from neuron_env.checks.model import Context, Status, Verdict, fail, ok, skip, warn
-from neuron_env.checks.placeholders import is_placeholder, neuron_named
+from neuron_env.checks.placeholders import is_placeholder
 from neuron_env.checks.versions import loose_version
 from neuron_env.facts import Distribution, HostFacts
 from neuron_env.matrix.model import Companion
+from neuron_env.matrix.names import is_neuron_name, known_neuron_names
 
 IMPLEMENTATIONS = {"cpython": "CPython", "pypy": "PyPy"}
 SHOWN = 4
@@ -193,7 +194,7 @@ def _judge_unmet(unmet: Unmet, dists: dict[str, Distribution], ctx: Context) -> 
             f"{unmet.package} cannot share an environment with this release",
             f"{_pip(ctx)} uninstall -y {shlex.quote(unmet.package)}",
         )
-    if neuron_named(unmet.name, ctx.releases):
+    if is_neuron_name(unmet.name, known_neuron_names(ctx.releases)):
         return Problem(
             "fail",
             f"{unmet.describe()}; Neuron {ctx.release.version} does not ship "

@@ -7,18 +7,26 @@ the release's. ``--write`` treats them as it treats ``[packages]`` (see :mod:`.o
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from packaging.specifiers import SpecifierSet
 
-from neuron_env.indexcheck.facts import Fact, listed, listing
+from neuron_env.indexcheck.facts import Fact, listed, listing, without_placeholders
 from neuron_env.indexcheck.simple import IndexReadout
 from neuron_env.matrix import Release
 
 
-def companion_facts(release: Release, readouts: dict[str, IndexReadout]) -> list[Fact]:
-    """One fact per companion: its pinned version is (or is not) on its index."""
+def companion_facts(
+    release: Release, readouts: dict[str, IndexReadout], known: Iterable[Release] = ()
+) -> list[Fact]:
+    """One fact per companion: its pinned version is (or is not) on its index.
+
+    ``known``: the matrix's releases, whose placeholders are never taken for a companion's
+    version (a release file may lack the row another one has).
+    """
     facts = []
     for name, companion in release.companions.items():
-        found = listing(release, readouts, name)
+        found = without_placeholders(listing(release, readouts, name), (release, *known))
         shown = companion.requirement_spec
         key = f'companions."{name}"' if "." in name else f"companions.{name}"
         args = (f"companion.{name}", key, f"{name} {shown} is on the {found.index} index")

@@ -22,6 +22,7 @@ from neuron_env.indexcheck.facts import (
     is_placeholder,
     listed,
     listing,
+    without_placeholders,
 )
 from neuron_env.indexcheck.glibc import min_glibc_fact, os_facts
 from neuron_env.indexcheck.placeholders import placeholder_facts
@@ -45,14 +46,16 @@ def verify_release(
         )
         facts += pair_facts
         builds.append((torch_build, neuronx_build))
+    known = (release, *matrix.releases)
     for name, package in release.packages.items():
-        facts.append(_package_fact(name, package, listing(release, readouts, name)))
+        found = without_placeholders(listing(release, readouts, name), known)
+        facts.append(_package_fact(name, package, found))
     newest_torch, newest_neuronx = builds[-1] if builds else (None, None)
     facts.append(_legacy_fact(release, neuronx))
     facts.append(min_glibc_fact(release, torch, newest_torch))
     facts += os_facts(release, neuronx, newest_neuronx)
     facts += placeholder_facts(release, readouts.get(DEFAULT_INDEX))
-    facts += companion_facts(release, readouts)
+    facts += companion_facts(release, readouts, matrix.releases)
     return facts
 
 

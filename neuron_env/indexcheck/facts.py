@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -11,6 +13,7 @@ from packaging.version import Version
 from neuron_env.indexcheck.simple import IndexReadout
 from neuron_env.indexcheck.wheels import Wheel, wheels_for
 from neuron_env.matrix import Release
+from neuron_env.matrix.names import is_placeholder_version
 
 Status = Literal["confirmed", "contradicted", "unknown"]
 
@@ -46,6 +49,8 @@ class Listing:
     index: str | None
     wheels: tuple[Wheel, ...] = ()
     problem: str | None = None
+    hidden: int = 0
+    """Wheels left out as known placeholders (:func:`without_placeholders`)."""
 
     def versions(self, spec: SpecifierSet | None = None) -> list[Version]:
         """Versions with a wheel (yanked files left out), newest first.
@@ -75,8 +80,21 @@ def listing(release: Release, readouts: dict[str, IndexReadout], package: str) -
     return Listing(package, index, tuple(wheels_for(page, arch)))
 
 
+def without_placeholders(found: Listing, releases: Iterable[Release]) -> Listing:
+    """``found`` less the "WRONG PACKAGE" versions any release lists for its package: an index
+    that shows only those has nothing to offer, and ``--write`` must never pin one."""
+    kept = tuple(
+        w for w in found.wheels if not is_placeholder_version(found.package, w.version, releases)
+    )
+    if len(kept) == len(found.wheels):
+        return found
+    return dataclasses.replace(found, wheels=kept, hidden=len(found.wheels) - len(kept))
+
+
 def listed(found: Listing) -> str:
     versions = found.versions()
+    if found.hidden and not versions:
+        return f"the {found.index} index lists only 'WRONG PACKAGE' placeholders of {found.package}"
     if not found.wheels and not versions:
         return f"the {found.index} index lists no {found.package} wheel"
     shown = ", ".join(map(str, versions[:4])) + (", ..." if len(versions) > 4 else "")

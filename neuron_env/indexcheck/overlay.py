@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from neuron_env.errors import BadInput
 from neuron_env.indexcheck.facts import Fact
 from neuron_env.indexcheck.simple import strip_credentials
 from neuron_env.indexcheck.verify import Verification
@@ -34,6 +35,7 @@ from neuron_env.matrix.model import (
     ReleaseInfo,
 )
 from neuron_env.matrix.write import release_to_toml
+from neuron_env.schema import SchemaError
 
 _GUESSED = "not tied to this release by the index"
 Pinned = TypeVar("Pinned", PipPackage, Companion)
@@ -43,7 +45,15 @@ _CHECK_NOTE = re.compile(r"\s*\(index check \d{4}-\d{2}-\d{2}:[^)]*\)")
 def write_overlay(release: Release, result: Verification, directory: Path) -> Path:
     """Write ``<version>.toml`` into ``directory`` (created if needed); its path."""
     corrected = corrected_release(release, result)
-    validate_release(corrected)  # what matrix validate would say, before anything is written
+    try:  # what matrix validate would say, before anything is written
+        validate_release(corrected)
+    except (SchemaError, ValueError) as exc:
+        raise BadInput(
+            f"The indexes' answers do not make a valid Neuron {release.version} file ({exc}); "
+            "nothing was written.",
+            hint="Check the indexes (--neuron-index, --pytorch-index) and run again without "
+            "--write to see what they show.",
+        ) from None
     header = [
         f"Neuron SDK {release.version}: checked against its package indexes on {result.checked_on}",
         "by 'neuron-env matrix verify --write'.",

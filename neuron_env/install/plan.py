@@ -5,8 +5,10 @@ choices. Nothing here touches the network, the filesystem or a subprocess: ``--d
 exactly this, and the executors (:mod:`neuron_env.install.backends`) only carry it out.
 
 Routing rule: every package the release routes (torch-neuronx, neuronx-cc and nki to the Neuron
-index, torch to the PyTorch CPU index) comes from its index and from nowhere else; everything else
-comes from the default index (the backend's own configuration unless ``--index-url`` names one).
+index, torch to the PyTorch CPU index) comes from its index and from nowhere else; any other
+Neuron name (:mod:`neuron_env.matrix.names`), a dependency included, comes from the Neuron index
+or not at all; everything else comes from the default index (the backend's own configuration
+unless ``--index-url`` names one).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from packaging.version import InvalidVersion
 
 from neuron_env.errors import BadInput
 from neuron_env.matrix import Note, Release, Target
+from neuron_env.matrix.names import is_neuron_name, release_neuron_names
 
 BackendName = Literal["uv", "pip"]
 Action = Literal["create", "upgrade"]
@@ -74,13 +77,17 @@ class Guards:
 
     ``placeholders``: the "WRONG PACKAGE" versions published under Neuron names on the default
     index. ``legacy_xla``: the version range of the legacy XLA torch-neuronx line.
-    ``neuron_names``: names no install may add unless the plan pins them (they would have come
-    from an index that neuron-env does not route).
+    ``neuron_names``: the release's Neuron names the plan does not pin (routed, placeholders,
+    companions); no install may add one from any index but the Neuron one.
     """
 
     placeholders: dict[str, tuple[str, ...]]
     legacy_xla: str
     neuron_names: tuple[str, ...]
+
+    def is_neuron(self, name: str) -> bool:
+        """The matrix's one Neuron-name rule, with this release's names."""
+        return is_neuron_name(name, self.neuron_names)
 
 
 @dataclass(frozen=True)
@@ -158,25 +165,9 @@ class InstallPlan:
         pinned = next((p for p in self.packages if p.name == name), None)
         if pinned is not None and pinned.route not in (DEFAULT_ROUTE, WHEELHOUSE_ROUTE):
             return self.route(pinned.route)
-        if is_neuron_name(name, self.guards):
+        if self.guards.is_neuron(name):
             return self.neuron_route
         return None
-
-
-def is_neuron_name(name: str, guards: Guards) -> bool:
-    """Whether ``name`` is (or looks like) a Neuron package, pinned by the plan or not.
-
-    The release's Neuron names (its indexes and placeholders) and the families AWS publishes under
-    (``*neuronx*``, ``aws-neuron*``, ``nki*``, ``*-neuron``): no such name may come from an index
-    that neuron-env does not route to the Neuron index.
-    """
-    name = canonicalize_name(name)
-    return (
-        name in guards.neuron_names
-        or "neuronx" in name
-        or name.startswith(("aws-neuron", "nki"))
-        or name.endswith("-neuron")
-    )
 
 
 def make_plan(release: Release, target: Target, choices: Choices) -> InstallPlan:
@@ -262,13 +253,12 @@ def _legacy_notes(remove: tuple[str, ...], choices: Choices) -> Iterable[Note]:
 def guards_for(release: Release, target: Target) -> Guards:
     """The release's placeholders, legacy range and Neuron names, for verification."""
     pinned = {p.name for p in target.pins}
-    served = {name for ix in release.indexes.values() for name in ix.serves}
     return Guards(
         placeholders={
             name: tuple(str(v) for v in ph.versions) for name, ph in release.placeholders.items()
         },
         legacy_xla=str(release.legacy_xla.versions),
-        neuron_names=tuple(sorted((served | set(release.placeholders)) - pinned)),
+        neuron_names=tuple(sorted(release_neuron_names(release) - pinned)),
     )
 
 

@@ -26,13 +26,8 @@ from neuron_env.install.target_env import (
     locate_target,
     python_version,
 )
-from neuron_env.install.user_packages import (
-    UserRequirement,
-    apply_to_plan,
-    check_wheelhouse_has,
-    classify,
-    with_pins,
-)
+from neuron_env.install.user_packages import UserRequirement, check_wheelhouse_has
+from neuron_env.install.user_policy import apply_to_plan, classify, with_pins
 from neuron_env.install.wheelhouse import (
     ForeignTags,
     check_wheelhouse,

@@ -19,7 +19,7 @@ from packaging.version import InvalidVersion, Version
 
 from neuron_env.command import clean_env, run
 from neuron_env.errors import CommandFailed
-from neuron_env.install.plan import InstallPlan, is_neuron_name
+from neuron_env.install.plan import InstallPlan
 
 IMPORT_TIMEOUT = 300.0
 _IMPORT_TORCH = "import json, torch; print(json.dumps({'version': torch.__version__}))"
@@ -115,7 +115,7 @@ def _unrouted_problems(
     plan: InstallPlan, before: Mapping[str, str], after: Mapping[str, str], routed: tuple[str, ...]
 ) -> Iterator[Problem]:
     pinned = {p.name for p in plan.packages}
-    names = {*plan.guards.neuron_names, *(n for n in after if is_neuron_name(n, plan.guards))}
+    names = {*plan.guards.neuron_names, *(n for n in after if plan.guards.is_neuron(n))}
     for name in sorted(names - pinned - set(routed)):
         version = after.get(name)
         added = version is not None and before.get(name) != version

@@ -34,12 +34,8 @@ def render_image(request: ImageRenderRequest) -> RenderedImage:
     """The Dockerfile and its pins."""
     import dataclasses
 
-    from neuron_env.aws.container import (
-        build_image_spec,
-        pins_document,
-        read_requirements,
-        render_dockerfile,
-    )
+    from neuron_env.aws.container import build_image_spec, pins_document, render_dockerfile
+    from neuron_env.aws.image_inputs import read_requirements
     from neuron_env.matrix import load_matrix
 
     listed = [*request.image.packages]

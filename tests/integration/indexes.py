@@ -123,9 +123,9 @@ def _apply_spec_faults(specs: dict[str, list[WheelSpec]], faults: list[dict[str,
     for fault in faults:
         index = specs[fault["index"]]
         if fault["kind"] == "add":
-            index.append(
-                WheelSpec(fault["name"], fault["version"], kind=fault.get("package-kind", "real"))
-            )
+            kind = fault.get("package-kind", "real")
+            requires = tuple(fault.get("requires", ()))
+            index.append(WheelSpec(fault["name"], fault["version"], requires, kind=kind))
             continue
         for i, spec in enumerate(index):
             if spec.filename != fault.get("file"):

@@ -303,10 +303,10 @@ def test_a_base_image_reference_with_a_registry_and_digest_is_accepted(run: CliR
         ("x==1`id`", "is not a requirement"),
         ("transformers", "names no exact version"),
         ("transformers>=4", "names no exact version"),
-        ("torch-neuronx==2.14.3.0.2187", "comes from the matrix's indexes"),
+        ("torch-neuronx==2.14.3.0.2187", "Neuron 2.34.0 pins torch-neuronx ==2.14.3.1.*"),
         ("torch==2.14.0", "comes from the matrix's indexes"),
-        ("neuronx-distributed==0.15.0", "comes from the matrix's indexes"),
-        ("libneuronxla==2.2.0", "comes from the matrix's indexes"),
+        ("neuronx-distributed==0.15.0", "part of the legacy PyTorch/XLA stack"),
+        ("libneuronxla==2.2.0", "part of the legacy PyTorch/XLA stack"),
     ],
 )
 def test_hostile_or_unpinned_packages_are_refused(

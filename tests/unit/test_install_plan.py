@@ -60,7 +60,7 @@ def test_a_wheelhouse_serves_every_package() -> None:
 
 def test_guards_name_the_neuron_packages_the_plan_does_not_pin() -> None:
     plan = plan_for()
-    assert plan.guards.neuron_names == ("libneuronxla",)
+    assert plan.guards.neuron_names == ("libneuronxla", "torchtitan-neuron")
     assert plan.guards.placeholders["nki"] == ("0.0.1",)
     assert plan.guards.legacy_xla == "<2.10"
 

@@ -10,7 +10,7 @@ from neuron_env.errors import BadInput
 from neuron_env.install import live
 from neuron_env.install.backends import PipBackend, UvBackend, choose_backend
 from neuron_env.install.backends.uv import misrouted, parse_resolution, project_toml
-from neuron_env.install.plan import InstallPlan, is_neuron_name, legacy_leftovers
+from neuron_env.install.plan import InstallPlan, legacy_leftovers
 from tests.unit.install_fixtures import plan_for
 
 OUTPUTS = Path(__file__).resolve().parents[1] / "data" / "install" / "backend-output"
@@ -27,10 +27,12 @@ def routed_plan() -> InstallPlan:
         ("libneuronxla", True), ("neuronx-hwm", True), ("aws-neuronx-runtime-discovery", True),
         ("jax-neuronx", True), ("vllm-neuron", True), ("nki-library", True),
         ("Torch_Neuronx", True), ("torch", False), ("filelock", False), ("torch-xla", False),
+        ("neuron-cc", True), ("neuronperf", True), ("nkipy", True), ("nrtpy", True),
+        ("nki_foo", True), ("libneuronfoo", True), ("aws-neuron-tools", True),
     ],
 )  # fmt: skip
 def test_neuron_names_pinned_or_not(name: str, neuron: bool) -> None:
-    assert is_neuron_name(name, routed_plan().guards) is neuron
+    assert routed_plan().guards.is_neuron(name) is neuron
 
 
 def test_an_unpinned_neuron_dependency_from_the_default_index_is_misrouted() -> None:

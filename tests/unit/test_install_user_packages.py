@@ -7,13 +7,8 @@ from pathlib import Path
 import pytest
 
 from neuron_env.errors import BadInput
-from neuron_env.install.user_packages import (
-    Classified,
-    classify,
-    conflict_sentence,
-    gather,
-    read_requirements_file,
-)
+from neuron_env.install.user_packages import conflict_sentence, gather, read_requirements_file
+from neuron_env.install.user_policy import Classified, classify
 from neuron_env.matrix import Request, load_matrix, resolve_target
 
 MATRIX = load_matrix()
