@@ -102,7 +102,7 @@ class Sysroot:
             raise Refused(f"{self.where(inner)} is not read: it is {exc.problem}.") from None
 
     def file_text(self, inner: str, max_bytes: int = SMALL_FILE) -> str | None:
-        """"``file_bytes`` as text, stripped; bytes that are not UTF-8 are replaced, not fatal."""
+        """ "``file_bytes`` as text, stripped; bytes that are not UTF-8 are replaced, not fatal."""
         data = self.file_bytes(inner, max_bytes)
         return None if data is None else data.decode("utf-8", errors="replace").strip()
 
