@@ -49,6 +49,12 @@ class FixPlan:
     def fixes(self) -> int:
         return sum(len(p.fixed) for p in self.patches)
 
+    @property
+    def changed_lines(self) -> tuple[int, int]:
+        """Lines added and removed, over every file."""
+        counts = [p.changed_lines for p in self.patches]
+        return sum(a for a, _ in counts), sum(r for _, r in counts)
+
 
 @dataclass(frozen=True)
 class FixOutcome:
@@ -60,6 +66,12 @@ class FixOutcome:
     @property
     def fixes(self) -> int:
         return sum(len(p.fixed) for p in self.written)
+
+    @property
+    def changed_lines(self) -> tuple[int, int]:
+        """Lines added and removed, over every file."""
+        counts = [p.changed_lines for p in self.written]
+        return sum(a for a, _ in counts), sum(r for _, r in counts)
 
 
 class FixReview(Protocol):

@@ -122,3 +122,29 @@ def test_notebook_findings_do_not_promise_a_fix_in_any_format(
     assert all("--fix does this" not in r["message"]["text"] for r in results)
     plain = cli("scan", "train.py").stdout  # a .py file still offers it
     assert "--fix does this" in plain and "1 fixable with --fix" in plain
+
+
+# --- --fix on files as they really are ---------------------------------------------------------
+
+MIGRATABLE = Path(__file__).parents[1] / "data" / "scan" / "fix" / "migratable_training.py"
+
+
+def test_fix_refuses_a_hard_linked_file_and_says_why_instead_of_splitting_the_link(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    original = MIGRATABLE.read_bytes()
+    (tmp_path / "train.py").write_bytes(original)
+    (tmp_path / "shared.py").hardlink_to(tmp_path / "train.py")
+    result = cli("scan", "train.py", "--fix", "--yes")
+    assert "Not fixed: train.py: it has 2 hard links" in " ".join(result.stdout.split())
+    assert (tmp_path / "train.py").read_bytes() == original
+    assert (tmp_path / "train.py").stat().st_ino == (tmp_path / "shared.py").stat().st_ino
+
+
+def test_fix_counts_the_lines_it_changed_as_the_diff_does(cli: CliRunner, tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_bytes(MIGRATABLE.read_bytes())
+    result = cli("scan", "train.py", "--fix", "--yes")
+    diff = result.stdout[result.stdout.index("--- a/train.py") :].split("\n\n", 1)[0]
+    added = sum(1 for line in diff.splitlines() if line[:1] == "+" and line[:3] != "+++")
+    removed = sum(1 for line in diff.splitlines() if line[:1] == "-" and line[:3] != "---")
+    assert f"Applied 15 fixes to 1 file ({added} lines added, {removed} removed)." in result.stdout
