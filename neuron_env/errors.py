@@ -5,7 +5,7 @@ Exit codes are a public contract (README, "Exit codes"):
 * 0 — everything passed (warnings allowed unless ``--strict``)
 * 1 — a check, test, install or cloud operation failed (:class:`OperationFailed`)
 * 2 — bad input: unknown flag value, unsupported combination, malformed file (:class:`BadInput`)
-* 130 — interrupted by the user (Ctrl-C)
+* 130 — interrupted by Ctrl-C (SIGINT); 143 — stopped by SIGTERM (:class:`Interrupted`)
 
 Every error carries a one-paragraph ``message`` (what happened and the likely cause) and an optional
 ``hint`` (the next thing to run). The CLI prints both and never a traceback unless ``--debug``.
@@ -19,6 +19,7 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 
 
 class NeuronEnvError(Exception):
@@ -95,6 +96,13 @@ class CommandFailed(OperationFailed):
 
 
 class Interrupted(NeuronEnvError):
-    """The user interrupted an operation (Ctrl-C or SIGTERM) after it was cleaned up (exit 130)."""
+    """An operation was interrupted (Ctrl-C or SIGTERM) and cleaned up: exit 130, or 143 when the
+    signal that stopped it was SIGTERM (128 + the signal, as a shell reports it)."""
 
     exit_code = EXIT_INTERRUPTED
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        from neuron_env.signals import interrupt_exit_code
+
+        super().__init__(message, hint=hint)
+        self.exit_code = interrupt_exit_code()

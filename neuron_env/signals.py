@@ -4,6 +4,11 @@ SIGTERM (a CI job cancelled, ``kill``) is made to unwind like Ctrl-C, so that on
 ``except KeyboardInterrupt`` cleans up after both; a commit point (a swap, an atomic replace)
 holds both back until it is done. Only the main thread can handle signals: elsewhere these
 change nothing. The workers' process-group handling is :mod:`neuron_env.worker.interrupts`.
+
+:func:`interrupts_unwind` holds for a whole command (the CLI's entry point): whatever the command
+runs, a signal unwinds it, so its ``with`` blocks remove their temporary files and
+:mod:`neuron_env.command` kills its children's process groups. Every handler here notes the
+signal (:func:`note_signal`), so that the exit code says which one it was (130 or 143).
 """
 
 from __future__ import annotations
@@ -14,17 +19,46 @@ from collections.abc import Iterator
 from types import FrameType
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_noted: list[int] = []  # the signals that interrupted this run, in order
+
+
+def note_signal(signum: int) -> None:
+    """Remember that ``signum`` interrupted the run (for :func:`interrupt_exit_code`)."""
+    _noted.append(signum)
+
+
+def interrupt_exit_code() -> int:
+    """128 + the first signal that interrupted the run: 130 for Ctrl-C (also when no handler of
+    ours saw it: Python's own raises KeyboardInterrupt), 143 for SIGTERM."""
+    return 128 + (_noted[0] if _noted else signal.SIGINT)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    note_signal(signum)
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def interrupts_unwind() -> Iterator[None]:
+    """For a whole run: SIGINT and SIGTERM raise :class:`KeyboardInterrupt` (and are noted)."""
+    _noted.clear()
+    try:
+        previous = {sig: signal.signal(sig, _interrupt) for sig in _SIGNALS}
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 @contextlib.contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
     """Treat SIGTERM like Ctrl-C (raise :class:`KeyboardInterrupt`) while the block runs."""
-
-    def interrupt(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
     try:
-        previous = signal.signal(signal.SIGTERM, interrupt)
+        previous = signal.signal(signal.SIGTERM, _interrupt)
     except ValueError:  # not the main thread
         yield
         return
@@ -45,6 +79,7 @@ def held_interrupts() -> Iterator[list[int]]:
     received: list[int] = []
 
     def hold(signum: int, frame: FrameType | None) -> None:
+        note_signal(signum)
         received.append(signum)
 
     try:

@@ -23,7 +23,8 @@ from typer.core import TyperGroup
 
 from neuron_env import __version__
 from neuron_env.cli._common import Settings, print_error
-from neuron_env.errors import NeuronEnvError
+from neuron_env.errors import Interrupted, NeuronEnvError
+from neuron_env.signals import interrupts_unwind
 
 
 @dataclass(frozen=True)
@@ -168,6 +169,17 @@ class LazyGroup(TyperGroup):
     def list_commands(self, ctx: Any) -> list[str]:
         return list(COMMANDS)
 
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; a signal that no step of it reported itself ends it with the one
+        ``Interrupted`` line (click would end it silently with exit 130, SIGTERM included)."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Interrupted(
+                "Interrupted. What the command had started was stopped and its temporary files "
+                "removed."
+            ) from None
+
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         from typer._click.utils import make_default_short_help
 
@@ -229,9 +241,14 @@ def root(
 
 
 def main() -> None:
-    """Console-script entry point: run the app, turn expected errors into exit codes."""
+    """Console-script entry point: run the app, turn expected errors into exit codes.
+
+    SIGINT and SIGTERM unwind every command alike (:func:`interrupts_unwind`): its children are
+    killed with their process groups, its temporary files removed, then exit 130 or 143.
+    """
     try:
-        app()
+        with interrupts_unwind():
+            app()
     except NeuronEnvError as exc:
         if _debug_requested():
             traceback.print_exc()

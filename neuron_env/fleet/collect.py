@@ -222,8 +222,12 @@ def _record_missing(folder: Path, result: CollectResult) -> None:
 
 def _write_atomically(path: Path, text: str) -> None:
     partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(text, encoding="utf-8")
-    partial.replace(path)
+    try:
+        partial.write_text(text, encoding="utf-8")
+        partial.replace(path)
+    except BaseException:  # an interrupt (or a full disk) leaves the old file and no partial one
+        partial.unlink(missing_ok=True)
+        raise
 
 
 def _described(options: CollectOptions) -> str:

@@ -1,8 +1,9 @@
 """``neuron-env download`` and ``install --export``: wheelhouses and hash-pinned requirements.
 
 Both download with pip (uv cannot download without installing), routed exactly like the pip
-backend, for the target machine's Python version and platform. A failed download leaves no
-half-filled wheelhouse behind.
+backend, for the target machine's Python version and platform. A failed or interrupted download
+leaves no half-filled wheelhouse behind: pip's process group is killed (:mod:`neuron_env.command`),
+the scratch folders are removed, and ``-d`` is removed (when the download created it) or emptied.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from neuron_env.errors import BadInput, CommandFailed, MalformedFile
+from neuron_env.errors import BadInput, CommandFailed, Interrupted, MalformedFile
 from neuron_env.escape import UNSAFE, visible
 from neuron_env.install.backends.base import Session
 from neuron_env.install.outcome import InstallFailed
@@ -28,6 +29,7 @@ from neuron_env.install.wheelhouse import (
     hashed_requirements,
     read_wheelhouse,
 )
+from neuron_env.signals import held_interrupts
 
 
 def download(plan: InstallPlan, dest: Path, tags: ForeignTags, *, log: Path) -> Wheelhouse:
@@ -37,17 +39,33 @@ def download(plan: InstallPlan, dest: Path, tags: ForeignTags, *, log: Path) -> 
             f"{dest} is not an empty directory; neuron-env fills only a new or empty one.",
             hint="Choose another -d DIR.",
         )
-    created = not dest.exists()
+    created = _first_missing(dest.absolute())  # what to remove again: -d and new parents
     dest.mkdir(parents=True, exist_ok=True)
     try:
         return _fill(plan, dest, tags, log)
-    except BaseException:
-        if created:
-            remove_tree(dest)
-        else:
-            for child in dest.iterdir():
-                remove_tree(child) if child.is_dir() else child.unlink()
+    except BaseException as exc:
+        with held_interrupts():  # a second signal must not cut the cleanup short
+            _discard(dest, created)
+        if isinstance(exc, KeyboardInterrupt):
+            kept = "was removed" if created else "is empty, as it was"
+            raise Interrupted(f"Interrupted. Nothing was kept: {dest} {kept}.") from None
         raise
+
+
+def _first_missing(path: Path) -> Path | None:
+    """The outermost folder of ``path`` that does not exist yet (None: it exists)."""
+    missing = None
+    while not path.exists() and path != path.parent:
+        missing, path = path, path.parent
+    return missing
+
+
+def _discard(dest: Path, created: Path | None) -> None:
+    if created is not None:
+        remove_tree(created)
+        return
+    for child in dest.iterdir():
+        remove_tree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
 
 
 def export_requirements(
@@ -96,7 +114,8 @@ def comment_word(word: str) -> str:
 
 def _fill(plan: InstallPlan, dest: Path, tags: ForeignTags, log: Path) -> Wheelhouse:
     with tempfile.TemporaryDirectory(prefix="neuron-env-download-") as scratch:
-        session = Session(log=log, work=Path(scratch))
+        # pip's own temporary folders go into the scratch folder: a killed pip cannot clean up
+        session = Session(log=log, work=Path(scratch), extra_env={"TMPDIR": scratch})
         try:
             return fill_wheelhouse(plan, dest, _pip(session), session, tags)
         except CommandFailed as exc:

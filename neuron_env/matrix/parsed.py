@@ -154,11 +154,11 @@ Example, after editing matrices/2.34.0.toml in a checkout:
 def main(argv: list[str]) -> int:
     """``python -m neuron_env.matrix.parsed [DIR]``: refresh DIR's (default: the shipped
     matrices') ``parsed.json`` after editing its files."""
-    from neuron_env.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED
+    from neuron_env.errors import EXIT_BAD_INPUT, EXIT_FAILED
     from neuron_env.escape import terminal
     from neuron_env.pause import pause_at
     from neuron_env.resources import shipped_matrix_dir
-    from neuron_env.signals import held_interrupts, sigterm_as_interrupt
+    from neuron_env.signals import held_interrupts, interrupt_exit_code, sigterm_as_interrupt
 
     if argv[:1] in (["-h"], ["--help"]):
         print(_HELP)
@@ -192,7 +192,7 @@ def main(argv: list[str]) -> int:
                 f"{PARSED_FILE} is as it was.",
                 file=sys.stderr,
             )
-            return EXIT_INTERRUPTED
+            return interrupt_exit_code()
         late = True
     except ValueError as exc:  # a file that does not load: bad input
         print(f"error: {terminal(str(exc))}", file=sys.stderr)
@@ -203,7 +203,7 @@ def main(argv: list[str]) -> int:
     print(f"Wrote {terminal(str(target))} ({count} matrix file{'s' if count != 1 else ''}).")
     if late:
         print("Interrupted after the refresh had finished.", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return interrupt_exit_code()
     return 0
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from neuron_env.errors import BadInput
+from neuron_env.errors import BadInput, Interrupted
 
 if TYPE_CHECKING:
     from neuron_env.scan import FilePatch, RuleSet, ScanOptions, ScanReport, Severity
@@ -49,6 +49,12 @@ class FixPlan:
     def fixes(self) -> int:
         return sum(len(p.fixed) for p in self.patches)
 
+    @property
+    def changed_lines(self) -> tuple[int, int]:
+        """Lines added and removed, over every file."""
+        counts = [p.changed_lines for p in self.patches]
+        return sum(a for a, _ in counts), sum(r for _, r in counts)
+
 
 @dataclass(frozen=True)
 class FixOutcome:
@@ -60,6 +66,12 @@ class FixOutcome:
     @property
     def fixes(self) -> int:
         return sum(len(p.fixed) for p in self.written)
+
+    @property
+    def changed_lines(self) -> tuple[int, int]:
+        """Lines added and removed, over every file."""
+        counts = [p.changed_lines for p in self.written]
+        return sum(a for a, _ in counts), sum(r for _, r in counts)
 
 
 class FixReview(Protocol):
@@ -157,12 +169,25 @@ def _fix(report: ScanReport, rules: RuleSet, request: ScanRequest, review: FixRe
         return False
     written: list[FilePatch] = []
     not_written: list[FileChanged] = []
-    for patch in plan.patches:
-        try:
-            patch.write()  # re-reads the file first: one that changed since the scan is kept
-        except FileChanged as exc:
-            not_written.append(exc)
-        else:
-            written.append(patch)
+    try:
+        for patch in plan.patches:
+            try:
+                patch.write()  # re-reads the file first: one that changed since the scan is kept
+            except FileChanged as exc:
+                not_written.append(exc)
+            else:
+                written.append(patch)
+    except KeyboardInterrupt:
+        raise _interrupted_fix(written, len(plan.patches)) from None
     review.written(FixOutcome(tuple(written), tuple(not_written)))
     return True
+
+
+def _interrupted_fix(written: Sequence[FilePatch], planned: int) -> Interrupted:
+    """Each file is written whole or not at all; say which ones the interrupt let through."""
+    names = ", ".join(p.display for p in written) or "none"
+    return Interrupted(
+        f"Interrupted after {len(written)} of {planned} files were fixed ({names}); "
+        "every file is either as it was or completely fixed, none is half-written.",
+        hint="Run the same command again to fix the rest.",
+    )

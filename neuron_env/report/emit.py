@@ -113,10 +113,12 @@ def write_text(path: Path | None, text: str, *, append: bool = False) -> None:
     if path is None:
         sys.stdout.write(text)
         return
+    from neuron_env.signals import deferred_interrupts
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a" if append else "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with deferred_interrupts(), path.open("a" if append else "w", encoding="utf-8") as handle:
+            handle.write(text)  # a signal waits for the whole text: never half a file
     except OSError as exc:
         raise BadInput(f"Cannot write {path}: {exc.strerror}.") from None
 

@@ -109,7 +109,9 @@ class FixConsole:
             self.out.print("Dry run: nothing was written.\n")
 
     def confirm(self, plan: FixPlan) -> bool:
-        answer = self.ask(f"Apply {fixes_to_files(plan.fixes, len(plan.patches))}?")
+        answer = self.ask(
+            f"Apply {fixes_to_files(plan.fixes, len(plan.patches), plan.changed_lines)}?"
+        )
         if answer is None:
             self.out.print(
                 "Not written: no terminal to confirm on. Pass --yes to write the changes.\n"
@@ -124,7 +126,8 @@ class FixConsole:
                 f"Not written: {escape(exc.message)} {escape(exc.hint or '')}", soft_wrap=True
             )
         if outcome.written:
-            self.out.print(f"Applied {fixes_to_files(outcome.fixes, len(outcome.written))}.\n")
+            said = fixes_to_files(outcome.fixes, len(outcome.written), outcome.changed_lines)
+            self.out.print(f"Applied {said}.\n")
 
     def _diff(self, diff: str) -> None:
         for line in diff.splitlines():
@@ -134,5 +137,8 @@ class FixConsole:
         self.out.print()
 
 
-def fixes_to_files(fixes: int, files: int) -> str:
-    return f"{fixes} fix{'' if fixes == 1 else 'es'} to {plural(files, 'file')}"
+def fixes_to_files(fixes: int, files: int, lines: tuple[int, int]) -> str:
+    """``6 fixes to 1 file (4 lines added, 7 removed)``: the findings fixed, and the lines as the
+    diff counts them (imports added or dropped with the fixes), so the two never seem to clash."""
+    fixed = f"{fixes} fix{'' if fixes == 1 else 'es'} to {plural(files, 'file')}"
+    return f"{fixed} ({plural(lines[0], 'line')} added, {lines[1]} removed)"

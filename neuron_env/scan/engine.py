@@ -119,7 +119,10 @@ def _scan_notebook(path: Path, display: str, raw: bytes, rules: RuleSet) -> list
     def syntax_error(exc: SyntaxError) -> Finding:
         return _syntax_error(rules, path, display, exc)
 
-    return scan_notebook(path, display, read_cells(raw), python, shell, syntax_error)
+    def unreadable(problem: str) -> Finding:
+        return _scan_error(rules, path, display, problem)
+
+    return scan_notebook(path, display, read_cells(raw), python, shell, syntax_error, unreadable)
 
 
 def _syntax_error(rules: RuleSet, path: Path, display: str, exc: SyntaxError) -> Finding:

@@ -3,11 +3,13 @@
 Each fix is an :class:`~neuron_env.scan.model.Edit` at exact AST positions, so formatting,
 comments, line endings and the file's encoding stay as they were (span-based edits checked by a
 re-parse, rather than a concrete-syntax tree: see :mod:`.grammar`). A patch is refused, with the
-reason, when the file is reached through a link leaving the scanned tree or the result would not
-parse on the oldest Python the code must still run on. Writing re-reads the file first and refuses
-when it changed since it was scanned (an edit saved while the question waited), then replaces it
-through a temporary file in the same directory (fsync, rename, mode kept): a crash, a full disk or a
-kill leaves the old file or the new one, never a part.
+reason, when the file is reached through a link leaving the scanned tree, when the result would
+not parse on the oldest Python the code must still run on, or when the file has other hard links
+(the atomic rename below would silently split them: the other names would keep the old text).
+Writing re-reads the file first and refuses when it changed since it was scanned (an edit saved
+while the question waited), then replaces it through a temporary file in the same directory
+(fsync, rename, mode kept): a crash, a full disk or a kill leaves the old file or the new one,
+never a part.
 """
 
 from __future__ import annotations
@@ -56,6 +58,16 @@ class FilePatch:
             old, new, f"a/{self.display}", f"b/{self.display}", lineterm=""
         )
         return "".join(line + "\n" for line in lines)
+
+    @property
+    def changed_lines(self) -> tuple[int, int]:
+        """Lines the patch adds and removes, as a diff counts them (an added ``import torch``
+        and dropped XLA imports included, which are no finding's own edit)."""
+        old = SourceFile(self.file, "", self.old).lines
+        new = SourceFile(self.file, "", self.new).lines
+        opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+        changed = [(j2 - j1, i2 - i1) for tag, i1, i2, j1, j2 in opcodes if tag != "equal"]
+        return sum(a for a, _ in changed), sum(r for _, r in changed)
 
     def write(self) -> None:
         """Replace the file atomically; FileChanged when it is no longer what was scanned."""
@@ -148,6 +160,12 @@ def _patch(
     problem = grammar_problem(text, python)
     if problem:
         problem = f"the fixed file would not parse on Python {python[0]}.{python[1]} ({problem})"
+    elif _hard_links(real) > 1:  # the atomic rename would give this name a new file of its own
+        problem = (
+            f"it has {_hard_links(real)} hard links, and writing it safely (a new file renamed "
+            "over it) would leave the other names with the old text; fix it by hand, or copy it "
+            "to break the link and run --fix again"
+        )
     fixed = tuple(sorted(applied, key=lambda f: f.sort_key))
     return FilePatch(real, display, source.encoding, source.text, text, fixed, digest, problem)
 
@@ -175,6 +193,13 @@ def _apply(source: SourceFile, findings: list[Finding]) -> tuple[str, list[Findi
             applied.append(fixed if new == edit.new else replace(fixed, fix=replace(edit, new=new)))
             applied.extend(change.more)
     return text, applied
+
+
+def _hard_links(path: Path) -> int:
+    try:
+        return path.stat().st_nlink
+    except OSError:
+        return 1
 
 
 def _changed(display: str) -> OperationFailed:

@@ -2,9 +2,12 @@
 
 The code cells are read from the nbformat JSON (never the JSON text as Python). Cells are scanned
 together, in order, as one module, so an import in the first cell resolves names in the later ones;
-a cell that does not parse alone is a ``scan-error`` in that cell and is left out of the module.
-IPython lines are not Python: ``%magic`` lines are skipped, ``!command`` lines and ``%%bash`` /
-``%%sh`` cells are scanned as shell. Notebooks are reported, never rewritten by ``--fix``.
+a cell that does not parse alone is a ``scan-error`` in that cell and is left out of the module,
+and so is a code cell whose ``source`` is neither text nor a list of texts (never a silent skip).
+IPython's own syntax is masked the way IPython reads it (:mod:`.ipython`): line magics, help, and
+``!command`` escapes (continued over lines ending in a backslash) are not Python; shell escapes
+and ``%%bash`` / ``%%sh`` cells are scanned as shell. Notebooks are reported, never rewritten by
+``--fix``: their findings say so instead of offering it.
 """
 
 from __future__ import annotations
@@ -12,15 +15,18 @@ from __future__ import annotations
 import ast
 import dataclasses
 import json
+import re
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from neuron_env.scan.ipython import mask_cell
 from neuron_env.scan.model import Finding, Span
 from neuron_env.scan.source import NotASourceFile, SourceFile
 
-SHELL_CELL_MAGICS = ("%%bash", "%%sh", "%%script bash", "%%script sh")
+_FIX_PROMISE = re.compile(r"\s*\(neuron-env scan --fix does this[^)]*\)")
+NOT_FIXED_HERE = "Edit the cell: scan --fix does not rewrite notebooks."
 
 
 @dataclass(frozen=True)
@@ -28,6 +34,7 @@ class Cell:
     number: int  # 1-based position among all the notebook's cells, as editors count them
     python: str  # the cell with IPython-only lines blanked (same line count)
     shell: str  # only the cell's shell lines (same line count)
+    problem: str = ""  # why the cell cannot be read (then python and shell are empty)
 
 
 def read_cells(raw: bytes) -> list[Cell]:
@@ -43,9 +50,9 @@ def read_cells(raw: bytes) -> list[Cell]:
     if language.lower() not in ("", "python"):
         raise NotASourceFile(f"a notebook in {language}: only Python notebooks are scanned")
     return [
-        _cell(number, cell["source"])
+        _cell(number, cell)
         for number, cell in enumerate(cells, start=1)
-        if isinstance(cell, dict) and cell.get("cell_type") == "code" and _is_source(cell)
+        if not isinstance(cell, dict) or cell.get("cell_type") == "code"
     ]
 
 
@@ -64,27 +71,24 @@ def _language(document: dict[str, object]) -> str:
     return ""
 
 
-def _is_source(cell: dict[str, object]) -> bool:
-    source = cell.get("source")
-    return isinstance(source, str) or (
-        isinstance(source, list) and all(isinstance(s, str) for s in source)
-    )
-
-
-def _cell(number: int, source: str | list[str]) -> Cell:
-    text = source if isinstance(source, str) else "".join(source)
-    lines = text.replace("\r\n", "\n").split("\n")
-    if lines and lines[0].strip() in SHELL_CELL_MAGICS:
-        shell = ["", *lines[1:]]
-        return Cell(number, "\n".join("" for _ in lines) + "\n", "\n".join(shell) + "\n")
-    python, shell = [], []
-    for line in lines:
-        stripped = line.lstrip()
-        python.append("" if stripped.startswith(("%", "!")) else line)
-        shell.append(
-            " " * (len(line) - len(stripped) + 1) + stripped[1:] if stripped[:1] == "!" else ""
-        )
+def _cell(number: int, cell: object) -> Cell:
+    source = cell.get("source") if isinstance(cell, dict) else None
+    if isinstance(source, list) and all(isinstance(line, str) for line in source):
+        source = "".join(source)
+    if not isinstance(source, str):
+        what = "the cell is not a JSON object" if not isinstance(cell, dict) else _kind(source)
+        return Cell(number, "", "", f"not a valid notebook cell: {what}")
+    python, shell = mask_cell(source.replace("\r\n", "\n").split("\n"))
     return Cell(number, "\n".join(python) + "\n", "\n".join(shell) + "\n")
+
+
+def _kind(source: object) -> str:
+    if source is None:
+        return "its source is missing or null"
+    if isinstance(source, list):
+        return "its source is a list holding something other than text"
+    kind = {bool: "true or false", int: "a number", float: "a number", dict: "an object"}
+    return f"its source is {kind.get(type(source), type(source).__name__)}, not text"
 
 
 ScanText = Callable[[SourceFile], list[Finding]]
@@ -97,11 +101,15 @@ def scan_notebook(
     scan_python: ScanText,
     scan_shell: ScanText,
     syntax_error: Callable[[SyntaxError], Finding],
+    unreadable: Callable[[str], Finding],
 ) -> list[Finding]:
     """Findings of every code cell, each with its cell number and a line in that cell."""
     found: list[Finding] = []
     parsed: list[Cell] = []
     for cell in cells:
+        if cell.problem:
+            found.append(_in_cell(unreadable(cell.problem), cell.number, 0))
+            continue
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -143,4 +151,7 @@ def _module_findings(
 def _in_cell(item: Finding, cell: int, offset: int) -> Finding:
     span = item.span
     moved = Span(span.line - offset, span.column, span.end_line - offset, span.end_column)
-    return dataclasses.replace(item, span=moved, cell=cell, fix=None)
+    suggestion = item.suggestion
+    if item.fix is not None or _FIX_PROMISE.search(suggestion):
+        suggestion = f"{_FIX_PROMISE.sub('', suggestion)} {NOT_FIXED_HERE}".lstrip()
+    return dataclasses.replace(item, span=moved, cell=cell, fix=None, suggestion=suggestion)

@@ -1,4 +1,4 @@
-"""Ctrl-C and SIGTERM while a worker runs: the worker's process group is killed, then exit 130.
+"""Ctrl-C and SIGTERM while a worker runs: the worker's process group is killed, then exit 130/143.
 
 SIGTERM (a CI job cancelled, ``kill``) is treated like Ctrl-C so that the same unwinding runs: every
 worker's process group is killed at once (including workers that run in another thread, like the
@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from types import FrameType
 
 from neuron_env.errors import Interrupted
+from neuron_env.signals import note_signal
 from neuron_env.worker.session import allow_workers, stop_all_workers
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -29,6 +30,7 @@ def stop_on_interrupt(what: str) -> Iterator[None]:
     def interrupt(signum: int, frame: FrameType | None) -> None:
         if not interrupted:  # the first one stops the run; the rest must not stop the cleanup
             interrupted.append(signum)
+            note_signal(signum)
             stop_all_workers()  # also those of other threads, which the exception cannot reach
             raise KeyboardInterrupt
 

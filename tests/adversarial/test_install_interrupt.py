@@ -111,11 +111,11 @@ def test_an_interrupt_leaves_the_old_or_the_new_environment_and_says_which(
         assert "left behind by an install that was killed" in flat(again.stderr)
         assert_new(venv)
     elif phase in BEFORE_SWAP:
-        assert proc.returncode == 130, err
+        assert proc.returncode == 128 + sig, err
         assert f"Interrupted. Nothing was changed: {venv} is as it was." in flat(err)
         assert fingerprint(venv) == before
     else:
-        assert proc.returncode == 130, err
+        assert proc.returncode == 128 + sig, err
         assert "Nothing was changed" not in err
         assert f"Interrupted after the swap, so the install is complete: {venv} was upgraded" in (
             flat(err)

@@ -2,13 +2,16 @@
 
     python index_server.py ROOT --port-file F --access-log L [--cut NAME]... [--slow NAME]...
         [--pep691] [--status CODE] [--auth USER:PASSWORD] [--tls CERT KEY]
-        [--stall NAME]... [--error-500 PROJECT]...
+        [--stall NAME]... [--error-500 PROJECT]... [--hold FRAGMENT]...
 
 ``--cut NAME``: announce the whole file, send half of it, close the connection (a download cut
 off mid-file). ``--slow NAME``: send the file in 64 KiB pieces every 0.1 s, so that a test can
 kill the server or interrupt the client during the download. ``--stall NAME``: send a third of
 the file, then nothing more (a download that stalls). ``--error-500 PROJECT``: answer the
-project's page with HTTP 500. Every request is appended to the access log before it is answered.
+project's page with HTTP 500. ``--hold FRAGMENT``: a request whose path contains FRAGMENT is
+never answered; it is held until the client goes away (so that a test can signal the client while
+it waits, then see that its connection was closed). Every request is appended to the access log
+before it is answered.
 
 ``--pep691``: answer a directory with its ``index.json`` (as
 ``application/vnd.pypi.simple.v1+json``) when the request's Accept header asks for PEP 691 JSON.
@@ -23,7 +26,9 @@ import base64
 import functools
 import http.server
 import os
+import select
 import shutil
+import socket
 import ssl
 import time
 import urllib.parse
@@ -36,6 +41,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     slow: frozenset[str] = frozenset()
     stall: frozenset[str] = frozenset()
     error_500: frozenset[str] = frozenset()
+    hold: frozenset[str] = frozenset()
     access_log: Path
     pep691 = False
     status: int | None = None
@@ -44,6 +50,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def send_head(self) -> Any:
         with self.access_log.open("a") as log:
             log.write(f"{self.command} {self.path} {self.headers.get('Authorization', '-')}\n")
+        if any(fragment in self.path for fragment in self.hold):
+            self._hold_until_the_client_leaves()
+            return None
         if any(f"/simple/{project}/" in self.path for project in self.error_500):
             self.send_error(500, "Internal Server Error")
             return None
@@ -66,6 +75,17 @@ class Handler(http.server.SimpleHTTPRequestHandler):
                 self.end_headers()
                 return data
         return super().send_head()
+
+    def _hold_until_the_client_leaves(self, limit: float = 600) -> None:
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            if select.select([self.connection], [], [], 1)[0]:
+                try:
+                    if not self.connection.recv(1, socket.MSG_PEEK):
+                        break  # closed by the client
+                except OSError:
+                    break
+        self.close_connection = True
 
     def copyfile(self, source: BinaryIO, outputfile: Any) -> None:
         name = os.path.basename(urllib.parse.unquote(self.path.split("?")[0]))
@@ -106,11 +126,13 @@ def main() -> None:
     parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     parser.add_argument("--stall", action="append", default=[])
     parser.add_argument("--error-500", action="append", default=[])
+    parser.add_argument("--hold", action="append", default=[])
     args = parser.parse_args()
     Handler.cut = frozenset(args.cut)
     Handler.slow = frozenset(args.slow)
     Handler.stall = frozenset(args.stall)
     Handler.error_500 = frozenset(args.error_500)
+    Handler.hold = frozenset(args.hold)
     Handler.access_log = args.access_log
     Handler.pep691 = args.pep691
     Handler.status = args.status

@@ -240,6 +240,8 @@ def _serve(
             argv += [f"--{fault['kind']}", fault["file"]]
         elif fault["kind"] == "error-500":
             argv += ["--error-500", fault["project"]]
+        elif fault["kind"] == "hold":
+            argv += ["--hold", fault["path"]]
     server = subprocess.Popen(argv)
     deadline = time.monotonic() + 30
     while not port_file.exists():

@@ -179,7 +179,8 @@ def test_fix_shows_the_diff_then_rewrites_only_the_safe_cases(
     target = tmp_path / "train.py"
     shutil.copy(FIXABLE, target)
     result = cli("scan", "train.py", "--fix", "--yes")
-    assert result.stdout.index("--- a/train.py") < result.stdout.index("Applied 6 fixes to 1 file.")
+    applied = result.stdout.index("Applied 6 fixes to 1 file (")
+    assert result.stdout.index("--- a/train.py") < applied
     assert "-device = xm.xla_device()  # the accelerator" in result.stdout
     assert '+device = torch.device("neuron")  # the accelerator' in result.stdout
     expected = FIXABLE.with_name("xla_device_cases.fixed.py").read_bytes()
@@ -278,7 +279,7 @@ def test_fix_asks_on_a_terminal_and_writes_only_on_yes(
         stdout, _ = proc.communicate(timeout=60)
     os.close(controller)
     os.close(terminal)
-    assert "Apply 6 fixes to 1 file? [y/N]" in stdout
+    assert "Apply 6 fixes to 1 file (" in stdout and "removed)? [y/N]" in stdout
     fixed = FIXABLE.with_name("xla_device_cases.fixed.py").read_bytes()
     assert (target.read_bytes() == fixed) is written
     assert ("Nothing was written." in stdout) is not written

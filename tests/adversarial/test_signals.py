@@ -1,0 +1,184 @@
+"""SIGINT and SIGTERM end every long command the same way: children ended, nothing left behind.
+
+The real console script is signalled while it really waits: the local index holds pip's request
+for torch's page (resolving) or sends a third of the torch wheel and stalls (downloading), and
+``matrix verify`` waits on a socket that never answers. The test sees the request arrive, then
+signals. Each run must exit 128 + the signal (130, 143) with one ``Interrupted`` line, leave no
+child process running, no temporary folder, and a ``-d`` folder as it found it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import NEURON_ENV
+from tests.integration.conftest import isolated_environment
+from tests.integration.indexes import Indexes, start_indexes
+from tests.integration.install_helpers import write_install_matrix
+
+pytestmark = pytest.mark.integration
+
+SIGNALS = [signal.SIGINT, signal.SIGTERM]
+#: phase -> (index fault, the request that shows the phase is reached)
+PHASES = {
+    "resolving": ("resolve-held", "GET /simple/torch/ "),
+    "downloading": ("download-stalls", "GET /simple/torch/torch-2.14.0"),
+}
+
+
+@dataclass(frozen=True)
+class Run:
+    returncode: int
+    stderr: str
+    children: list[int]  # neuron-env's children while it waited (pip)
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and _stat(int(entry.name))[1:2] == [str(pid)]:
+            found.append(int(entry.name))
+    return found
+
+
+def running(pid: int) -> bool:
+    """Alive and not a zombie (a zombie has ended; only its exit status is left)."""
+    fields = _stat(pid)
+    return bool(fields) and fields[0] != "Z"
+
+
+def group_members(pgid: int) -> list[int]:
+    members = []
+    for entry in Path("/proc").iterdir():
+        fields = _stat(int(entry.name)) if entry.name.isdigit() else []
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != "Z":
+            members.append(int(entry.name))
+    return members
+
+
+def _stat(pid: int) -> list[str]:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return []
+
+
+def interrupted_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if "Interrupted" in line]
+
+
+@pytest.fixture(scope="module")
+def matrix(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_install_matrix(tmp_path_factory.mktemp("matrix"))
+
+
+@pytest.fixture(scope="module", params=list(PHASES))
+def phase(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Indexes, str]]:
+    fault, fragment = PHASES[request.param]
+    indexes = start_indexes(tmp_path_factory.mktemp(request.param), fault)
+    yield indexes, fragment
+    indexes.stop()
+
+
+def signalled_download(
+    tmp_path: Path, matrix: Path, phase: tuple[Indexes, str], dest: Path, sig: int
+) -> Run:
+    indexes, fragment = phase
+    env = isolated_environment(tmp_path, matrix)
+    env["TMPDIR"] = str(tmp_path / "tmp")
+    (tmp_path / "tmp").mkdir()
+    argv = [str(NEURON_ENV), "download", "--torch", "2.14", "-d", str(dest), *indexes.args()]
+    seen = len(indexes.requests("pytorch"))  # the module's earlier runs asked too
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)  # fmt: skip
+    try:
+        wait_for_new_request(indexes, fragment, seen, proc)
+        children = children_of(proc.pid)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return Run(proc.returncode, err, children)
+
+
+def wait_for_new_request(
+    indexes: Indexes, fragment: str, seen: int, proc: subprocess.Popen[str]
+) -> None:
+    deadline = time.monotonic() + 120
+    while fragment not in indexes.requests("pytorch")[seen:]:
+        assert proc.poll() is None, f"download ended before asking for {fragment}"
+        assert time.monotonic() < deadline, f"download never asked for {fragment}"
+        time.sleep(0.02)
+
+
+def assert_interrupted_cleanly(run: Run, sig: int, tmp_path: Path) -> None:
+    assert run.returncode == 128 + sig, run.stderr
+    assert len(interrupted_lines(run.stderr)) == 1, run.stderr
+    assert "Traceback" not in run.stderr
+    assert run.children, "pip was not running when the signal came"
+    assert [pid for pid in run.children if running(pid)] == []
+    assert [group_members(pid) for pid in run.children] == [[]] * len(run.children)
+    assert sorted(p.name for p in (tmp_path / "tmp").iterdir()) == []
+
+
+@pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
+def test_a_signal_during_download_removes_the_new_folder_and_everything_pip_started(
+    tmp_path: Path, matrix: Path, phase: tuple[Indexes, str], sig: signal.Signals
+) -> None:
+    dest = tmp_path / "new" / "wheels"
+    run = signalled_download(tmp_path, matrix, phase, dest, sig)
+    assert_interrupted_cleanly(run, sig, tmp_path)
+    assert f"Interrupted. Nothing was kept: {dest} was removed." in " ".join(run.stderr.split())
+    assert not (tmp_path / "new").exists()  # neither -d nor the parent it created
+
+
+@pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
+def test_a_signal_during_download_leaves_an_existing_folder_empty_as_it_was(
+    tmp_path: Path, matrix: Path, phase: tuple[Indexes, str], sig: signal.Signals
+) -> None:
+    dest = tmp_path / "wheels"
+    dest.mkdir(mode=0o750)
+    before = dest.stat()
+    run = signalled_download(tmp_path, matrix, phase, dest, sig)
+    assert_interrupted_cleanly(run, sig, tmp_path)
+    assert "is empty, as it was" in " ".join(run.stderr.split())
+    assert list(dest.iterdir()) == []
+    assert (dest.stat().st_ino, dest.stat().st_mode) == (before.st_ino, before.st_mode)
+
+
+@pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
+def test_a_signal_while_matrix_verify_waits_writes_nothing_and_says_so_once(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEURON_ENV_")}
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(16)
+        sock.settimeout(60)
+        hanging = f"http://127.0.0.1:{sock.getsockname()[1]}/simple"
+        proc = subprocess.Popen(
+            [str(NEURON_ENV), "matrix", "verify", "--release", "2.34.0", "--timeout", "120",
+             "--neuron-index", hanging, "--pytorch-index", hanging, "--write", str(overlay)],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        conn, _ = sock.accept()  # the request is out: neuron-env now waits for an answer
+        with conn:
+            proc.send_signal(sig)
+            _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + sig, err
+    assert interrupted_lines(err) == ["error: Interrupted. Nothing was written."]
+    assert list(overlay.iterdir()) == []
