@@ -187,7 +187,9 @@ def _build(
     phases: Phases,
 ) -> tuple[dict[str, str], TorchImport]:
     venv = box / "venv"
-    session = Session(log=log, work=box / "work")
+    # The backend's own temporary folders go into the staging box, removed with it whatever happens:
+    # a backend killed by a signal cannot clean up after itself.
+    session = Session(log=log, work=box / "work", extra_env={"TMPDIR": str(box / "work")})
     session.work.mkdir()
     if target.exists:
         phases.start("copy", f"Copying {target.path} to a staging directory beside it")
