@@ -11,9 +11,10 @@ lays it out. What goes in follows the host side of neuron-env, minus what belong
   (runtime, collectives, tools); never the driver (``aws-neuronx-dkms``), which is the host's;
 * the EFA user space, its signature checked, installed with ``--skip-kmod``;
 * neuron-env itself from a source checked against its sha256 (:mod:`.tool_source`), then the
-  Python environment built by ``neuron-env install`` (the same routing and pins as on a host:
-  never ``--extra-index-url``); the user's packages afterwards, with everything already installed
-  held by a constraints file;
+  Python environment and the user's packages built by one ``neuron-env install`` (the same
+  command and code as on a host: each package from its own index, never ``--extra-index-url``,
+  and a resolution that takes a Neuron name, even a dependency's, from another index refused);
+  no other pip step installs anything into the environment;
 * OCI labels with the pins, and a ``HEALTHCHECK`` that runs ``neuron-env preflight --level 0``.
 """
 
@@ -43,11 +44,7 @@ from neuron_env.templating import render
 USER_SPACE_ROLES = ("runtime", "collectives", "tools")
 EFA_INSTALLER_URL = "https://efa-installer.amazonaws.com/aws-efa-installer-latest.tar.gz"
 TOOL_VENV = "/opt/neuron-env/tool"
-CONSTRAINTS = "/opt/neuron-env/constraints.txt"
 DOWNLOAD_DIR = "/tmp/neuron-env"  # noqa: S108 - a build step's scratch folder, removed after
-# The tool's pip, run against the environment (a uv-built venv has no pip of its own).
-PIP = (f"{TOOL_VENV}/bin/pip", "--python", f"{VENV}/bin/python")
-HELD = ("--constraint", CONSTRAINTS)
 
 _MIRROR = re.compile(r"https?://[A-Za-z0-9.\-]+(?::\d{1,5})?(?:/[A-Za-z0-9._\-/~%+=]*)?")
 
@@ -192,20 +189,22 @@ def dockerfile_context(spec: ImageSpec) -> dict[str, Any]:
         "efa_file": efa,
         "tool_commands": list(_tool_commands(spec.tool, _default_index(spec))),
         "install": install_command(spec),
-        "packages": list(spec.packages),
-        "freeze": [*PIP, "freeze", "--all"],
-        "constraints": CONSTRAINTS,
-        "pip_install": [*PIP, "install", "--no-cache-dir", *_default_index(spec), *HELD],
         "healthcheck": preflight_command(spec),
     }
 
 
 def install_command(spec: ImageSpec) -> list[str]:
-    """The image's ``neuron-env install``: the same command, and code, as on a host."""
+    """The image's ``neuron-env install``: the same command, and code, as on a host.
+
+    The user's packages are its arguments, after ``--`` so none is read as an option: install
+    resolves them with the release's pins and checks the resolution's routes, so a Neuron name
+    pulled in as a dependency fails the build rather than coming from the default index.
+    """
+    packages = ["--", *spec.packages] if spec.packages else []
     return [
         "neuron-env", "install", "--torch", spec.torch_minor, "--release", spec.release,
         "--venv", VENV, "--python", "/usr/bin/python3", "--yes",
-        *(word for mirror in spec.mirrors for word in mirror),
+        *(word for mirror in spec.mirrors for word in mirror), *packages,
     ]  # fmt: skip
 
 

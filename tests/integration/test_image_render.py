@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import functools
 import json
-import shlex
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from neuron_env.matrix import load_matrix
 from tests.conftest import DATA, REPO, CliRunner, Result, cli_runner
+from tests.support.dockerfile import Instruction, command, labels, parse_dockerfile, run_commands
 from tests.support.golden import check_golden
 from tests.support.hosts import (
     build_sysroot,
@@ -97,60 +96,6 @@ def all_rendered(run: CliRunner) -> dict[str, str]:
             run, "--release", "2.33.1", *args
         )
     return files
-
-
-# --- a Dockerfile parser, enough for what the renderer writes -----------------------------------
-
-
-@dataclass(frozen=True)
-class Instruction:
-    keyword: str
-    args: str
-
-
-def parse_dockerfile(text: str) -> list[Instruction]:
-    """Instructions with their continuation lines joined; comments and blank lines dropped."""
-    instructions, pending = [], ""
-    for line in text.splitlines():
-        stripped = line.strip()
-        if not pending and (not stripped or stripped.startswith("#")):
-            continue
-        if stripped.startswith("#"):  # a comment inside a continued instruction
-            continue
-        if stripped.endswith("\\"):
-            pending += stripped[:-1] + " "
-            continue
-        keyword, _, args = (pending + stripped).partition(" ")
-        instructions.append(Instruction(keyword.upper(), args.strip()))
-        pending = ""
-    assert not pending, "a continuation at the end of the file"
-    return instructions
-
-
-def run_commands(instructions: list[Instruction]) -> list[list[str]]:
-    """Each RUN as its commands (split at && and |), every command a list of shell words."""
-    commands = []
-    for ins in instructions:
-        if ins.keyword != "RUN":
-            continue
-        for part in ins.args.split(" && "):
-            commands.extend(shlex.split(stage) for stage in part.split(" | "))
-    return commands
-
-
-def labels(instructions: list[Instruction]) -> dict[str, str]:
-    out = {}
-    for ins in instructions:
-        if ins.keyword == "LABEL":
-            (pair,) = shlex.split(ins.args.replace("\\$", "$"), posix=True)
-            key, _, value = pair.partition("=")
-            out[key] = value
-    return out
-
-
-def command(commands: list[list[str]], *prefix: str) -> list[str]:
-    (found,) = [c for c in commands if c[: len(prefix)] == list(prefix)]
-    return found
 
 
 # --- goldens and hadolint ------------------------------------------------------------------------
@@ -247,18 +192,18 @@ def test_oci_labels_carry_the_release_and_its_pins(run: CliRunner) -> None:
     assert found["neuron-env.apt.aws-neuronx-runtime-lib"] == "2.35.33.0"
 
 
-def test_user_packages_come_after_the_environment_held_by_constraints(run: CliRunner) -> None:
+def test_user_packages_are_arguments_of_the_image_s_neuron_env_install(run: CliRunner) -> None:
+    """One 'neuron-env install' builds the environment with them, as on a host; no other pip
+    step installs anything into /opt/venv."""
     args = ("--release", "2.33.1", *VARIANTS["wheelhouse-and-packages"])
     commands = run_commands(parse_dockerfile(render_ok(run, *args)))
-    pip = ["/opt/neuron-env/tool/bin/pip", "--python", "/opt/venv/bin/python"]
-    flat = [" ".join(c) for c in commands]
-    freeze = flat.index(" ".join([*pip, "freeze", "--all"]))
-    assert flat[freeze + 1] == "tee /opt/neuron-env/constraints.txt"
-    assert command(commands, *pip, "install") == [
-        *pip, "install", "--no-cache-dir", "--constraint", "/opt/neuron-env/constraints.txt",
-        "transformers==4.57.1", "datasets[audio]==4.4.1",
-    ]  # fmt: skip
-    assert freeze > flat.index(" ".join(command(commands, "neuron-env", "install")))
+    install = command(commands, "neuron-env", "install")
+    assert install[install.index("--") :] == [
+        "--",
+        "transformers==4.57.1",
+        "datasets[audio]==4.4.1",
+    ]
+    assert not [c for c in commands if "/opt/venv/bin/python" in c or "--constraint" in c]
     wheelhouse = command(commands, "/opt/neuron-env/tool/bin/pip", "install", "--no-cache-dir",
                          "--no-index")  # fmt: skip
     assert wheelhouse[-3:] == ["--find-links", "/tmp/neuron-env/wheels", "neuron-env"]
@@ -268,8 +213,8 @@ def test_a_requirements_file_adds_its_packages(run: CliRunner, tmp_path: Path) -
     reqs = tmp_path / "requirements.txt"
     reqs.write_text("# training\ntransformers==4.57.1  # the model code\n\naccelerate==1.11.0\n")
     text = render_ok(run, "--release", "2.33.1", *URL_SOURCE, "-r", str(reqs))
-    (install,) = [c for c in run_commands(parse_dockerfile(text)) if "--constraint" in c]
-    assert install[-2:] == ["transformers==4.57.1", "accelerate==1.11.0"]
+    install = command(run_commands(parse_dockerfile(text)), "neuron-env", "install")
+    assert install[-3:] == ["--", "transformers==4.57.1", "accelerate==1.11.0"]
 
 
 # --- hostile and unsupported input ---------------------------------------------------------------
@@ -466,11 +411,13 @@ def test_the_image_s_install_command_is_the_one_install_runs_with_the_same_pins(
 def test_the_default_index_mirror_serves_the_build_s_own_pip_calls(run: CliRunner) -> None:
     args = ("--release", "2.33.1", "--neuron-env-source", "pypi", "--index-url",
             MIRRORS["--index-url"], "transformers==4.57.1")  # fmt: skip
-    pips = [c for c in run_commands(parse_dockerfile(render_ok(run, *args))) if "install" in c]
-    pips = [c for c in pips if c[0].endswith("/pip")]
-    assert len(pips) == 2  # neuron-env itself, and the user's packages
-    for pip in pips:
-        assert pip[pip.index("--index-url") + 1] == MIRRORS["--index-url"]
+    commands = run_commands(parse_dockerfile(render_ok(run, *args)))
+    pips = [c for c in commands if c[0].endswith("/pip") and "install" in c]
+    assert len(pips) == 1  # neuron-env itself; the user's packages go through its install
+    install = command(commands, "neuron-env", "install")
+    for argv in (*pips, install):
+        assert argv[argv.index("--index-url") + 1] == MIRRORS["--index-url"]
+    assert install[-2:] == ["--", "transformers==4.57.1"]
 
 
 @pytest.mark.parametrize(
@@ -540,7 +487,7 @@ def test_the_kubernetes_example_runs_the_image_s_preflight_before_training(
 def test_a_package_with_a_marker_arrives_as_one_word(run: CliRunner, tmp_path: Path) -> None:
     package = "accelerate[testing]==1.11.0; python_version >= \"3.12\" and sys_platform == 'linux'"
     text = render_ok(run, "--release", "2.33.1", *URL_SOURCE, package)
-    (install,) = [c for c in run_commands(parse_dockerfile(text)) if "--constraint" in c]
+    install = command(run_commands(parse_dockerfile(text)), "neuron-env", "install")
     assert (
         install[-1]
         == 'accelerate[testing]==1.11.0; python_version >= "3.12" and sys_platform == "linux"'

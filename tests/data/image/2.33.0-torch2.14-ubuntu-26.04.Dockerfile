@@ -57,8 +57,9 @@ RUN curl -fsSL --retry 3 -o aws-efa-installer-latest.tar.gz https://efa-installe
     && rm -rf /tmp/efa "$GNUPGHOME"
 WORKDIR /
 
-# neuron-env, checked before it is installed, then the Python environment it builds: the same
-# pins and indexes as 'neuron-env install' on a host (each package from its own index only).
+# neuron-env, checked before it is installed, then the Python environment it builds, with any
+# packages of yours: the same pins and indexes as 'neuron-env install' on a host (each package
+# from its own index only; a Neuron name any package pulls in from elsewhere fails the build).
 RUN python3 -m venv /opt/neuron-env/tool \
     && install -d -m 0700 /tmp/neuron-env \
     && curl -fsSL --retry 3 --proto =https,http -o /tmp/neuron-env/neuron_env-0.1.0-py3-none-any.whl https://artifacts.example.com/neuron-env/neuron_env-0.1.0-py3-none-any.whl \

@@ -57,8 +57,9 @@ RUN curl -fsSL --retry 3 -o aws-efa-installer-latest.tar.gz https://efa-installe
     && rm -rf /tmp/efa "$GNUPGHOME"
 WORKDIR /
 
-# neuron-env, checked before it is installed, then the Python environment it builds: the same
-# pins and indexes as 'neuron-env install' on a host (each package from its own index only).
+# neuron-env, checked before it is installed, then the Python environment it builds, with any
+# packages of yours: the same pins and indexes as 'neuron-env install' on a host (each package
+# from its own index only; a Neuron name any package pulls in from elsewhere fails the build).
 RUN python3 -m venv /opt/neuron-env/tool \
     && install -d -m 0700 /tmp/neuron-env \
     && /opt/neuron-env/tool/bin/pip download --no-cache-dir --no-deps --only-binary=:all: --dest /tmp/neuron-env neuron-env==VERSION \

@@ -57,8 +57,9 @@ RUN curl -fsSL --retry 3 -o aws-efa-installer-latest.tar.gz https://efa-installe
     && rm -rf /tmp/efa "$GNUPGHOME"
 WORKDIR /
 
-# neuron-env, checked before it is installed, then the Python environment it builds: the same
-# pins and indexes as 'neuron-env install' on a host (each package from its own index only).
+# neuron-env, checked before it is installed, then the Python environment it builds, with any
+# packages of yours: the same pins and indexes as 'neuron-env install' on a host (each package
+# from its own index only; a Neuron name any package pulls in from elsewhere fails the build).
 RUN python3 -m venv /opt/neuron-env/tool \
     && install -d -m 0700 /tmp/neuron-env \
     && curl -fsSL --retry 3 --proto =https,http -o /tmp/neuron-env/neuron-env-wheelhouse.tar.gz https://artifacts.example.com/neuron-env/neuron-env-wheelhouse.tar.gz \
@@ -68,11 +69,7 @@ RUN python3 -m venv /opt/neuron-env/tool \
     && /opt/neuron-env/tool/bin/pip install --no-cache-dir --no-index --find-links /tmp/neuron-env/wheels neuron-env \
     && rm -rf /tmp/neuron-env \
     && ln -s /opt/neuron-env/tool/bin/neuron-env /usr/local/bin/neuron-env \
-    && neuron-env install --torch 2.14 --release 2.33.1 --venv /opt/venv --python /usr/bin/python3 --yes
-
-# Your packages, from the default index; what the release installed is held by constraints.
-RUN /opt/neuron-env/tool/bin/pip --python /opt/venv/bin/python freeze --all | tee /opt/neuron-env/constraints.txt \
-    && /opt/neuron-env/tool/bin/pip --python /opt/venv/bin/python install --no-cache-dir --constraint /opt/neuron-env/constraints.txt transformers==4.57.1 'datasets[audio]==4.4.1'
+    && neuron-env install --torch 2.14 --release 2.33.1 --venv /opt/venv --python /usr/bin/python3 --yes -- transformers==4.57.1 'datasets[audio]==4.4.1'
 
 # The environment first on PATH, then the Neuron tools and EFA; the runtime's libraries. No
 # ${LD_LIBRARY_PATH} is appended: an empty entry would put the working directory on the path.
