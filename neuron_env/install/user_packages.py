@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from packaging.markers import default_environment
@@ -29,7 +29,8 @@ from packaging.version import InvalidVersion, Version
 
 from neuron_env.errors import BadInput
 from neuron_env.install.diagnose import Cause
-from neuron_env.install.plan import InstallPlan
+from neuron_env.install.lock import check_hash_mode, locked_version, split_hashes
+from neuron_env.install.plan import InstallPlan, PlannedPackage
 from neuron_env.matrix import Matrix, Note, Release, Target
 from neuron_env.matrix.resolve import CompanionPin, Pin
 
@@ -57,6 +58,8 @@ class UserRequirement:
 
     text: str
     origin: str
+    hashes: tuple[str, ...] = ()
+    """The sha256 digests of its ``--hash`` options (a lock, as ``install --export`` writes)."""
 
     @property
     def parsed(self) -> Requirement:
@@ -75,6 +78,7 @@ def gather(packages: Sequence[str], files: Sequence[Path]) -> tuple[UserRequirem
     found = [_checked(text, "command line") for text in packages]
     for path in files:
         found += read_requirements_file(path)
+    check_hash_mode(found)
     return tuple(found)
 
 
@@ -84,7 +88,8 @@ REQUIREMENTS_MAX_BYTES = 1024 * 1024
 def read_requirements_file(path: Path) -> list[UserRequirement]:
     """pip's requirements syntax, the subset neuron-env routes: one requirement a line.
 
-    Comments (``#`` at a line's start or after whitespace) and blank lines are skipped; option
+    Comments (``#`` at a line's start or after whitespace) and blank lines are skipped; a line
+    may end in ``--hash=sha256:...`` options (:mod:`neuron_env.install.lock`); option
     lines (``--index-url``, ``-e``, ``-r``, ``-c`` …) are refused: indexes are the matrix's, and
     an editable or nested file could bring in packages that were never classified.
     """
@@ -109,24 +114,22 @@ def read_requirements_file(path: Path) -> list[UserRequirement]:
                 hint="neuron-env picks the indexes itself (--index-url names the default index's "
                 "mirror); list each package on its own line, and give more files with more -r.",
             )
-        found.append(_checked(line, where))
+        requirement, hashes = split_hashes(line, where)
+        found.append(replace(_checked(requirement, where), hashes=hashes))
     return found
 
 
 def _joined_lines(text: str) -> list[str]:
-    """Lines, a trailing backslash continuing one onto the next (kept in numbering)."""
-    lines = text.splitlines()
+    """Lines, a trailing backslash continuing one onto the next: the joined line keeps the
+    number of its first line (as pip reports it), the lines it took are left empty."""
     out: list[str] = []
-    carry = ""
-    for line in lines:
-        if line.endswith("\\"):
-            carry += line[:-1] + " "
-            out.append("")
-            continue
-        out.append(carry + line)
-        carry = ""
-    if carry:
-        out.append(carry)
+    start: int | None = None
+    for line in text.splitlines():
+        out.append("")
+        start = len(out) - 1 if start is None else start
+        continued = line.endswith("\\")
+        out[start] += (line[:-1] + " ") if continued else line
+        start = start if continued else None
     return out
 
 
@@ -156,6 +159,8 @@ class Classified:
     """Pip name → the user's requirements for it, as written, with their origin."""
     extras: dict[str, str]
     notes: tuple[Note, ...] = ()
+    locked: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    """Pip name → the exact version and sha256 digests a lock gives it (empty: no lock)."""
 
 
 def classify(
@@ -176,6 +181,7 @@ def classify(
     requested: dict[str, list[str]] = {}
     extras: dict[str, set[str]] = {}
     notes: list[Note] = []
+    locked: dict[str, tuple[str, tuple[str, ...]]] = {}
     core = {p.name: p for p in target.pins}
     companions = {c.name: c for c in target.companions}
     for req in requirements:
@@ -204,6 +210,8 @@ def classify(
             pins.setdefault(name, Pin(name, "", None, None))
             pins[name] = _merged(pins[name], parsed.specifier)
         requested.setdefault(name, []).append(req.shown())
+        if req.hashes:
+            locked[name] = _locked(req, locked.get(name))
         if parsed.extras:
             extras.setdefault(name, set()).update(parsed.extras)
     return Classified(
@@ -211,7 +219,17 @@ def classify(
         requested={name: "; ".join(texts) for name, texts in requested.items()},
         extras={name: "[" + ",".join(sorted(e)) + "]" for name, e in extras.items()},
         notes=tuple(notes),
+        locked=locked,
     )
+
+
+def _locked(
+    req: UserRequirement, before: tuple[str, tuple[str, ...]] | None
+) -> tuple[str, tuple[str, ...]]:
+    """The lock's version and hashes for ``req``'s name (a name listed twice: both hashes)."""
+    version = locked_version(req.text) or ""
+    hashes = before[1] if before is not None else ()
+    return version, tuple(dict.fromkeys((*hashes, *req.hashes)))
 
 
 def _environment(python: str | None) -> dict[str, str]:
@@ -250,6 +268,8 @@ def _check_allows(req: UserRequirement, spec: str, what: str) -> None:
     pin = SpecifierSet(spec)
     pinned = _exact(spec)
     candidates: list[Version | None] = [pinned]
+    if req.hashes:  # a lock names the exact file's version (torch==2.14.0+cpu within ==2.14.0)
+        candidates.append(_version(locked_version(req.text) or ""))
     if pinned is None:
         bases = [s.version.removesuffix(".*") for s in pin if s.operator == "=="]
         candidates = [_version(v) for v in [*bases, *(s.version for s in wanted)]]
@@ -381,18 +401,11 @@ def with_pins(target: Target, classified: Classified) -> Target:
 def apply_to_plan(plan: InstallPlan, classified: Classified) -> InstallPlan:
     """Mark the user's packages in ``plan`` (as written, extras) and add the notes."""
     packages = tuple(
-        replace(
-            p,
-            requested=classified.requested.get(p.name, ""),
-            extras=classified.extras.get(p.name, ""),
-        )
-        if p.name in classified.requested
-        else p
-        for p in plan.packages
+        _requested(p, classified) if p.name in classified.requested else p for p in plan.packages
     )
     notes = [*plan.notes, *classified.notes]
     if classified.requested:
-        notes.append(_constraints_note(plan))
+        notes.append(_constraints_note(replace(plan, packages=packages)))
         if plan.action == "upgrade":
             notes.append(
                 Note(
@@ -403,6 +416,19 @@ def apply_to_plan(plan: InstallPlan, classified: Classified) -> InstallPlan:
                 )
             )
     return replace(plan, packages=packages, notes=tuple(notes))
+
+
+def _requested(package: PlannedPackage, classified: Classified) -> PlannedPackage:
+    """``package`` as the user asked for it; a locked one pinned to the lock's exact file."""
+    package = replace(
+        package,
+        requested=classified.requested[package.name],
+        extras=classified.extras.get(package.name, ""),
+    )
+    if package.name not in classified.locked:
+        return package
+    version, hashes = classified.locked[package.name]
+    return replace(package, spec=f"=={version}", hashes=hashes)
 
 
 def _constraints_note(plan: InstallPlan) -> Note:

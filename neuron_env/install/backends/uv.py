@@ -32,6 +32,7 @@ from packaging.utils import canonicalize_name
 
 from neuron_env.errors import CommandFailed, OperationFailed
 from neuron_env.install.backends.base import Backend, Session
+from neuron_env.install.lock import ResolvedFile, check_locked
 from neuron_env.install.plan import InstallPlan
 from neuron_env.install.user_packages import write_constraints
 from neuron_env.install.wheelhouse import wheelhouse_requirements
@@ -73,6 +74,7 @@ class UvBackend(Backend):
                 "is not what would be installed; nothing was installed.",
                 hint="Run the same command again.",
             )
+        check_locked(plan, locked_files(lock), source="the indexes")
         session.run([*argv, "--no-deps", "-r", lock])
         return extra
 
@@ -203,6 +205,25 @@ def locked_versions(lock: Path) -> dict[str, str]:
         str(canonicalize_name(p["name"])): str(p.get("version", ""))
         for p in doc.get("packages", [])
     }
+
+
+def locked_files(lock: Path) -> list[ResolvedFile]:
+    """Every package of a ``pylock.toml`` with its wheels' names and sha256 digests."""
+    doc = tomllib.loads(lock.read_text(encoding="utf-8"))
+    found = []
+    for package in doc.get("packages", []):
+        wheels = package.get("wheels", [])
+        files = ", ".join(_wheel_name(w) for w in wheels) or "no wheel"
+        digests = tuple(str(w.get("hashes", {}).get("sha256", "")) for w in wheels)
+        name, version = str(package["name"]), str(package.get("version", ""))
+        found.append(ResolvedFile(name, version, files, digests))
+    return found
+
+
+def _wheel_name(wheel: dict[str, object]) -> str:
+    """A pylock wheel's file name: its ``name``, else the last part of its URL or path."""
+    where = str(wheel.get("name") or wheel.get("url") or wheel.get("path") or "")
+    return where.rsplit("/", 1)[-1].split("#")[0] or "an unnamed wheel"
 
 
 def misrouted(plan: InstallPlan, resolution: list[Resolved]) -> list[Resolved]:
