@@ -61,6 +61,8 @@ class PlannedPackage:
     """The user's requirements for it as written, and where (empty: a pin of the matrix)."""
     extras: str = ""
     """The extras the user asked for, e.g. ``[torch]`` (user packages only)."""
+    hashes: tuple[str, ...] = ()
+    """The sha256 digests a lock (``-r`` with ``--hash``) allows for it; empty: no lock."""
 
     @property
     def requirement(self) -> str:

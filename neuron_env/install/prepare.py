@@ -16,6 +16,7 @@ from packaging.version import InvalidVersion, Version
 
 from neuron_env.errors import BadInput, UnsupportedCombination
 from neuron_env.install.backends import Backend, choose_backend
+from neuron_env.install.lock import check_locked, wheelhouse_files
 from neuron_env.install.plan import BackendName, Choices, InstallPlan, make_plan
 from neuron_env.install.request import InstallRequest, Selection
 from neuron_env.install.staging import stale_staging_dirs
@@ -29,6 +30,7 @@ from neuron_env.install.target_env import (
 from neuron_env.install.user_packages import UserRequirement, check_wheelhouse_has
 from neuron_env.install.user_policy import apply_to_plan, classify, with_pins
 from neuron_env.install.wheelhouse import (
+    MANIFEST,
     ForeignTags,
     check_wheelhouse,
     manylinux_platforms,
@@ -99,12 +101,25 @@ def prepare(
     plan = make_plan(release, pinned, choices)
     plan = _with_leftover_notes(apply_to_plan(plan, classified), target_env)
     if request.wheelhouse is not None:
-        house = read_wheelhouse(request.wheelhouse)
-        if house is not None:  # judged against the routes the matrix gives when online
-            routed = make_plan(release, pinned, replace(choices, wheelhouse=None))
-            check_wheelhouse(request.wheelhouse, house, plan, routed)
-            check_wheelhouse_has(request.wheelhouse, (w.name for w in house.files), plan)
+        routed = make_plan(release, pinned, replace(choices, wheelhouse=None))
+        _check_wheelhouse(request.wheelhouse, plan, routed)
     return Prepared(plan, target_env, backend)
+
+
+def _check_wheelhouse(directory: Path, plan: InstallPlan, routed: InstallPlan) -> None:
+    """The wheelhouse against the routes the matrix gives when online (``routed``), the user's
+    packages and the lock, before anything is created."""
+    house = read_wheelhouse(directory)
+    if house is not None:
+        check_wheelhouse(directory, house, plan, routed)
+        check_wheelhouse_has(directory, (w.name for w in house.files), plan)
+        check_locked(plan, wheelhouse_files(house.files), source=f"wheelhouse {directory}")
+    elif any(p.hashes for p in plan.packages):
+        raise BadInput(
+            f"Wheelhouse {directory} has no {MANIFEST}, so its files cannot be checked against "
+            "the hashes of the requirements file; nothing was created.",
+            hint="Fill it with 'neuron-env download', which writes the manifest.",
+        )
 
 
 def _with_leftover_notes(plan: InstallPlan, target: TargetEnv) -> InstallPlan:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
@@ -20,6 +20,7 @@ from packaging.version import InvalidVersion, Version
 
 from neuron_env.errors import BadInput
 from neuron_env.install.diagnose import Cause
+from neuron_env.install.lock import check_hash_mode, split_hashes
 from neuron_env.install.plan import InstallPlan
 
 #: The pins no user package may move; the constraints file lists them exactly.
@@ -33,6 +34,8 @@ class UserRequirement:
 
     text: str
     origin: str
+    hashes: tuple[str, ...] = ()
+    """The sha256 digests of its ``--hash`` options (a lock, as ``install --export`` writes)."""
 
     @property
     def parsed(self) -> Requirement:
@@ -51,6 +54,7 @@ def gather(packages: Sequence[str], files: Sequence[Path]) -> tuple[UserRequirem
     found = [_checked(text, "command line") for text in packages]
     for path in files:
         found += read_requirements_file(path)
+    check_hash_mode(found)
     return tuple(found)
 
 
@@ -60,7 +64,8 @@ REQUIREMENTS_MAX_BYTES = 1024 * 1024
 def read_requirements_file(path: Path) -> list[UserRequirement]:
     """pip's requirements syntax, the subset neuron-env routes: one requirement a line.
 
-    Comments (``#`` at a line's start or after whitespace) and blank lines are skipped; option
+    Comments (``#`` at a line's start or after whitespace) and blank lines are skipped; a line
+    may end in ``--hash=sha256:...`` options (:mod:`neuron_env.install.lock`); option
     lines (``--index-url``, ``-e``, ``-r``, ``-c`` …) are refused: indexes are the matrix's, and
     an editable or nested file could bring in packages that were never classified.
     """
@@ -85,24 +90,22 @@ def read_requirements_file(path: Path) -> list[UserRequirement]:
                 hint="neuron-env picks the indexes itself (--index-url names the default index's "
                 "mirror); list each package on its own line, and give more files with more -r.",
             )
-        found.append(_checked(line, where))
+        requirement, hashes = split_hashes(line, where)
+        found.append(replace(_checked(requirement, where), hashes=hashes))
     return found
 
 
 def _joined_lines(text: str) -> list[str]:
-    """Lines, a trailing backslash continuing one onto the next (kept in numbering)."""
-    lines = text.splitlines()
+    """Lines, a trailing backslash continuing one onto the next: the joined line keeps the
+    number of its first line (as pip reports it), the lines it took are left empty."""
     out: list[str] = []
-    carry = ""
-    for line in lines:
-        if line.endswith("\\"):
-            carry += line[:-1] + " "
-            out.append("")
-            continue
-        out.append(carry + line)
-        carry = ""
-    if carry:
-        out.append(carry)
+    start: int | None = None
+    for line in text.splitlines():
+        out.append("")
+        start = len(out) - 1 if start is None else start
+        continued = line.endswith("\\")
+        out[start] += (line[:-1] + " ") if continued else line
+        start = start if continued else None
     return out
 
 

@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from packaging.markers import default_environment
@@ -24,7 +24,8 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from neuron_env.errors import BadInput
-from neuron_env.install.plan import InstallPlan
+from neuron_env.install.lock import locked_version
+from neuron_env.install.plan import InstallPlan, PlannedPackage
 from neuron_env.install.user_packages import CORE, UserRequirement, exact_version
 from neuron_env.matrix import Matrix, Note, Release, Target
 from neuron_env.matrix.names import is_neuron_name, neuron_kind, pattern_shown, release_neuron_names
@@ -53,6 +54,8 @@ class Classified:
     """Pip name → the user's requirements for it, as written, with their origin."""
     extras: dict[str, str]
     notes: tuple[Note, ...] = ()
+    locked: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    """Pip name → the exact version and sha256 digests a lock gives it (empty: no lock)."""
 
 
 def classify(
@@ -73,6 +76,7 @@ def classify(
     requested: dict[str, list[str]] = {}
     extras: dict[str, set[str]] = {}
     notes: list[Note] = []
+    locked: dict[str, tuple[str, tuple[str, ...]]] = {}
     for req in requirements:
         parsed = req.parsed
         name = req.name
@@ -92,6 +96,8 @@ def classify(
             pins.setdefault(name, Pin(name, "", None, None))
             pins[name] = _merged(pins[name], parsed.specifier)
         requested.setdefault(name, []).append(req.shown())
+        if req.hashes:
+            locked[name] = _locked(req, locked.get(name))
         if parsed.extras:
             extras.setdefault(name, set()).update(parsed.extras)
     return Classified(
@@ -99,7 +105,17 @@ def classify(
         requested={name: "; ".join(texts) for name, texts in requested.items()},
         extras={name: "[" + ",".join(sorted(e)) + "]" for name, e in extras.items()},
         notes=tuple(notes),
+        locked=locked,
     )
+
+
+def _locked(
+    req: UserRequirement, before: tuple[str, tuple[str, ...]] | None
+) -> tuple[str, tuple[str, ...]]:
+    """The lock's version and hashes for ``req``'s name (a name listed twice: both hashes)."""
+    version = locked_version(req.text) or ""
+    hashes = before[1] if before is not None else ()
+    return version, tuple(dict.fromkeys((*hashes, *req.hashes)))
 
 
 @dataclass(frozen=True)
@@ -171,6 +187,8 @@ def _check_allows(req: UserRequirement, spec: str, what: str) -> None:
     pin = SpecifierSet(spec)
     pinned = exact_version(spec)
     candidates: list[Version | None] = [pinned]
+    if req.hashes:  # a lock names the exact file's version (torch==2.14.0+cpu within ==2.14.0)
+        candidates.append(_version(locked_version(req.text) or ""))
     if pinned is None:
         bases = [s.version.removesuffix(".*") for s in pin if s.operator == "=="]
         candidates = [_version(v) for v in [*bases, *(s.version for s in wanted)]]
@@ -291,18 +309,11 @@ def with_pins(target: Target, classified: Classified) -> Target:
 def apply_to_plan(plan: InstallPlan, classified: Classified) -> InstallPlan:
     """Mark the user's packages in ``plan`` (as written, extras) and add the notes."""
     packages = tuple(
-        replace(
-            p,
-            requested=classified.requested.get(p.name, ""),
-            extras=classified.extras.get(p.name, ""),
-        )
-        if p.name in classified.requested
-        else p
-        for p in plan.packages
+        _requested(p, classified) if p.name in classified.requested else p for p in plan.packages
     )
     notes = [*plan.notes, *classified.notes]
     if classified.requested:
-        notes.append(_constraints_note(plan))
+        notes.append(_constraints_note(replace(plan, packages=packages)))
         if plan.action == "upgrade":
             notes.append(
                 Note(
@@ -313,6 +324,19 @@ def apply_to_plan(plan: InstallPlan, classified: Classified) -> InstallPlan:
                 )
             )
     return replace(plan, packages=packages, notes=tuple(notes))
+
+
+def _requested(package: PlannedPackage, classified: Classified) -> PlannedPackage:
+    """``package`` as the user asked for it; a locked one pinned to the lock's exact file."""
+    package = replace(
+        package,
+        requested=classified.requested[package.name],
+        extras=classified.extras.get(package.name, ""),
+    )
+    if package.name not in classified.locked:
+        return package
+    version, hashes = classified.locked[package.name]
+    return replace(package, spec=f"=={version}", hashes=hashes)
 
 
 def _constraints_note(plan: InstallPlan) -> Note:

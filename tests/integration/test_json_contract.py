@@ -276,7 +276,7 @@ def test_install_dry_run_envelope(cli: CliRunner, tmp_path: Path) -> None:
         "guards", "notes", "remove",
     }  # fmt: skip
     assert set(plan["packages"][0]) == {
-        "name", "spec", "route", "confirmed", "note", "installed", "requested", "extras",
+        "name", "spec", "route", "confirmed", "note", "installed", "requested", "extras", "hashes",
     }  # fmt: skip
     assert set(plan["routes"][0]) == {"name", "url", "origin", "serves"}
     assert set(plan["guards"]) == {"placeholders", "legacy_xla", "neuron_names"}

@@ -109,8 +109,19 @@ def test_requirements_files_take_comments_blank_lines_and_continuations(tmp_path
     found = read_requirements_file(reqs)
     assert [(r.text, r.origin) for r in found] == [
         ("datasets", f"{reqs}:3"),
-        ("transformers    >=4.50", f"{reqs}:5"),
+        ("transformers    >=4.50", f"{reqs}:4"),  # numbered from its first line, as pip does
     ]
+
+
+def test_a_hashed_line_continued_as_pip_writes_it_keeps_its_hashes(tmp_path: Path) -> None:
+    reqs = tmp_path / "requirements.txt"
+    one, two = "a" * 64, "B" * 64
+    reqs.write_text(
+        f"# lock\nfilelock==3.13.1 \\\n    --hash=sha256:{one} \\\n    --hash sha256:{two}\n"
+    )
+    (found,) = read_requirements_file(reqs)
+    assert (found.text, found.origin) == ("filelock==3.13.1", f"{reqs}:2")
+    assert found.hashes == (one, two.lower())
 
 
 @pytest.mark.parametrize("line", ["--index-url http://mirror/simple", "-e .", "-r more.txt"])

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from neuron_env.install.backends.base import Backend, Session
+from neuron_env.install.lock import check_locked, wheelhouse_files
 from neuron_env.install.plan import InstallPlan
 from neuron_env.install.wheelhouse import ONLY_BINARY, fill_wheelhouse, wheelhouse_requirements
 
@@ -33,6 +34,7 @@ class PipBackend(Backend):
         house = session.work / "wheels"
         house.mkdir(parents=True)
         filled = fill_wheelhouse(plan, house, pip, session)
+        check_locked(plan, wheelhouse_files(filled.files), source="the indexes")
         self.install_from(house, plan, pip, session)
         pinned = {p.name for p in plan.packages}
         routed = {r.name for r in plan.routed}

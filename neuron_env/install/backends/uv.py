@@ -26,12 +26,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from packaging.utils import canonicalize_name
 
 from neuron_env.errors import CommandFailed, OperationFailed
 from neuron_env.input_files import TOOL_OUTPUT_LIMITS, InputRejected, parse_toml, read_text
 from neuron_env.install.backends.base import Backend, Session
+from neuron_env.install.lock import ResolvedFile, check_locked
 from neuron_env.install.plan import InstallPlan
 from neuron_env.install.user_packages import write_constraints
 from neuron_env.install.wheelhouse import wheelhouse_requirements
@@ -68,6 +70,7 @@ class UvBackend(Backend):
                 "is not what would be installed; nothing was installed.",
                 hint="Run the same command again.",
             )
+        check_locked(plan, locked_files(lock), source="the indexes")
         session.run([*argv, "--no-deps", "-r", lock])
         return extra
 
@@ -193,16 +196,21 @@ def parse_resolution(text: str) -> list[Resolved]:
 
 def locked_versions(lock: Path) -> dict[str, str]:
     """Name → version of every package a ``pylock.toml`` installs."""
-    try:
-        doc = parse_toml(_tool_output(lock), TOOL_OUTPUT_LIMITS)
-    except InputRejected as exc:
-        raise OperationFailed(
-            f"uv wrote a lock file that cannot be read ({exc.problem})."
-        ) from None
+    doc = _lock_document(lock)
     return {
         str(canonicalize_name(p["name"])): str(p.get("version", ""))
         for p in doc.get("packages", [])
     }
+
+
+def _lock_document(lock: Path) -> dict[str, Any]:
+    """A ``pylock.toml`` uv wrote, read and parsed bounded."""
+    try:
+        return parse_toml(_tool_output(lock), TOOL_OUTPUT_LIMITS)
+    except InputRejected as exc:
+        raise OperationFailed(
+            f"uv wrote a lock file that cannot be read ({exc.problem})."
+        ) from None
 
 
 def _tool_output(path: Path) -> str:
@@ -213,6 +221,25 @@ def _tool_output(path: Path) -> str:
         raise OperationFailed(
             f"uv wrote {path.name}, which cannot be read ({exc.problem})."
         ) from None
+
+
+def locked_files(lock: Path) -> list[ResolvedFile]:
+    """Every package of a ``pylock.toml`` with its wheels' names and sha256 digests."""
+    doc = _lock_document(lock)
+    found = []
+    for package in doc.get("packages", []):
+        wheels = package.get("wheels", [])
+        files = ", ".join(_wheel_name(w) for w in wheels) or "no wheel"
+        digests = tuple(str(w.get("hashes", {}).get("sha256", "")) for w in wheels)
+        name, version = str(package["name"]), str(package.get("version", ""))
+        found.append(ResolvedFile(name, version, files, digests))
+    return found
+
+
+def _wheel_name(wheel: dict[str, object]) -> str:
+    """A pylock wheel's file name: its ``name``, else the last part of its URL or path."""
+    where = str(wheel.get("name") or wheel.get("url") or wheel.get("path") or "")
+    return where.rsplit("/", 1)[-1].split("#")[0] or "an unnamed wheel"
 
 
 def misrouted(plan: InstallPlan, resolution: list[Resolved]) -> list[Resolved]:
