@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import chosen_format, device_progress, settings
+from neuron_env.cli._common import chosen_format, device_progress, format_choice, settings
 from neuron_env.cli.options import (
     JudgeReleaseOption,
     JudgeTorchOption,
@@ -17,7 +17,7 @@ from neuron_env.cli.options import (
     ReportOutputOption,
     SysrootOption,
 )
-from neuron_env.report.formats import ReportFormat
+from neuron_env.report.formats import JsonOnly, ReportFormat
 
 LevelOption = typer.Option(
     "--level",
@@ -39,6 +39,16 @@ def facts(
             "--output", "-o", metavar="FILE", help="Write the snapshot to FILE.", dir_okay=False
         ),
     ] = None,
+    output_format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            is_eager=True,  # a snapshot is JSON: an error is the envelope too, said from the start
+            callback=format_choice(JsonOnly),
+            help="json, the only format: a snapshot is for machines.",
+        ),
+    ] = "json",
 ) -> None:
     """Collect a JSON snapshot of this host and a Python environment (facts only, no verdicts).
 
@@ -49,7 +59,6 @@ def facts(
     from neuron_env.operations.doctor import FactsRequest, collect_host_facts
     from neuron_env.report.doctor import FACTS
     from neuron_env.report.emit import emit
-    from neuron_env.report.formats import JsonOnly
 
     request = FactsRequest(
         python=python,
@@ -58,7 +67,8 @@ def facts(
         level=level,
         device_progress=device_progress,
     )
-    raise typer.Exit(emit(FACTS, collect_host_facts(request), JsonOnly.json, output))
+    choice = chosen_format(JsonOnly, output_format)
+    raise typer.Exit(emit(FACTS, collect_host_facts(request), choice, output))
 
 
 def doctor(
