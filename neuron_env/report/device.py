@@ -363,7 +363,9 @@ def _list_json(listing: CaseListing) -> str:
     return dumps(document("selftest-list", data, DONE))
 
 
-_LIST_TEXT: Format[CaseListing] = Format(lambda listing: plain_text(print_case_list, listing), terminal=print_case_list)
+_LIST_TEXT: Format[CaseListing] = Format(
+    lambda listing: plain_text(print_case_list, listing), terminal=print_case_list
+)
 # --list takes selftest's --format; a listing has no JUnit form, so it lists as text then.
 CASE_LIST: Output[CaseListing, SuiteFormat] = Output(
     CaseListing,

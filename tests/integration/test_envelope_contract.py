@@ -162,7 +162,7 @@ CASES: dict[str, tuple[str, Run, int, str]] = {
 def check_envelope(result: Result, command: str, exit_code: int, status: str) -> None:
     assert result.returncode == exit_code, result.stderr
     doc = json.loads(result.stdout)
-    assert COMMON <= set(doc)
+    assert set(doc) >= COMMON
     assert doc["schema"].startswith("neuron-env/") and doc["schema"].endswith("/v1")
     assert (doc["command"], doc["status"], doc["exit_code"]) == (command, status, exit_code)
     for error in doc["errors"]:

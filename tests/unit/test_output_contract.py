@@ -97,7 +97,9 @@ def _suite(smoke: bool) -> Any:
     from neuron_env.worker.results import Problem
 
     kind = SmokeResult if smoke else SuiteResult
-    problem = Problem("no-torch", "torch is not installed in /venv/bin/python.", "pip install torch")
+    problem = Problem(
+        "no-torch", "torch is not installed in /venv/bin/python.", "pip install torch"
+    )
     return kind("quick", "neuron", "/venv/bin/python", None, (), problem)
 
 
