@@ -66,7 +66,7 @@ def format_choice(formats: type[OutputFormat]) -> Callable[[typer.Context, str |
     def convert(ctx: typer.Context, value: str | None) -> str | None:
         from neuron_env.report.emit import record_format
 
-        record_format(command_name(ctx), value)
+        record_format(command_name(ctx), value if formats.json_is_envelope() else None)
         check_format(value, [member.value for member in formats])
         return value
 

@@ -16,6 +16,12 @@ class OutputFormat(str, enum.Enum):
     def __str__(self) -> str:
         return str(self.value)
 
+    @classmethod
+    def json_is_envelope(cls) -> bool:
+        """Whether ``json`` is neuron-env's envelope (else another tool's input: a failure then
+        prints no envelope into it)."""
+        return True
+
 
 class DocumentFormat(OutputFormat):
     """A document of neuron-env's own that has a readable form and the JSON envelope."""
@@ -71,6 +77,10 @@ class ScanFormat(OutputFormat):
 
 class LaunchTemplateFormat(OutputFormat):
     """A launch template, in the format of the tool that takes it."""
+
+    @classmethod
+    def json_is_envelope(cls) -> bool:
+        return False  # json is EC2's LaunchTemplateData
 
     json = "json"
     cloudformation = "cloudformation"
