@@ -8,7 +8,9 @@ Exit codes are a public contract (README, "Exit codes"):
 * 130 — interrupted by Ctrl-C (SIGINT); 143 — stopped by SIGTERM (:class:`Interrupted`)
 
 Every error carries a one-paragraph ``message`` (what happened and the likely cause) and an optional
-``hint`` (the next thing to run). The CLI prints both and never a traceback unless ``--debug``.
+``hint`` (the next thing to run). The CLI prints both and never a traceback unless ``--debug``; a
+command asked for JSON also prints them as the ``errors`` of its envelope, with ``status`` and
+``exit_code`` from the error's class.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ class NeuronEnvError(Exception):
     """Base class of every expected failure."""
 
     exit_code = EXIT_FAILED
+    status = "error"
+    """The ``status`` of the JSON envelope a failed command prints when asked for JSON."""
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         super().__init__(message)
@@ -100,6 +104,7 @@ class Interrupted(NeuronEnvError):
     signal that stopped it was SIGTERM (128 + the signal, as a shell reports it)."""
 
     exit_code = EXIT_INTERRUPTED
+    status = "interrupted"
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         from neuron_env.signals import interrupt_exit_code

@@ -15,7 +15,6 @@ from typing import Any, Literal
 
 from neuron_env.errors import MalformedFile
 from neuron_env.schema import JSON_LENIENT, SchemaError, parse
-from neuron_env.serialize import envelope
 
 SNAPSHOT_COMMAND = "facts"
 SNAPSHOT_MAJOR = 1
@@ -221,11 +220,6 @@ class HostFacts:
 
     def error_for(self, probe: str) -> ProbeError | None:
         return next((e for e in self.probe_errors if e.probe == probe), None)
-
-
-def snapshot(facts: HostFacts) -> dict[str, Any]:
-    """The JSON document written by ``neuron-env facts``."""
-    return envelope(SNAPSHOT_COMMAND, {"facts": facts})
 
 
 def read_snapshot(path: Path) -> HostFacts:

@@ -170,3 +170,10 @@ class DoctorReport:
     torch_reason: str
     facts: HostFacts
     level: int = 0
+
+
+@dataclass(frozen=True)
+class CheckListing:
+    """``doctor --list-checks``: every check the doctor knows."""
+
+    checks: tuple[Check, ...]

@@ -16,10 +16,12 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
+from typer._click.exceptions import ClickException
 from typer.core import TyperGroup
+from typer.exceptions import Abort
 
 from neuron_env import __version__
 from neuron_env.cli._common import Settings, print_error
@@ -243,22 +245,44 @@ def root(
 def main() -> None:
     """Console-script entry point: run the app, turn expected errors into exit codes.
 
-    SIGINT and SIGTERM unwind every command alike (:func:`interrupts_unwind`): its children are
-    killed with their process groups, its temporary files removed, then exit 130 or 143.
+    This is the one place where a failure becomes an exit code: on stderr as one ``error:``
+    paragraph (or click's usage message), and, for a command asked for JSON, as the envelope's
+    ``errors`` on stdout. SIGINT and SIGTERM unwind every command alike
+    (:func:`interrupts_unwind`): its children are killed with their process groups, its temporary
+    files removed, then exit 130 or 143.
     """
     try:
         with interrupts_unwind():
-            app()
+            code = app(standalone_mode=False)
     except NeuronEnvError as exc:
         if _debug_requested():
             traceback.print_exc()
         print_error(exc)
-        sys.exit(exc.exit_code)
+        _fail_as_json([(exc.message, exc.hint)], exc.status, exc.exit_code)
+    except ClickException as exc:  # a usage error click found: unknown value, missing option
+        exc.show()
+        _fail_as_json([(exc.format_message(), _usage_hint(exc))], "error", exc.exit_code)
+    except Abort:
+        sys.stderr.write("Aborted!\n")
+        sys.exit(1)
     finally:
         # The interpreter's shutdown runs full garbage collections over every object the run
         # made (~12 ms of a 0.15 s doctor run); the process is ending, so exempt them. Files and
         # streams are closed as before: by their owners, then by the shutdown itself.
         gc.freeze()
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _fail_as_json(errors: list[tuple[str, str | None]], status: str, exit_code: int) -> NoReturn:
+    from neuron_env.report.emit import Outcome, write_error_document
+
+    write_error_document(errors, Outcome(status, exit_code))
+    sys.exit(exit_code)
+
+
+def _usage_hint(exc: ClickException) -> str | None:
+    ctx = getattr(exc, "ctx", None)
+    return None if ctx is None else f"Try '{ctx.command_path} --help'."
 
 
 def _debug_requested() -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import sys
@@ -11,11 +10,14 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
 from neuron_env.errors import check_format as check_format  # the one unknown --format error
+from neuron_env.report.formats import OutputFormat
+
+F = TypeVar("F", bound=OutputFormat)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -53,17 +55,45 @@ def console(stderr: bool = False) -> Console:
     return new_console(stderr=stderr)
 
 
-def format_choice(kind: str) -> Callable[[str], str]:
-    """A ``--format`` option's callback for a result type's formats (:mod:`neuron_env.report.emit`):
-    an unknown format is :func:`check_format`'s one ``error:`` line, not click's usage error."""
+def format_choice(formats: type[OutputFormat]) -> Callable[[typer.Context, str | None], str | None]:
+    """A ``--format`` option's callback for a formats enum (:mod:`neuron_env.report.formats`).
 
-    def convert(value: str) -> str:
-        from neuron_env.report.emit import format_names
+    Eager, so it runs before the other options are checked: it records whether JSON was asked
+    for (a usage error found later still prints the envelope), and an unknown format is
+    :func:`check_format`'s one ``error:`` line, not click's usage error.
+    """
 
-        check_format(value, format_names(kind))
+    def convert(ctx: typer.Context, value: str | None) -> str | None:
+        from neuron_env.report.emit import record_format
+
+        record_format(command_name(ctx), value if formats.json_is_envelope() else None)
+        check_format(value, [member.value for member in formats])
         return value
 
     return convert
+
+
+def json_flag(ctx: typer.Context, value: bool) -> bool:
+    """``--json``'s callback: the alias of ``--format json``, recorded as soon as it is parsed."""
+    from neuron_env.report.emit import record_format
+
+    record_format(command_name(ctx), "json" if value else None)
+    return value
+
+
+def chosen_format(formats: type[F], output_format: str, as_json: bool = False) -> F:
+    """The member of ``formats`` that ``--format`` names, or json for ``--json``."""
+    return formats("json" if as_json else output_format)
+
+
+def command_name(ctx: typer.Context) -> str:
+    """The command as typed after ``neuron-env``, e.g. ``"matrix resolve"``."""
+    names: list[str] = []
+    current: Any = ctx  # click's Context: typer's parents are plain click contexts
+    while current is not None and current.parent is not None:
+        names.append(current.info_name or "")
+        current = current.parent
+    return " ".join(reversed(names))
 
 
 def device_progress() -> AbstractContextManager[ProgressCallback]:
@@ -71,13 +101,6 @@ def device_progress() -> AbstractContextManager[ProgressCallback]:
     from neuron_env.report.device import progress
 
     return progress()
-
-
-def print_json(command: str, payload: dict[str, Any]) -> None:
-    """Print the versioned JSON envelope for ``command`` on stdout."""
-    from neuron_env.serialize import envelope
-
-    sys.stdout.write(json.dumps(envelope(command, payload), indent=2) + "\n")
 
 
 def write_output(path: Path | None, text: str, *, append: bool = False) -> None:

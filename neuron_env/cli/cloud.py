@@ -12,13 +12,14 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import aws_session, check_format, settings
+from neuron_env.cli._common import aws_session, chosen_format, format_choice, settings
 from neuron_env.cli.options import (
     AmiOption,
     BootLevelOption,
     CapacityBlockOption,
     CapacityReservationOption,
     ContainersOption,
+    DocumentFormatOption,
     DocumentOutputOption,
     HostSourceOption,
     HostTorchOption,
@@ -38,6 +39,7 @@ from neuron_env.cli.options import (
     SubnetOption,
     VolumeSizeOption,
 )
+from neuron_env.report.formats import DocumentFormat, JsonOnly, LaunchTemplateFormat, TextOnly
 
 launch_template_app = typer.Typer(
     help="EC2 launch templates for Trainium hosts: DLAMI, EFA layout, IMDSv2, storage, capacity "
@@ -79,6 +81,8 @@ def render(
         typer.Option(
             "--format",
             metavar="FORMAT",
+            is_eager=True,
+            callback=format_choice(LaunchTemplateFormat),
             help="json (LaunchTemplateData), cloudformation, terraform or user-data.",
         ),
     ] = "json",
@@ -105,9 +109,10 @@ def render(
     """
     from neuron_env.aws.spec import LaunchRequest
     from neuron_env.operations.cloud import RenderRequest, render_launch_template
-    from neuron_env.report.emit import emit, format_names
+    from neuron_env.report.cloud import LAUNCH_TEMPLATE
+    from neuron_env.report.emit import emit
 
-    check_format(output_format, format_names("LaunchTemplate"))  # before anything reaches AWS
+    choice = chosen_format(LaunchTemplateFormat, output_format)  # checked before AWS is asked
     launch = LaunchRequest(
         instance_type=instance_type, torch=torch, release=release, os=os, ami=ami, subnet=subnet,
         security_groups=tuple(security_group or ()), key_name=key_name,
@@ -121,7 +126,7 @@ def render(
         launch=launch, resolve_ami=resolve_ami, matrix_dirs=settings(ctx).matrix_dirs
     )
     template = render_launch_template(request, lambda: aws_session(region, profile))
-    emit(template, output_format, output)
+    raise typer.Exit(emit(LAUNCH_TEMPLATE, template, choice, output))
 
 
 @launch_template_app.command("create")
@@ -157,6 +162,7 @@ def create(
         ),
     ] = False,
     json: JsonOption = False,
+    output_format: DocumentFormatOption = "text",
     region: RegionOption = None,
     profile: ProfileOption = None,
 ) -> None:
@@ -173,6 +179,7 @@ def create(
     """
     from neuron_env.aws.spec import LaunchRequest
     from neuron_env.operations.cloud import CreateRequest, create_launch_template
+    from neuron_env.report.cloud import CREATED
     from neuron_env.report.emit import emit
 
     launch = LaunchRequest(
@@ -193,7 +200,7 @@ def create(
         matrix_dirs=settings(ctx).matrix_dirs,
     )
     created = create_launch_template(request, lambda: aws_session(region, profile))
-    emit(created, "json" if json else "text")
+    raise typer.Exit(emit(CREATED, created, chosen_format(DocumentFormat, output_format, json)))
 
 
 @launch_template_app.command("policy")
@@ -213,9 +220,10 @@ def policy(
     Example: neuron-env launch-template policy --for instance > instance-policy.json
     """
     from neuron_env.operations.cloud import iam_policy_for
+    from neuron_env.report.cloud import POLICY
     from neuron_env.report.emit import emit
 
-    emit(iam_policy_for(audience), "json")
+    raise typer.Exit(emit(POLICY, iam_policy_for(audience), JsonOnly.json))
 
 
 @ami_app.command("render")
@@ -269,6 +277,7 @@ def ami_render(
     """
     from neuron_env.aws.ami import AmiRequest
     from neuron_env.operations.cloud import AmiRenderRequest, render_ami_recipe
+    from neuron_env.report.cloud import RECIPE
     from neuron_env.report.emit import emit
 
     ami = AmiRequest(
@@ -286,4 +295,4 @@ def ami_render(
     request = AmiRenderRequest(
         ami=ami, output=output, force=force, matrix_dirs=settings(ctx).matrix_dirs
     )
-    emit(render_ami_recipe(request), "text")
+    raise typer.Exit(emit(RECIPE, render_ami_recipe(request), TextOnly.text))

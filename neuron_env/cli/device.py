@@ -10,7 +10,13 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import device_progress, format_choice, seconds_at_least, settings
+from neuron_env.cli._common import (
+    chosen_format,
+    device_progress,
+    format_choice,
+    seconds_at_least,
+    settings,
+)
 from neuron_env.cli.options import (
     AllowFallbackOption,
     CompileBackendOption,
@@ -20,6 +26,7 @@ from neuron_env.cli.options import (
     WorkerOutputOption,
     WorkerPythonOption,
 )
+from neuron_env.report.formats import SuiteFormat
 
 DEFAULT_TIMEOUT = 300.0
 
@@ -44,7 +51,8 @@ FormatOption = Annotated[
         "--format",
         metavar="FORMAT",
         help="text, json or junit.",
-        callback=format_choice("SuiteResult"),
+        is_eager=True,
+        callback=format_choice(SuiteFormat),
     ),
 ]
 KeepGoingOption = Annotated[
@@ -75,6 +83,7 @@ def smoke(
     Example: neuron-env smoke --python /opt/aws_neuronx_venv_torch_neuronx_2_14_0/bin/python
     """
     from neuron_env.operations.selftest import SmokeRequest, run_smoke_test
+    from neuron_env.report.device import SUITE
     from neuron_env.report.emit import emit
 
     request = SmokeRequest(
@@ -85,8 +94,7 @@ def smoke(
         progress=None if quiet else device_progress,
     )
     result = run_smoke_test(request)
-    emit(result, format, output)
-    raise typer.Exit(0 if result.ok else 1)
+    raise typer.Exit(emit(SUITE, result, chosen_format(SuiteFormat, format), output))
 
 
 def selftest(
@@ -139,11 +147,12 @@ def selftest(
     """
     from neuron_env.operations.selftest import SelftestRequest, run_selftest
     from neuron_env.operations.selftest import list_cases as listing
+    from neuron_env.report.device import CASE_LIST, SUITE
     from neuron_env.report.emit import emit
 
+    choice = chosen_format(SuiteFormat, format)
     if list_cases:
-        emit(listing(level.value), format, output)
-        return
+        raise typer.Exit(emit(CASE_LIST, listing(level.value), choice, output))
     request = SelftestRequest(
         level=level.value,
         only=tuple(only or ()),
@@ -159,9 +168,7 @@ def selftest(
         matrix_dirs=settings(ctx).matrix_dirs,
         progress=None if quiet else device_progress,
     )
-    result = run_selftest(request)
-    emit(result, format, output, verbose=verbose)
-    raise typer.Exit(0 if result.ok else 1)
+    raise typer.Exit(emit(SUITE, run_selftest(request), choice, output, verbose=verbose))
 
 
 def register(app: typer.Typer) -> None:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import check_format, console, device_progress, settings, write_output
+from neuron_env.cli._common import chosen_format, device_progress, format_choice, settings
 from neuron_env.cli.options import (
     JudgeReleaseOption,
     JudgeTorchOption,
@@ -19,6 +17,7 @@ from neuron_env.cli.options import (
     ReportOutputOption,
     SysrootOption,
 )
+from neuron_env.report.formats import JsonOnly, ReportFormat
 
 LevelOption = typer.Option(
     "--level",
@@ -40,6 +39,16 @@ def facts(
             "--output", "-o", metavar="FILE", help="Write the snapshot to FILE.", dir_okay=False
         ),
     ] = None,
+    output_format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            is_eager=True,  # a snapshot is JSON: an error is the envelope too, said from the start
+            callback=format_choice(JsonOnly),
+            help="json, the only format: a snapshot is for machines.",
+        ),
+    ] = "json",
 ) -> None:
     """Collect a JSON snapshot of this host and a Python environment (facts only, no verdicts).
 
@@ -47,8 +56,9 @@ def facts(
 
     Example: neuron-env facts --python .venv/bin/python -o host.json
     """
-    from neuron_env.facts import snapshot
     from neuron_env.operations.doctor import FactsRequest, collect_host_facts
+    from neuron_env.report.doctor import FACTS
+    from neuron_env.report.emit import emit
 
     request = FactsRequest(
         python=python,
@@ -57,12 +67,8 @@ def facts(
         level=level,
         device_progress=device_progress,
     )
-    collected = collect_host_facts(request)
-    text = json.dumps(snapshot(collected), indent=2) + "\n"
-    if output is None:
-        sys.stdout.write(text)
-    else:
-        write_output(output, text)
+    choice = chosen_format(JsonOnly, output_format)
+    raise typer.Exit(emit(FACTS, collect_host_facts(request), choice, output))
 
 
 def doctor(
@@ -119,15 +125,12 @@ def doctor(
       neuron-env doctor --facts host.json --format json
     """
     from neuron_env.operations.doctor import DoctorRequest, run_doctor
-    from neuron_env.report.emit import emit, format_names
+    from neuron_env.report.doctor import DOCTOR
+    from neuron_env.report.emit import emit
 
+    choice = chosen_format(ReportFormat, output_format)
     if list_checks:
-        from neuron_env.checks.registry import CHECKS
-        from neuron_env.report.text import print_checks
-
-        print_checks(console(), CHECKS)
-        return
-    check_format(output_format, format_names("DoctorReport"))
+        raise typer.Exit(_list_checks(choice, output))
     request = DoctorRequest(
         matrix_dirs=settings(ctx).matrix_dirs,
         release=release,
@@ -142,6 +145,16 @@ def doctor(
         probe_timeout=probe_timeout,
         device_progress=device_progress,
     )
-    report = run_doctor(request)
-    emit(report, output_format, output, verbose=verbose)
-    raise typer.Exit(report.summary.exit_code)
+    raise typer.Exit(emit(DOCTOR, run_doctor(request), choice, output, verbose=verbose))
+
+
+def _list_checks(choice: ReportFormat, output: Path | None) -> int:
+    """The check ids as a table, or (``--format json``) as the doctor-checks envelope."""
+    from neuron_env.checks.model import CheckListing
+    from neuron_env.checks.registry import CHECKS
+    from neuron_env.report.doctor import CHECK_LIST
+    from neuron_env.report.emit import emit
+    from neuron_env.report.formats import DocumentFormat
+
+    listed = DocumentFormat.json if choice is ReportFormat.json else DocumentFormat.text
+    return emit(CHECK_LIST, CheckListing(tuple(CHECKS)), listed, output)

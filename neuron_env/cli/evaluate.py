@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from neuron_env.cli._common import (
+    chosen_format,
     console,
     format_choice,
     seconds_at_least,
@@ -27,6 +28,7 @@ from neuron_env.cli.options import (
     WorkerOutputOption,
     WorkerPythonOption,
 )
+from neuron_env.report.formats import EvaluationFormat
 
 DEFAULT_TIMEOUT = 600.0
 
@@ -73,7 +75,8 @@ def evaluate(
             "--format",
             metavar="FORMAT",
             help="text, json, or html (one self-contained page).",
-            callback=format_choice("Evaluation"),
+            is_eager=True,
+            callback=format_choice(EvaluationFormat),
         ),
     ] = "text",
     output: WorkerOutputOption = None,
@@ -133,8 +136,8 @@ def evaluate(
     result = evaluate_entry(request)
     if settings(ctx).debug:
         views.print_tracebacks(console(stderr=True), result)
-    emit(result, format, output, verbose=verbose)
-    raise typer.Exit(0 if result.ok else 1)
+    choice = chosen_format(EvaluationFormat, format)
+    raise typer.Exit(emit(views.EVALUATION, result, choice, output, verbose=verbose))
 
 
 def register(app: typer.Typer) -> None:

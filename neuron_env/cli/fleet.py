@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from neuron_env.cli._common import check_format, console, print_json, settings
+from neuron_env.cli._common import chosen_format, console, settings
 from neuron_env.cli.options import (
+    DocumentFormatOption,
     JsonOption,
     JudgeReleaseOption,
     JudgeTorchOption,
@@ -17,6 +17,7 @@ from neuron_env.cli.options import (
     ReportOutputOption,
     SnapshotsOption,
 )
+from neuron_env.report.formats import DocumentFormat, ReportFormat
 
 if TYPE_CHECKING:
     from neuron_env.fleet.collect import CollectResult
@@ -97,15 +98,15 @@ def report(
       neuron-env fleet report snapshots/ --release 2.34.0 --torch 2.14   # ready for 2.34?
     """
     from neuron_env.operations.fleet import ReportRequest, report_fleet
-    from neuron_env.report.emit import emit, format_names
+    from neuron_env.report.emit import emit
+    from neuron_env.report.fleet import FLEET
 
-    check_format(output_format, format_names("FleetReport"))
+    choice = chosen_format(ReportFormat, output_format)
     dirs = settings(ctx).matrix_dirs
     result = report_fleet(
         ReportRequest(folder=folder, matrix_dirs=dirs, release=release, torch=torch)
     )
-    emit(result, output_format, output, verbose=verbose)
-    raise typer.Exit(result.exit_code)
+    raise typer.Exit(emit(FLEET, result, choice, output, verbose=verbose))
 
 
 @app.command("collect")
@@ -121,6 +122,7 @@ def collect(
     python: HostPythonOption = None,
     refresh: RefreshOption = False,
     json: JsonOption = False,
+    output_format: DocumentFormatOption = "text",
 ) -> None:
     """Run 'neuron-env facts' on many instances through AWS Systems Manager Run Command.
 
@@ -139,8 +141,7 @@ def collect(
 
     request = _collect_request(locals())
     result = collect_fleet(request, lambda: _gateway(region, profile))
-    _print_collect(result, output, json)
-    raise typer.Exit(1 if result.missing else 0)
+    raise typer.Exit(_print_collect(result, output, json, output_format))
 
 
 @app.command("doctor")
@@ -165,9 +166,10 @@ def doctor(
     Example: neuron-env fleet doctor --targets tag:Cluster=train-a -o snapshots/ --release 2.34.0
     """
     from neuron_env.operations.fleet import FleetDoctorRequest, fleet_doctor
-    from neuron_env.report.emit import emit, format_names
+    from neuron_env.report.emit import emit
+    from neuron_env.report.fleet import FLEET
 
-    check_format(output_format, format_names("FleetReport"))
+    choice = chosen_format(ReportFormat, output_format)
     request = FleetDoctorRequest(
         collect=_collect_request(locals()),
         matrix_dirs=settings(ctx).matrix_dirs,
@@ -175,8 +177,7 @@ def doctor(
         torch=torch,
     )
     result = fleet_doctor(request, lambda: _gateway(region, profile))
-    emit(result, output_format)
-    raise typer.Exit(result.exit_code)
+    raise typer.Exit(emit(FLEET, result, choice))
 
 
 @app.command("policy")
@@ -185,11 +186,13 @@ def policy() -> None:
 
     Example: neuron-env fleet policy > fleet-policy.json
     """
-    import json as json_module
-
     from neuron_env.aws.policy import iam_policy
+    from neuron_env.operations.cloud import IamPolicy
+    from neuron_env.report.cloud import POLICY
+    from neuron_env.report.emit import emit
+    from neuron_env.report.formats import JsonOnly
 
-    sys.stdout.write(json_module.dumps(iam_policy("fleet"), indent=2) + "\n")
+    raise typer.Exit(emit(POLICY, IamPolicy("fleet", iam_policy("fleet")), JsonOnly.json))
 
 
 def _collect_request(options: dict[str, Any]) -> CollectRequest:
@@ -218,10 +221,12 @@ def _gateway(region: str | None, profile: str | None) -> SsmGateway:
     return SsmGateway(session.client("ec2"), session.client("ssm"))
 
 
-def _print_collect(result: CollectResult, output: Path, as_json: bool) -> None:
-    from neuron_env.report.fleet import collect_payload, print_collect
+def _print_collect(
+    result: CollectResult, output: Path, as_json: bool, output_format: str = "text"
+) -> int:
+    """What arrived in ``output``, as text or the fleet-collect envelope; the exit code."""
+    from neuron_env.report.emit import emit
+    from neuron_env.report.fleet import COLLECT
 
-    if as_json:
-        print_json("fleet-collect", collect_payload(result, output))
-    else:
-        print_collect(console(), result, output)
+    choice = chosen_format(DocumentFormat, output_format, as_json)
+    return emit(COLLECT, result, choice, directory=output)

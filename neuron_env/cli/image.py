@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import check_format, settings
+from neuron_env.cli._common import chosen_format, format_choice, settings
 from neuron_env.cli.options import (
     DocumentOutputOption,
     HostTorchOption,
@@ -23,6 +23,7 @@ from neuron_env.cli.options import (
     Sha256Option,
     SpecOption,
 )
+from neuron_env.report.formats import DocumentFormat
 
 SourceOption = Annotated[
     str | None,
@@ -87,6 +88,8 @@ def render(
         typer.Option(
             "--format",
             metavar="FORMAT",
+            is_eager=True,
+            callback=format_choice(DocumentFormat),
             help="text (the Dockerfile) or json (neuron-env/image-render/v1: text and pins).",
         ),
     ] = "text",
@@ -112,9 +115,10 @@ def render(
     """
     from neuron_env.aws.container import ImageRequest
     from neuron_env.operations.image import ImageRenderRequest, render_image
-    from neuron_env.report.emit import emit, format_names
+    from neuron_env.report.cloud import IMAGE
+    from neuron_env.report.emit import emit
 
-    check_format(output_format, format_names("RenderedImage"))  # before any file is read
+    choice = chosen_format(DocumentFormat, output_format)  # checked before any file is read
     image = ImageRequest(
         torch=torch, release=release, os=os, base=base, packages=tuple(packages or ()),
         neuron_env_source=neuron_env_source, neuron_env_sha256=neuron_env_sha256,
@@ -124,4 +128,4 @@ def render(
     request = ImageRenderRequest(
         image=image, requirements=tuple(requirements or ()), matrix_dirs=settings(ctx).matrix_dirs
     )
-    emit(render_image(request), output_format, output)
+    raise typer.Exit(emit(IMAGE, render_image(request), choice, output))

@@ -12,8 +12,15 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import settings
-from neuron_env.cli.options import IndexUrlOption, JsonOption, NeuronIndexOption, PytorchIndexOption
+from neuron_env.cli._common import chosen_format, settings
+from neuron_env.cli.options import (
+    DocumentFormatOption,
+    IndexUrlOption,
+    JsonOption,
+    NeuronIndexOption,
+    PytorchIndexOption,
+)
+from neuron_env.report.formats import DocumentFormat
 
 TorchOption = Annotated[
     str | None, typer.Option("--torch", help="PyTorch minor to install, e.g. 2.14.")
@@ -123,6 +130,7 @@ def install(
     dry_run: DryRunOption = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
     json: JsonOption = False,
+    output_format: DocumentFormatOption = "text",
     quiet: QuietOption = False,
     log: LogOption = None,
     sysroot: SysrootOption = Path("/"),
@@ -150,7 +158,10 @@ def install(
     """
     from neuron_env.operations import install as operation
     from neuron_env.report.emit import emit
-    from neuron_env.report.install import terminal_display
+    from neuron_env.report.install import INSTALL, terminal_display
+
+    choice = chosen_format(DocumentFormat, output_format, json)
+    shown = not quiet and choice is DocumentFormat.text
 
     request = operation.InstallRequest(
         torch=torch, release=release, venv=venv, python=python, backend=backend,
@@ -159,11 +170,9 @@ def install(
         execute=execute, dry_run=dry_run, yes=yes, log=log, sysroot=sysroot,
         packages=tuple(packages or ()), requirements=tuple(requirement or ()),
         matrix_dirs=settings(ctx).matrix_dirs,
-        display=terminal_display(shown=not (quiet or json), quiet=quiet, confirm=_confirm),
+        display=terminal_display(shown=shown, quiet=quiet, confirm=_confirm),
     )  # fmt: skip
-    outcome = operation.install(request)
-    emit(outcome, "json" if json else "text", quiet=quiet)
-    raise typer.Exit(outcome.exit_code)
+    raise typer.Exit(emit(INSTALL, operation.install(request), choice, quiet=quiet))
 
 
 def download(
@@ -188,6 +197,7 @@ def download(
     pytorch_index: PytorchIndexOption = None,
     dry_run: DryRunOption = False,
     json: JsonOption = False,
+    output_format: DocumentFormatOption = "text",
     quiet: QuietOption = False,
     log: LogOption = None,
     sysroot: SysrootOption = Path("/"),
@@ -201,7 +211,10 @@ def download(
     """
     from neuron_env.operations import install as operation
     from neuron_env.report.emit import emit
-    from neuron_env.report.install import terminal_display
+    from neuron_env.report.install import INSTALL, terminal_display
+
+    choice = chosen_format(DocumentFormat, output_format, json)
+    shown = not quiet and choice is DocumentFormat.text
 
     request = operation.DownloadRequest(
         torch=torch, dest=dest, release=release, python_version=python_version, os=os,
@@ -209,11 +222,9 @@ def download(
         dry_run=dry_run, log=log, sysroot=sysroot,
         packages=tuple(packages or ()), requirements=tuple(requirement or ()),
         matrix_dirs=settings(ctx).matrix_dirs,
-        display=terminal_display(shown=not (quiet or json), quiet=quiet, confirm=_confirm),
+        display=terminal_display(shown=shown, quiet=quiet, confirm=_confirm),
     )  # fmt: skip
-    outcome = operation.download(request)
-    emit(outcome, "json" if json else "text", quiet=quiet)
-    raise typer.Exit(outcome.exit_code)
+    raise typer.Exit(emit(INSTALL, operation.download(request), choice, quiet=quiet))
 
 
 def _confirm(question: str) -> bool:

@@ -7,8 +7,9 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import settings
-from neuron_env.cli.options import JsonOption, ReleaseOption
+from neuron_env.cli._common import chosen_format, settings
+from neuron_env.cli.options import DocumentFormatOption, JsonOption, ReleaseOption
+from neuron_env.report.formats import DocumentFormat
 
 app = typer.Typer(
     help="The versioned support matrix: which torch, torch-neuronx, Python, OS and instance "
@@ -19,16 +20,19 @@ app = typer.Typer(
 
 
 @app.command("list")
-def list_releases(ctx: typer.Context, json: JsonOption = False) -> None:
+def list_releases(
+    ctx: typer.Context, json: JsonOption = False, output_format: DocumentFormatOption = "text"
+) -> None:
     """List the Neuron releases neuron-env knows, newest last.
 
     Example: neuron-env matrix list --json
     """
     from neuron_env.operations.matrix import MatrixRequest, list_releases
     from neuron_env.report.emit import emit
+    from neuron_env.report.matrix import LIST
 
     listed = list_releases(MatrixRequest(matrix_dirs=settings(ctx).matrix_dirs))
-    emit(listed, "json" if json else "text")
+    raise typer.Exit(emit(LIST, listed, chosen_format(DocumentFormat, output_format, json)))
 
 
 @app.command("show")
@@ -37,6 +41,7 @@ def show(
     release: ReleaseOption = None,
     sources: Annotated[bool, typer.Option("--sources", help="Also list every source URL.")] = False,
     json: JsonOption = False,
+    output_format: DocumentFormatOption = "text",
 ) -> None:
     """Show everything the matrix knows about one release.
 
@@ -44,9 +49,11 @@ def show(
     """
     from neuron_env.operations.matrix import MatrixRequest, show_release
     from neuron_env.report.emit import emit
+    from neuron_env.report.matrix import SHOW
 
     request = MatrixRequest(matrix_dirs=settings(ctx).matrix_dirs, release=release)
-    emit(show_release(request), "json" if json else "text", sources=sources)
+    choice = chosen_format(DocumentFormat, output_format, json)
+    raise typer.Exit(emit(SHOW, show_release(request), choice, sources=sources))
 
 
 @app.command("resolve")
@@ -75,6 +82,7 @@ def resolve(
     ] = None,
     release: ReleaseOption = None,
     json: JsonOption = False,
+    output_format: DocumentFormatOption = "text",
 ) -> None:
     """Resolve a request to exact pins, the index each must come from, and notes.
 
@@ -85,12 +93,14 @@ def resolve(
     from neuron_env.operations.matrix import ResolveRequest
     from neuron_env.operations.matrix import resolve as resolve_request
     from neuron_env.report.emit import emit
+    from neuron_env.report.matrix import RESOLVE
 
     request = ResolveRequest(
         matrix_dirs=settings(ctx).matrix_dirs, torch=torch, python=python, os=os, arch=arch,
         instance_type=instance_type, release=release,
     )  # fmt: skip
-    emit(resolve_request(request), "json" if json else "text")
+    choice = chosen_format(DocumentFormat, output_format, json)
+    raise typer.Exit(emit(RESOLVE, resolve_request(request), choice))
 
 
 @app.command("diff")
@@ -102,6 +112,7 @@ def diff(
         bool, typer.Option("--notes", help="Also compare notes and summaries (prose).")
     ] = False,
     json: JsonOption = False,
+    output_format: DocumentFormatOption = "text",
 ) -> None:
     """Show what changed between two releases.
 
@@ -110,15 +121,18 @@ def diff(
     from neuron_env.operations.matrix import DiffRequest
     from neuron_env.operations.matrix import diff as diff_releases
     from neuron_env.report.emit import emit
+    from neuron_env.report.matrix import DIFF
 
     request = DiffRequest(matrix_dirs=settings(ctx).matrix_dirs, old=old, new=new, prose=notes)
-    emit(diff_releases(request), "json" if json else "text")
+    choice = chosen_format(DocumentFormat, output_format, json)
+    raise typer.Exit(emit(DIFF, diff_releases(request), choice))
 
 
 @app.command("validate")
 def validate(
     files: Annotated[list[Path], typer.Argument(help="Matrix files to check.", dir_okay=False)],
     json: JsonOption = False,
+    output_format: DocumentFormatOption = "text",
 ) -> None:
     """Check matrix files with the same strict rules neuron-env applies when loading them.
 
@@ -129,10 +143,10 @@ def validate(
     from neuron_env.operations.matrix import ValidateRequest
     from neuron_env.operations.matrix import validate as validate_files
     from neuron_env.report.emit import emit
+    from neuron_env.report.matrix import VALIDATE
 
     checked = validate_files(ValidateRequest(files=tuple(files)))
-    emit(checked, "json" if json else "text")
-    raise typer.Exit(checked.exit_code)
+    raise typer.Exit(emit(VALIDATE, checked, chosen_format(DocumentFormat, output_format, json)))
 
 
 @app.command("verify")
@@ -150,6 +164,7 @@ def verify(
         ),
     ] = None,
     json: JsonOption = False,
+    output_format: DocumentFormatOption = "text",
     write: Annotated[
         Path | None,
         typer.Option(
@@ -186,5 +201,5 @@ def verify(
         progress=views.print_progress,
     )
     outcome = verify_release(request)
-    emit(outcome, "json" if json else "text")
-    raise typer.Exit(outcome.verification.exit_code)
+    choice = chosen_format(DocumentFormat, output_format, json)
+    raise typer.Exit(emit(views.VERIFY, outcome, choice))

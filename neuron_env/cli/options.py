@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import seconds_at_least
+from neuron_env.cli._common import format_choice, json_flag, seconds_at_least
+from neuron_env.report.formats import DocumentFormat, ReportFormat
 
 PythonOption = Annotated[
     Path | None,
@@ -54,9 +55,34 @@ ReleaseOption = Annotated[
     ),
 ]
 
-JsonOption = Annotated[bool, typer.Option("--json", help="Print the versioned JSON envelope.")]
+JsonOption = Annotated[
+    bool,
+    typer.Option(
+        "--json",
+        is_eager=True,
+        callback=json_flag,
+        help="Print the versioned JSON envelope (the same as --format json).",
+    ),
+]
+DocumentFormatOption = Annotated[
+    str,
+    typer.Option(
+        "--format",
+        metavar="FORMAT",
+        is_eager=True,
+        callback=format_choice(DocumentFormat),
+        help="text or json (the versioned JSON envelope).",
+    ),
+]
 ReportFormatOption = Annotated[
-    str, typer.Option("--format", metavar="FORMAT", help="text, json, junit or github.")
+    str,
+    typer.Option(
+        "--format",
+        metavar="FORMAT",
+        is_eager=True,
+        callback=format_choice(ReportFormat),
+        help="text, json, junit or github.",
+    ),
 ]
 ReportOutputOption = Annotated[
     Path | None,

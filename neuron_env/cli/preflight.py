@@ -9,12 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import (
-    check_format,
-    device_progress,
-    settings,
-    write_output,
-)
+from neuron_env.cli._common import device_progress, format_choice, settings, write_output
 from neuron_env.cli.options import (
     JudgeReleaseOption,
     JudgeTorchOption,
@@ -23,6 +18,7 @@ from neuron_env.cli.options import (
     SysrootOption,
 )
 from neuron_env.errors import BadInput
+from neuron_env.report.formats import ReportFormat
 
 if TYPE_CHECKING:
     from neuron_env.checks.model import DoctorReport
@@ -51,6 +47,8 @@ def preflight(
         typer.Option(
             "--format",
             metavar="FORMAT",
+            is_eager=True,
+            callback=format_choice(ReportFormat),
             help="text, json, junit or github (default: github on GitHub Actions, junit files on "
             "GitLab CI, else text).",
         ),
@@ -106,9 +104,7 @@ def preflight(
         plan_outputs,
         slurm_healthcheck,
     )
-    from neuron_env.report import FORMATS
 
-    check_format(output_format, FORMATS)
     if emit is not None:
         if emit not in EMITTABLE:
             raise BadInput(f"--emit '{emit}' is not one of: {', '.join(EMITTABLE)}.")
@@ -138,22 +134,21 @@ def preflight(
         device_progress=device_progress,
     )
     report = run_doctor(request)
-    _deliver(report, plan_outputs(output_format, output, detect_ci(os.environ)))
-    raise typer.Exit(report.summary.exit_code)
+    raise typer.Exit(_deliver(report, plan_outputs(output_format, output, detect_ci(os.environ))))
 
 
-def _deliver(report: DoctorReport, plan: OutputPlan) -> None:
-    from neuron_env.report import render
+def _deliver(report: DoctorReport, plan: OutputPlan) -> int:
+    """The report where ``plan`` says (stdout through emit, then each file); the exit code."""
+    from neuron_env.report.doctor import DOCTOR, render
     from neuron_env.report.emit import emit
     from neuron_env.report.github import workflow_commands
 
     if plan.annotations:
         sys.stdout.write("".join(line + "\n" for line in workflow_commands(report)))
-    if plan.stdout == "text":
-        emit(report, "text", command="preflight")
-    else:
-        sys.stdout.write(render(report, plan.stdout, command="preflight"))
+    exit_code = emit(DOCTOR, report, ReportFormat(plan.stdout), command="preflight")
     for path, output_format in plan.files:
-        write_output(path, render(report, output_format, command="preflight"))
+        write_output(path, render(report, ReportFormat(output_format), command="preflight"))
     if plan.step_summary is not None:
-        write_output(plan.step_summary, render(report, "github", command="preflight"), append=True)
+        markdown = render(report, ReportFormat.github, command="preflight")
+        write_output(plan.step_summary, markdown, append=True)
+    return exit_code

@@ -8,8 +8,9 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import check_format, console, settings
+from neuron_env.cli._common import chosen_format, console, format_choice, settings
 from neuron_env.cli.options import ReleaseOption, ReportOutputOption
+from neuron_env.report.formats import ScanFormat
 
 
 def scan(
@@ -20,7 +21,14 @@ def scan(
     ] = None,
     release: ReleaseOption = None,
     output_format: Annotated[
-        str, typer.Option("--format", metavar="FORMAT", help="text, json or sarif.")
+        str,
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            is_eager=True,
+            callback=format_choice(ScanFormat),
+            help="text, json or sarif.",
+        ),
     ] = "text",
     output: ReportOutputOption = None,
     fail_on: Annotated[
@@ -76,11 +84,11 @@ def scan(
 
       neuron-env scan train.py --fix --dry-run
     """
-    from neuron_env.operations.scan import ScanRequest, run_scan
-    from neuron_env.report.emit import emit, format_names
-    from neuron_env.report.scan import FixConsole
+    from neuron_env.operations.scan import RuleListing, ScanRequest, run_scan
+    from neuron_env.report.emit import emit
+    from neuron_env.report.scan import RULES, SCAN, FixConsole
 
-    check_format(output_format, format_names("ScanResult"))
+    choice = chosen_format(ScanFormat, output_format)
     request = ScanRequest(
         paths=tuple(paths or ()),
         matrix_dirs=settings(ctx).matrix_dirs,
@@ -96,8 +104,9 @@ def scan(
     to_stdout = output_format == "text" and output is None  # --fix's diffs go with the report
     review = FixConsole(console(stderr=not to_stdout), ask=lambda q: _ask(q, to_stdout))
     result = run_scan(request, review)
-    emit(result, output_format, output)
-    raise typer.Exit(result.exit_code)
+    if isinstance(result, RuleListing):
+        raise typer.Exit(emit(RULES, result, choice, output))
+    raise typer.Exit(emit(SCAN, result, choice, output))
 
 
 def _ask(question: str, to_stdout: bool) -> bool | None:

@@ -6,7 +6,6 @@ document.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,17 +13,17 @@ from typing import Any
 from rich.console import Console
 
 from neuron_env.aws.launch_templates import ApplyResult
-from neuron_env.aws.render import FORMATS as TEMPLATE_FORMATS
 from neuron_env.aws.render import render_format
 from neuron_env.operations.cloud import (
+    IamPolicy,
     LaunchTemplate,
     LaunchTemplateCreated,
     RenderedRecipe,
 )
 from neuron_env.operations.image import RenderedImage
 from neuron_env.report.console import print_notes
-from neuron_env.report.emit import Format, write_text
-from neuron_env.serialize import envelope
+from neuron_env.report.emit import DONE, Format, Output, document, dumps, write_text
+from neuron_env.report.formats import DocumentFormat, JsonOnly, LaunchTemplateFormat, TextOnly
 
 
 def _template_as(output_format: str) -> Callable[[LaunchTemplate], str]:
@@ -36,16 +35,21 @@ def _notes_then_document(result: Any, text: str, output: Path | None) -> None:
     write_text(output, text)
 
 
-# ``launch-template render``: json (LaunchTemplateData), cloudformation, terraform, user-data.
-LAUNCH_TEMPLATE_FORMATS: dict[str, Format] = {
-    name: Format(_template_as(name), deliver=_notes_then_document) for name in TEMPLATE_FORMATS
-}
+# ``launch-template render``: json (LaunchTemplateData), cloudformation, terraform, user-data:
+# each exactly the format of the tool that takes it, never neuron-env's envelope.
+LAUNCH_TEMPLATE: Output[LaunchTemplate, LaunchTemplateFormat] = Output(
+    LaunchTemplate,
+    LaunchTemplateFormat,
+    {
+        choice: Format(_template_as(choice.value), deliver=_notes_then_document)
+        for choice in LaunchTemplateFormat
+    },
+)
 
 
 def _created_json(created: LaunchTemplateCreated) -> str:
     payload = {**dataclasses.asdict(created.result), "region": created.region}
-    document = envelope("launch-template-create", {**payload, "notes": created.notes})
-    return json.dumps(document, indent=2) + "\n"
+    return dumps(document("launch-template-create", {**payload, "notes": created.notes}, DONE))
 
 
 def _print_created(out: Console, created: LaunchTemplateCreated) -> None:
@@ -54,13 +58,17 @@ def _print_created(out: Console, created: LaunchTemplateCreated) -> None:
 
 
 # ``launch-template create``: a sentence (``--json``: the envelope, the notes in it).
-CREATED_FORMATS: dict[str, Format] = {
-    "text": Format(
-        lambda created: describe_result(created.result, created.region) + "\n",
-        terminal=_print_created,
-    ),
-    "json": Format(_created_json),
-}
+CREATED: Output[LaunchTemplateCreated, DocumentFormat] = Output(
+    LaunchTemplateCreated,
+    DocumentFormat,
+    {
+        DocumentFormat.text: Format(
+            lambda created: describe_result(created.result, created.region) + "\n",
+            terminal=_print_created,
+        ),
+        DocumentFormat.json: Format(_created_json),
+    },
+)
 
 
 def _recipe_lines(recipe: RenderedRecipe) -> list[str]:
@@ -75,17 +83,21 @@ def _print_recipe(out: Console, recipe: RenderedRecipe) -> None:
 
 
 # ``ami render``: the files it wrote, and how to build the image.
-RECIPE_FORMATS: dict[str, Format] = {
-    "text": Format(
-        lambda recipe: "".join(line + "\n" for line in _recipe_lines(recipe)),
-        terminal=_print_recipe,
-    ),
-}
+RECIPE: Output[RenderedRecipe, TextOnly] = Output(
+    RenderedRecipe,
+    TextOnly,
+    {
+        TextOnly.text: Format(
+            lambda recipe: "".join(line + "\n" for line in _recipe_lines(recipe)),
+            terminal=_print_recipe,
+        )
+    },
+)
 
-# ``launch-template policy``: the policy document.
-POLICY_FORMATS: dict[str, Format] = {
-    "json": Format(lambda policy: json.dumps(policy.document, indent=2) + "\n"),
-}
+# ``launch-template policy`` and ``fleet policy``: the policy document, IAM's own format.
+POLICY: Output[IamPolicy, JsonOnly] = Output(
+    IamPolicy, JsonOnly, {JsonOnly.json: Format(lambda policy: dumps(policy.document))}
+)
 
 
 def describe_result(result: ApplyResult, region: str | None) -> str:
@@ -109,11 +121,15 @@ def describe_result(result: ApplyResult, region: str | None) -> str:
 
 def _image_json(image: RenderedImage) -> str:
     payload = {"text": image.dockerfile, "pins": image.pins, "notes": image.notes}
-    return json.dumps(envelope("image-render", payload), indent=2) + "\n"
+    return dumps(document("image-render", payload, DONE))
 
 
 # ``image render``: the Dockerfile (its notes on stderr), or the image-render envelope.
-IMAGE_FORMATS: dict[str, Format] = {
-    "text": Format(lambda image: image.dockerfile, deliver=_notes_then_document),
-    "json": Format(_image_json),
-}
+IMAGE: Output[RenderedImage, DocumentFormat] = Output(
+    RenderedImage,
+    DocumentFormat,
+    {
+        DocumentFormat.text: Format(lambda image: image.dockerfile, deliver=_notes_then_document),
+        DocumentFormat.json: Format(_image_json),
+    },
+)

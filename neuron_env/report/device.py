@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -16,8 +15,20 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from neuron_env.errors import EXIT_FAILED
 from neuron_env.report.console import new_console, plain_text
-from neuron_env.report.emit import Format
+from neuron_env.report.emit import (
+    DONE,
+    STATUS_ERROR,
+    Error,
+    Format,
+    Outcome,
+    Output,
+    document,
+    dumps,
+    passed,
+)
+from neuron_env.report.formats import SuiteFormat
 from neuron_env.selftest import (
     CaseListing,
     CaseResult,
@@ -29,7 +40,6 @@ from neuron_env.selftest import (
     SuiteResult,
 )
 from neuron_env.selftest.report import command_name, junit, payload
-from neuron_env.serialize import envelope
 from neuron_env.wording import seconds as seconds
 from neuron_env.worker.results import Problem
 
@@ -312,30 +322,57 @@ def _text(result: SuiteResult, *, verbose: bool = False) -> str:
     return plain_text(_print_result, result, verbose=verbose)
 
 
+def outcome(result: SuiteResult) -> Outcome:
+    """ok, fail (a case failed) or error (the suite could not run); exit 1 unless ok."""
+    if result.problem is not None:
+        return Outcome(STATUS_ERROR, EXIT_FAILED)
+    return passed(result.ok)
+
+
+def problem_errors(problem: Problem | None) -> list[Error]:
+    """A worker's problem as the envelope's ``errors``."""
+    return [] if problem is None else [(problem.message, problem.hint or None)]
+
+
 def _json(result: SuiteResult, **_: Any) -> str:
-    return json.dumps(envelope(command_name(result), payload(result)), indent=2) + "\n"
+    doc = document(
+        command_name(result), payload(result), outcome(result),
+        errors=problem_errors(result.problem),
+    )  # fmt: skip
+    return dumps(doc)
 
 
 def _junit(result: SuiteResult, **_: Any) -> str:
     return junit(result)
 
 
-FORMATS: dict[str, Format] = {
-    "text": Format(_text, terminal=_print_result),
-    "json": Format(_json),
-    "junit": Format(_junit),
-}
+SUITE: Output[SuiteResult, SuiteFormat] = Output(
+    SuiteResult,
+    SuiteFormat,
+    {
+        SuiteFormat.text: Format(_text, terminal=_print_result),
+        SuiteFormat.json: Format(_json),
+        SuiteFormat.junit: Format(_junit),
+    },
+    outcome,
+)
 
 
 def _list_json(listing: CaseListing) -> str:
-    document = envelope("selftest-list", {"level": listing.level, "cases": case_list(listing)})
-    return json.dumps(document, indent=2) + "\n"
+    data = {"level": listing.level, "cases": case_list(listing)}
+    return dumps(document("selftest-list", data, DONE))
 
 
-_LIST_TEXT = Format(lambda listing: plain_text(print_case_list, listing), terminal=print_case_list)
+_LIST_TEXT: Format[CaseListing] = Format(
+    lambda listing: plain_text(print_case_list, listing), terminal=print_case_list
+)
 # --list takes selftest's --format; a listing has no JUnit form, so it lists as text then.
-LIST_FORMATS: dict[str, Format] = {
-    "text": _LIST_TEXT,
-    "json": Format(_list_json),
-    "junit": _LIST_TEXT,
-}
+CASE_LIST: Output[CaseListing, SuiteFormat] = Output(
+    CaseListing,
+    SuiteFormat,
+    {
+        SuiteFormat.text: _LIST_TEXT,
+        SuiteFormat.json: Format(_list_json),
+        SuiteFormat.junit: _LIST_TEXT,
+    },
+)

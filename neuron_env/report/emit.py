@@ -1,55 +1,68 @@
-"""The one output layer: each result type's formats, and the one :func:`emit`.
+"""The one output layer: each result type's output contract, and the one :func:`emit`.
 
-A command hands its result, the ``--format`` it was given and its ``--output`` to :func:`emit`;
-what a format means for that result lives in one table per result type (a ``FORMATS`` mapping in
-the result's renderer module, named in :data:`REGISTRY`). The tables load lazily, so a command
-pays only for its own renderers. :func:`format_names` says which formats a result type has, so a
-command can refuse an unknown ``--format`` (through :func:`neuron_env.errors.check_format`, the one
-``error:`` line) before it does any work.
+A result type's :class:`Output` is registered by its class: the formats enum that ``--format``
+takes (:mod:`neuron_env.report.formats`), a :class:`Format` for each member, and its
+:class:`Outcome` (status and exit code). A command hands the contract, its result, the chosen
+format and its ``--output`` to :func:`emit`, which writes the document and returns the exit code
+the command ends with, so no command computes it again.
 
-Data flow: ``operation(request) -> result -> emit(result, format, output)``; a :class:`Format`
-either prints in colour straight to the terminal (text on stdout), or renders one string that goes
-to ``--output`` or stdout, or (``deliver``) sends it where that format belongs (GitHub's step
-summary).
+Every JSON document of neuron-env's own is :func:`document`: the versioned envelope with the
+common keys (``schema``, ``command``, ``status``, ``exit_code``, ``errors``) beside its data. A
+command that fails after it was asked for JSON still prints one (:func:`write_error_document`,
+called where errors become exit codes, in :func:`neuron_env.cli.main`).
+
+Data flow: ``operation(request) -> result -> emit(OUTPUT, result, format, output) -> exit code``.
+This module is standard library only: the command line's options use it before any renderer is
+loaded.
 """
 
 from __future__ import annotations
 
-import importlib
+import json
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from neuron_env.errors import BadInput, check_format
+from neuron_env import __version__
+from neuron_env.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, BadInput
+from neuron_env.report.formats import OutputFormat
 
-# Result type (class name) -> "module:ATTRIBUTE" of its format table.
-REGISTRY: dict[str, str] = {
-    "CaseListing": "neuron_env.report.device:LIST_FORMATS",
-    "DoctorReport": "neuron_env.report:DOCTOR_FORMATS",
-    "Evaluation": "neuron_env.report.evaluate:FORMATS",
-    "FleetReport": "neuron_env.report.fleet:FORMATS",
-    "ScanResult": "neuron_env.report.scan:FORMATS",
-    "RuleListing": "neuron_env.report.scan:RULES_FORMATS",
-    "LaunchTemplate": "neuron_env.report.cloud:LAUNCH_TEMPLATE_FORMATS",
-    "LaunchTemplateCreated": "neuron_env.report.cloud:CREATED_FORMATS",
-    "RenderedRecipe": "neuron_env.report.cloud:RECIPE_FORMATS",
-    "IamPolicy": "neuron_env.report.cloud:POLICY_FORMATS",
-    "RenderedImage": "neuron_env.report.cloud:IMAGE_FORMATS",
-    "ReleaseList": "neuron_env.report.matrix:LIST_FORMATS",
-    "ReleaseShown": "neuron_env.report.matrix:SHOW_FORMATS",
-    "ResolvedTarget": "neuron_env.report.matrix:RESOLVE_FORMATS",
-    "ReleaseDiff": "neuron_env.report.matrix:DIFF_FORMATS",
-    "Validation": "neuron_env.report.matrix:VALIDATE_FORMATS",
-    "VerifyResult": "neuron_env.report.matrix_verify:FORMATS",
-    "SuiteResult": "neuron_env.report.device:FORMATS",
-    "InstallOutcome": "neuron_env.report.install:FORMATS",
-}
+R = TypeVar("R")
+F = TypeVar("F", bound=OutputFormat)
+
+STATUS_OK = "ok"
+STATUS_FAIL = "fail"
+STATUS_ERROR = "error"
+STATUS_INTERRUPTED = "interrupted"
 
 
 @dataclass(frozen=True)
-class Format:
+class Outcome:
+    """What a result means for the run: its one-word ``status`` and the process's exit code."""
+
+    status: str
+    exit_code: int
+
+
+DONE = Outcome(STATUS_OK, EXIT_OK)
+
+
+def passed(ok: bool) -> Outcome:
+    """``ok`` (exit 0) or ``fail`` (exit 1)."""
+    return DONE if ok else Outcome(STATUS_FAIL, EXIT_FAILED)
+
+
+def by_exit_code(exit_code: int) -> Outcome:
+    """The status that an exit code alone says: 0 ok, 2 (bad input) error, else fail."""
+    if exit_code == EXIT_OK:
+        return DONE
+    return Outcome(STATUS_ERROR if exit_code == EXIT_BAD_INPUT else STATUS_FAIL, exit_code)
+
+
+@dataclass(frozen=True)
+class Format(Generic[R]):
     """How one result type is written in one format.
 
     ``render(result, **options)`` is the document as one string. ``terminal(console, result,
@@ -67,31 +80,50 @@ class Format:
     same characters, written without building a console."""
 
 
-Formats = Mapping[str, Format]
+def _always_done(_: object) -> Outcome:
+    return DONE
 
 
-def formats_of(kind: str | type) -> Formats:
-    """The format table of a result type (or its class name)."""
-    name = kind if isinstance(kind, str) else _registered_name(kind)
-    module, _, attribute = REGISTRY[name].partition(":")
-    table: Formats = getattr(importlib.import_module(module), attribute)
-    return table
+@dataclass(frozen=True)
+class Output(Generic[R, F]):
+    """One result type's output contract, registered by its class in :data:`REGISTRY`."""
+
+    result: type[R]
+    formats: type[F]
+    table: Mapping[F, Format[R]]
+    outcome: Callable[[R], Outcome] = field(default=_always_done)
+
+    def __post_init__(self) -> None:
+        missing = [member.value for member in self.formats if member not in self.table]
+        if missing:  # a format the command line offers but nothing writes: fail at import
+            raise TypeError(f"{self.result.__name__} has no renderer for: {', '.join(missing)}")
+        REGISTRY[self.result] = self
+
+    def to_format(self, choice: F) -> Format[R]:
+        """The :class:`Format` of ``choice``, a member of this result type's formats enum."""
+        return self.table[self.formats(choice)]
 
 
-def format_names(kind: str | type) -> tuple[str, ...]:
-    """The formats a result type has, in the order its help lists them."""
-    return tuple(formats_of(kind))
+REGISTRY: dict[type, Output[Any, Any]] = {}
+"""Every output contract loaded so far, by result class (renderer modules load lazily)."""
 
 
-def emit(result: Any, output_format: str, output: Path | None = None, **options: Any) -> None:
-    """Write ``result`` in ``output_format`` to ``output`` (a file; None: stdout).
+def emit(
+    contract: Output[R, F], result: R, choice: F, output: Path | None = None, **options: Any
+) -> int:
+    """Write ``result`` in ``choice`` to ``output`` (a file; None: stdout); the exit code.
 
-    An unknown format is bad input (exit 2) naming the formats this result has; an output that
-    cannot be written is bad input too. ``options`` (``verbose``, ``command``) go to the renderer.
+    An output that cannot be written is bad input (exit 2). ``options`` (``verbose``,
+    ``command``, ...) go to the renderer.
     """
-    table = formats_of(type(result))
-    check_format(output_format, table)
-    chosen = table[output_format]
+    chosen = contract.to_format(choice)
+    if output is None and contract.formats(choice).value == "json":
+        INVOCATION.written = True  # a failure after this point adds no second document
+    _write(chosen, result, output, options)
+    return contract.outcome(result).exit_code
+
+
+def _write(chosen: Format[R], result: R, output: Path | None, options: dict[str, Any]) -> None:
     if chosen.terminal is not None and output is None:
         from neuron_env.report.console import new_console, plain_stream
 
@@ -123,8 +155,63 @@ def write_text(path: Path | None, text: str, *, append: bool = False) -> None:
         raise BadInput(f"Cannot write {path}: {exc.strerror}.") from None
 
 
-def _registered_name(kind: type) -> str:
-    for cls in kind.__mro__:
-        if cls.__name__ in REGISTRY:
-            return cls.__name__
-    raise KeyError(f"no output formats are registered for {kind.__name__}")
+# --- the JSON envelope --------------------------------------------------------------------------
+
+
+@dataclass
+class Invocation:
+    """The command that runs in this process, and whether it was asked for JSON (the
+    ``--format``/``--json`` options record it as soon as they are parsed)."""
+
+    command: str = ""
+    json: bool = False
+    written: bool = False
+
+
+INVOCATION = Invocation()
+
+
+def record_format(command: str, choice: str | None) -> None:
+    """The command line asked ``command`` (e.g. ``"matrix resolve"``) for ``choice``."""
+    INVOCATION.command = command
+    INVOCATION.json = INVOCATION.json or choice == "json"
+
+
+Error = tuple[str, str | None]
+"""An error's message and hint, as the envelope's ``errors`` list them."""
+
+
+def document(
+    schema: str,
+    payload: Mapping[str, Any],
+    outcome: Outcome,
+    version: int = 1,
+    errors: Iterable[Error] = (),
+) -> dict[str, Any]:
+    """The versioned envelope of ``schema`` (e.g. ``"matrix-resolve"``): the common keys, then
+    ``payload`` as plain data."""
+    from neuron_env.serialize import to_jsonable
+
+    return {
+        "schema": f"neuron-env/{schema}/v{version}",
+        "neuron_env_version": __version__,
+        "command": INVOCATION.command or schema.replace("-", " "),
+        "status": outcome.status,
+        "exit_code": outcome.exit_code,
+        "errors": [{"message": message, "hint": hint} for message, hint in errors],
+        **to_jsonable(dict(payload)),
+    }
+
+
+def dumps(doc: Mapping[str, Any]) -> str:
+    """A JSON document as neuron-env prints it."""
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def write_error_document(errors: Iterable[Error], outcome: Outcome) -> None:
+    """A failed command's envelope on stdout, when it was asked for JSON and printed none."""
+    if not INVOCATION.json or INVOCATION.written:
+        return
+    INVOCATION.written = True
+    schema = INVOCATION.command.replace(" ", "-") or "neuron-env"
+    sys.stdout.write(dumps(document(schema, {}, outcome, errors=errors)))

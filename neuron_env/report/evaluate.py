@@ -7,7 +7,6 @@ said on stderr.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from neuron_env.errors import EXIT_FAILED, EXIT_OK
 from neuron_env.evaluate import Evaluation, ModelInfo, Progress, ProgressCallback, StageResult
 from neuron_env.evaluate.html_report import render
 from neuron_env.evaluate.report import payload
@@ -26,11 +26,12 @@ from neuron_env.report.device import (
     device_rows,
     key_value_grid,
     print_outcome,
+    problem_errors,
     seconds,
     status_text,
 )
-from neuron_env.report.emit import Format, write_text
-from neuron_env.serialize import envelope
+from neuron_env.report.emit import Format, Outcome, Output, document, dumps, write_text
+from neuron_env.report.formats import EvaluationFormat
 from neuron_env.worker.events import comparison_line
 from neuron_env.worker.results import Comparison
 
@@ -231,8 +232,17 @@ def _text(evaluation: Evaluation, *, verbose: bool = False) -> str:
     return plain_text(print_evaluation, evaluation, verbose)
 
 
+def outcome(evaluation: Evaluation) -> Outcome:
+    """The run's v1 status (pass, fail, fallback, timeout, error) and exit 0 when ok, else 1."""
+    return Outcome(evaluation.status, EXIT_OK if evaluation.ok else EXIT_FAILED)
+
+
 def _json(evaluation: Evaluation, **_: Any) -> str:
-    return json.dumps(envelope("evaluate", payload(evaluation)), indent=2) + "\n"
+    doc = document(
+        "evaluate", payload(evaluation), outcome(evaluation),
+        errors=problem_errors(evaluation.problem),
+    )  # fmt: skip
+    return dumps(doc)
 
 
 def _html(evaluation: Evaluation, **_: Any) -> str:
@@ -245,8 +255,13 @@ def _deliver(evaluation: Evaluation, text: str, output: Path | None) -> None:
         sys.stderr.write(f"Wrote {output}\n")
 
 
-FORMATS: dict[str, Format] = {
-    "text": Format(_text, terminal=_print, deliver=_deliver),
-    "json": Format(_json, deliver=_deliver),
-    "html": Format(_html, deliver=_deliver),
-}
+EVALUATION: Output[Evaluation, EvaluationFormat] = Output(
+    Evaluation,
+    EvaluationFormat,
+    {
+        EvaluationFormat.text: Format(_text, terminal=_print, deliver=_deliver),
+        EvaluationFormat.json: Format(_json, deliver=_deliver),
+        EvaluationFormat.html: Format(_html, deliver=_deliver),
+    },
+    outcome,
+)

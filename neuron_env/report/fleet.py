@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import io
-import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -18,16 +17,14 @@ from neuron_env.escape import (
     markdown_code,
     terminal,
 )
+from neuron_env.fleet.collect import CollectResult
 from neuron_env.fleet.model import FleetReport, Group, HostVerdict
 from neuron_env.junit import Case, Suite, write_junit
 from neuron_env.report.console import RichWriter, Span, new_console
-from neuron_env.report.emit import Format
+from neuron_env.report.emit import Format, Outcome, Output, by_exit_code, document, dumps, passed
+from neuron_env.report.formats import DocumentFormat, ReportFormat
 from neuron_env.report.github import ICONS
 from neuron_env.report.text import Line, print_hanging
-from neuron_env.serialize import envelope
-
-if TYPE_CHECKING:
-    from neuron_env.fleet.collect import CollectResult
 from neuron_env.wording import plural
 
 COMMAND = "fleet-report"
@@ -35,45 +32,52 @@ SHOWN_HOSTS = 5
 CLASSNAME = "neuron-env.fleet"
 
 
-def render_fleet(report: FleetReport, output_format: str, *, verbose: bool = False) -> str:
-    """The fleet report in ``output_format`` (text, json, junit or github) as one string."""
-    if output_format == "json":
-        return json.dumps(to_document(report), indent=2) + "\n"
-    if output_format == "junit":
-        return render_junit(report)
-    if output_format == "github":
-        return "".join(line + "\n" for line in workflow_commands(report)) + render_markdown(report)
+def outcome(report: FleetReport) -> Outcome:
+    """ok when every host is ready, else fail (exit 1)."""
+    return by_exit_code(report.exit_code)
+
+
+def _text(report: FleetReport, *, verbose: bool = False) -> str:
     buffer = io.StringIO()
     print_fleet(new_console(file=buffer), report, verbose=verbose)
     return buffer.getvalue()
 
 
-def _render_as(output_format: str) -> Callable[..., str]:
-    def rendered(report: FleetReport, *, verbose: bool = False) -> str:
-        return render_fleet(report, output_format, verbose=verbose)
+def _json(report: FleetReport, **_: Any) -> str:
+    return dumps(to_document(report))
 
-    return rendered
+
+def _junit(report: FleetReport, **_: Any) -> str:
+    return render_junit(report)
+
+
+def _github(report: FleetReport, **_: Any) -> str:
+    return "".join(line + "\n" for line in workflow_commands(report)) + render_markdown(report)
 
 
 def _print_text(out: Console, report: FleetReport, *, verbose: bool = False) -> None:
     print_fleet(out, report, verbose=verbose)
 
 
-# The fleet report's formats (emit): github writes annotations and Markdown to one stream.
-FORMATS: dict[str, Format] = {
-    "text": Format(_render_as("text"), terminal=_print_text),
-    "json": Format(_render_as("json")),
-    "junit": Format(_render_as("junit")),
-    "github": Format(_render_as("github")),
-}
+# The fleet report's formats: github writes annotations and Markdown to one stream.
+FLEET: Output[FleetReport, ReportFormat] = Output(
+    FleetReport,
+    ReportFormat,
+    {
+        ReportFormat.text: Format(_text, terminal=_print_text),
+        ReportFormat.json: Format(_json),
+        ReportFormat.junit: Format(_junit),
+        ReportFormat.github: Format(_github),
+    },
+    outcome,
+)
 
 
 def to_document(report: FleetReport) -> dict[str, object]:
     """The fleet report as the versioned ``fleet-report`` JSON envelope."""
-    return envelope(
+    return document(
         COMMAND,
         {
-            "exit_code": report.exit_code,
             "release": report.release,
             "counts": report.counts,
             "releases": report.releases,
@@ -81,6 +85,7 @@ def to_document(report: FleetReport) -> dict[str, object]:
             "missing": report.missing,
             "hosts": [_host_document(h) for h in report.hosts],
         },
+        outcome(report),
     )
 
 
@@ -249,3 +254,35 @@ def print_collect(out: Console, result: CollectResult, output: Path) -> None:
     if result.missing:
         out.print(f"{len(result.missing)} without a snapshot (recorded in _not-collected.json).")
     out.print(f"Next: neuron-env fleet report {shown(shell(str(output)))}")
+
+
+def _collect_outcome(result: CollectResult) -> Outcome:
+    """ok when every instance answered, else fail (exit 1; what arrived is kept)."""
+    return passed(not result.missing)
+
+
+def _collect_json(result: CollectResult, *, directory: Path) -> str:
+    data = collect_payload(result, directory)
+    return dumps(document("fleet-collect", data, _collect_outcome(result)))
+
+
+def _collect_text(result: CollectResult, *, directory: Path) -> str:
+    buffer = io.StringIO()
+    print_collect(new_console(file=buffer), result, directory)
+    return buffer.getvalue()
+
+
+def _print_collected(out: Console, result: CollectResult, *, directory: Path) -> None:
+    print_collect(out, result, directory)
+
+
+# ``fleet collect``: the renderers take the snapshots' ``directory`` as an option.
+COLLECT: Output[CollectResult, DocumentFormat] = Output(
+    CollectResult,
+    DocumentFormat,
+    {
+        DocumentFormat.text: Format(_collect_text, terminal=_print_collected),
+        DocumentFormat.json: Format(_collect_json),
+    },
+    _collect_outcome,
+)

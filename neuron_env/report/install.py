@@ -2,7 +2,7 @@
 
 Layout only. :func:`terminal_display` is the :class:`~neuron_env.install.request.Display` the CLI
 hands the operation (the plan on stdout, progress and failures on stderr, the yes/no question);
-:data:`FORMATS` writes the :class:`~neuron_env.install.outcome.InstallOutcome` it returns (text, or
+:data:`INSTALL` writes the :class:`~neuron_env.install.outcome.InstallOutcome` it returns (text, or
 the command's JSON envelope).
 """
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import shlex
 import sys
 import threading
@@ -34,7 +33,9 @@ from neuron_env.install.outcome import (
     SystemInstall,
 )
 from neuron_env.report.console import new_console
-from neuron_env.report.emit import Format
+from neuron_env.report.emit import Format, Outcome, Output, by_exit_code, dumps
+from neuron_env.report.emit import document as envelope_document
+from neuron_env.report.formats import DocumentFormat
 
 if TYPE_CHECKING:
     from neuron_env.install.outcome import InstallResult, SystemPlan
@@ -189,21 +190,26 @@ def document(outcome: InstallOutcome) -> tuple[str, dict[str, object]] | None:
     return None
 
 
+def run_outcome(outcome: InstallOutcome) -> Outcome:
+    """ok, or fail (exit 1) when the person at the terminal said no."""
+    return by_exit_code(outcome.exit_code)
+
+
 def render_json(outcome: InstallOutcome, **_: Any) -> str:
     """The command's versioned JSON envelope (``--export - --json``: the requirements file is
     its ``requirements`` field)."""
-    from neuron_env.serialize import envelope
-
+    if isinstance(outcome, Declined):
+        declined = [("Nothing was changed: the plan was declined.", None)]
+        return dumps(envelope_document("install", {}, run_outcome(outcome), errors=declined))
     found = document(outcome)
     if found is None:
-        return ""
-    return json.dumps(envelope(*found), indent=2) + "\n"
+        return outcome.text if isinstance(outcome, Export) else ""
+    return dumps(envelope_document(*found, run_outcome(outcome)))
 
 
 def _print_json(out: Console, outcome: InstallOutcome, **_: Any) -> None:
     if isinstance(outcome, Declined):
         new_console(stderr=True).print("Nothing was changed.")
-        return
     out.file.write(render_json(outcome))
 
 
@@ -213,10 +219,15 @@ def render_text(outcome: InstallOutcome, *, quiet: bool = False) -> str:
     return buffer.getvalue()
 
 
-FORMATS: dict[str, Format] = {
-    "text": Format(render_text, terminal=print_outcome),
-    "json": Format(render_json, terminal=_print_json),
-}
+INSTALL: Output[InstallOutcome, DocumentFormat] = Output(
+    InstallOutcome,
+    DocumentFormat,
+    {
+        DocumentFormat.text: Format(render_text, terminal=print_outcome),
+        DocumentFormat.json: Format(render_json, terminal=_print_json),
+    },
+    run_outcome,
+)
 
 
 # --- the views ----------------------------------------------------------------------------------

@@ -5,21 +5,21 @@ from __future__ import annotations
 from typing import Any
 
 from neuron_env.checks.model import DoctorReport
-from neuron_env.serialize import envelope
+from neuron_env.report.doctor import outcome
+from neuron_env.report.emit import document
 
 COMMAND = "doctor"
 
 
 def to_document(report: DoctorReport, command: str = COMMAND) -> dict[str, Any]:
     """The doctor's (or preflight's) report as its versioned JSON envelope, facts included."""
-    return envelope(
+    summary = report.summary
+    return document(
         command,
         {
-            "status": report.summary.status,
-            "exit_code": report.summary.exit_code,
-            "strict": report.summary.strict,
-            "allowed": report.summary.allowed,
-            "counts": report.summary.counts,
+            "strict": summary.strict,
+            "allowed": summary.allowed,
+            "counts": summary.counts,
             "release": report.release,
             "release_reason": report.release_reason,
             "torch": report.torch,
@@ -28,4 +28,5 @@ def to_document(report: DoctorReport, command: str = COMMAND) -> dict[str, Any]:
             "findings": report.findings,
             "facts": report.facts,
         },
+        outcome(report),
     )

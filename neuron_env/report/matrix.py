@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.console import Console
 from rich.markup import escape
@@ -17,13 +16,29 @@ from neuron_env.errors import NeuronEnvError
 from neuron_env.escape import terminal
 from neuron_env.matrix import Change, Matrix, Release, Target
 from neuron_env.matrix.model import OsRelease
-from neuron_env.operations.matrix import ReleaseDiff
+from neuron_env.operations.matrix import (
+    ReleaseDiff,
+    ReleaseList,
+    ReleaseShown,
+    ResolvedTarget,
+    Validation,
+)
 from neuron_env.report.console import new_console
-from neuron_env.report.emit import Format
+from neuron_env.report.emit import (
+    DONE,
+    Error,
+    Format,
+    Outcome,
+    Output,
+    by_exit_code,
+    document,
+    dumps,
+)
+from neuron_env.report.formats import DocumentFormat
 from neuron_env.resources import shipped_matrix_dir
-from neuron_env.serialize import envelope
 from neuron_env.wording import plural
 
+R = TypeVar("R")
 MARKS = {"info": "[cyan]i[/]", "warning": "[yellow]![/]"}
 
 
@@ -408,9 +423,14 @@ def print_validation(out: Console, results: Iterable[tuple[Path, object]]) -> No
 # --- formats (emit) -----------------------------------------------------------------------------
 
 
-def _formats(
-    command: str, payload: Callable[..., dict[str, Any]], show: Callable[..., None]
-) -> dict[str, Format]:
+def _output(
+    result: type[R],
+    command: str,
+    payload: Callable[[R], dict[str, Any]],
+    show: Callable[..., None],
+    outcome: Callable[[R], Outcome] = lambda _: DONE,
+    errors: Callable[[R], list[Error]] = lambda _: [],
+) -> Output[R, DocumentFormat]:
     """text (``show`` on a console) and json (the ``command`` envelope of ``payload``)."""
 
     def as_text(result: Any, **options: Any) -> str:
@@ -419,9 +439,13 @@ def _formats(
         return buffer.getvalue()
 
     def as_json(result: Any, **options: Any) -> str:
-        return json.dumps(envelope(command, payload(result)), indent=2) + "\n"
+        return dumps(document(command, payload(result), outcome(result), errors=errors(result)))
 
-    return {"text": Format(as_text, terminal=show), "json": Format(as_json)}
+    table: dict[DocumentFormat, Format[R]] = {
+        DocumentFormat.text: Format(as_text, terminal=show),
+        DocumentFormat.json: Format(as_json),
+    }
+    return Output(result, DocumentFormat, table, outcome)
 
 
 def _diff_payload(d: ReleaseDiff) -> dict[str, Any]:
@@ -432,28 +456,39 @@ def _diff_payload(d: ReleaseDiff) -> dict[str, Any]:
     return {"old": d.old, "new": d.new, "changes": rows}
 
 
-LIST_FORMATS = _formats(
+LIST = _output(
+    ReleaseList,
     "matrix-list",
     lambda listed: {"releases": release_summaries(listed.matrix)},
     lambda out, listed: print_release_list(out, listed.matrix),
 )
-SHOW_FORMATS = _formats(
+SHOW = _output(
+    ReleaseShown,
     "matrix-show",
     lambda shown: {"release": shown.release},
     lambda out, shown, sources=False: print_release(out, shown.release, with_sources=sources),
 )
-RESOLVE_FORMATS = _formats(
+RESOLVE = _output(
+    ResolvedTarget,
     "matrix-resolve",
     lambda resolved: {"request": resolved.request, "target": resolved.target},
     lambda out, resolved: print_target(out, resolved.target),
 )
-DIFF_FORMATS = _formats(
+DIFF = _output(
+    ReleaseDiff,
     "matrix-diff",
     _diff_payload,
     lambda out, d: print_diff(out, str(d.before.version), str(d.after.version), d.changes),
 )
-VALIDATE_FORMATS = _formats(
+VALIDATE = _output(
+    Validation,
     "matrix-validate",
     lambda checked: {"files": validation_results(checked.results)},
     lambda out, checked: print_validation(out, checked.results),
+    outcome=lambda checked: by_exit_code(checked.exit_code),
+    errors=lambda checked: [
+        (failure.message, failure.hint)
+        for _, failure in checked.results
+        if isinstance(failure, NeuronEnvError)
+    ],
 )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 import sys
 import textwrap
 from pathlib import Path
@@ -15,8 +14,8 @@ from rich.text import Text
 from neuron_env.indexcheck.verify import IndexResult, Verification
 from neuron_env.operations.matrix_verify import VerifyResult
 from neuron_env.report.console import new_console
-from neuron_env.report.emit import Format
-from neuron_env.serialize import envelope
+from neuron_env.report.emit import Format, Outcome, Output, document, dumps
+from neuron_env.report.formats import DocumentFormat
 
 MARKS = {
     "confirmed": ("✓", "green"),
@@ -96,9 +95,15 @@ def print_verification(out: Console, result: Verification, overlay: Path | None)
         )
 
 
-def _json(outcome: VerifyResult) -> str:
-    document = envelope("matrix-verify", payload(outcome.verification, outcome.overlay))
-    return json.dumps(document, indent=2) + "\n"
+def outcome(result: VerifyResult) -> Outcome:
+    """confirmed (exit 0), contradicted or unreadable (exit 1): the payload's own status."""
+    verification = result.verification
+    return Outcome(str(payload(verification, None)["status"]), verification.exit_code)
+
+
+def _json(result: VerifyResult) -> str:
+    data = payload(result.verification, result.overlay)
+    return dumps(document("matrix-verify", data, outcome(result)))
 
 
 def _print(out: Console, outcome: VerifyResult) -> None:
@@ -111,5 +116,9 @@ def _text(outcome: VerifyResult) -> str:
     return buffer.getvalue()
 
 
-# ``matrix verify``'s formats (emit).
-FORMATS: dict[str, Format] = {"text": Format(_text, terminal=_print), "json": Format(_json)}
+VERIFY: Output[VerifyResult, DocumentFormat] = Output(
+    VerifyResult,
+    DocumentFormat,
+    {DocumentFormat.text: Format(_text, terminal=_print), DocumentFormat.json: Format(_json)},
+    outcome,
+)

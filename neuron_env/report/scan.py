@@ -18,7 +18,17 @@ from rich.text import Text
 
 from neuron_env.operations.scan import FixOutcome, FixPlan, RuleListing, ScanResult
 from neuron_env.report.console import new_console
-from neuron_env.report.emit import Format, write_text
+from neuron_env.report.emit import (
+    DONE,
+    Format,
+    Outcome,
+    Output,
+    by_exit_code,
+    document,
+    dumps,
+    write_text,
+)
+from neuron_env.report.formats import ScanFormat
 from neuron_env.scan.render_json import (
     SARIF_RESULT_LIMIT,
     fold,
@@ -27,13 +37,16 @@ from neuron_env.scan.render_json import (
     scan_payload,
 )
 from neuron_env.scan.render_text import print_report, print_rules, render_report
-from neuron_env.serialize import envelope
 from neuron_env.wording import plural
 
 
+def outcome(result: ScanResult) -> Outcome:
+    """ok, or fail (exit 1) when a finding is at or above ``--fail-on``."""
+    return by_exit_code(result.exit_code)
+
+
 def _json(result: ScanResult) -> str:
-    document = envelope("scan", scan_payload(result.report, result.fail_on))
-    return json.dumps(document, indent=2) + "\n"
+    return dumps(document("scan", scan_payload(result.report, result.fail_on), outcome(result)))
 
 
 def _sarif(result: ScanResult) -> str:
@@ -58,17 +71,21 @@ def _print_text(out: Console, result: ScanResult) -> None:
     print_report(out, result.report)  # straight to the terminal, in colour
 
 
-# The scan report's formats (emit).
-FORMATS: dict[str, Format] = {
-    "text": Format(lambda result: render_report(result.report), terminal=_print_text),
-    "json": Format(_json),
-    "sarif": Format(_sarif, deliver=_deliver_sarif),
-}
+SCAN: Output[ScanResult, ScanFormat] = Output(
+    ScanResult,
+    ScanFormat,
+    {
+        ScanFormat.text: Format(lambda result: render_report(result.report), terminal=_print_text),
+        ScanFormat.json: Format(_json),
+        ScanFormat.sarif: Format(_sarif, deliver=_deliver_sarif),
+    },
+    outcome,
+)
 
 
 def _rules_document(listing: RuleListing) -> str:
     payload = {"release": listing.rules.release, "rules": rules_json(listing.rules)}
-    return json.dumps(envelope("scan-rules", payload), indent=2) + "\n"
+    return dumps(document("scan-rules", payload, DONE))
 
 
 def _rules_text(listing: RuleListing) -> str:
@@ -78,11 +95,17 @@ def _rules_text(listing: RuleListing) -> str:
 
 
 # ``scan --list-rules``: a table as text, the JSON listing for json and sarif alike.
-RULES_FORMATS: dict[str, Format] = {
-    "text": Format(_rules_text, terminal=lambda out, listing: print_rules(out, listing.rules)),
-    "json": Format(_rules_document),
-    "sarif": Format(_rules_document),
-}
+RULES: Output[RuleListing, ScanFormat] = Output(
+    RuleListing,
+    ScanFormat,
+    {
+        ScanFormat.text: Format(
+            _rules_text, terminal=lambda out, listing: print_rules(out, listing.rules)
+        ),
+        ScanFormat.json: Format(_rules_document),
+        ScanFormat.sarif: Format(_rules_document),
+    },
+)
 
 
 class FixConsole:

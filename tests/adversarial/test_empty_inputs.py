@@ -36,6 +36,17 @@ def assert_bad_input(result: Result, says: str) -> None:
     assert says in " ".join(result.stderr.split())
 
 
+def assert_no_verdict(result: Result, output_format: str, says: str) -> None:
+    """Nothing judged, so no report: empty stdout, or (JSON) the error envelope alone."""
+    if output_format != "json":
+        assert result.stdout == ""
+        return
+    doc = json.loads(result.stdout)
+    assert (doc["status"], doc["exit_code"]) == ("error", 2)
+    assert says in doc["errors"][0]["message"]
+    assert "findings" not in doc and "hosts" not in doc
+
+
 @pytest.mark.parametrize("contents", ["nothing", "other-files", "no-host-not-collected"])
 def test_fleet_report_of_a_folder_without_snapshots_is_bad_input(
     cli: CliRunner, tmp_path: Path, contents: str
@@ -47,8 +58,9 @@ def test_fleet_report_of_a_folder_without_snapshots_is_bad_input(
         (tmp_path / "_not-collected.json").write_text('{"hosts": []}')
     for output_format in ("text", "json"):
         result = cli("fleet", "report", str(tmp_path), "--format", output_format)
-        assert_bad_input(result, "holds no facts snapshots (*.json): there is no host to judge")
-        assert result.stdout == ""
+        says = "holds no facts snapshots (*.json): there is no host to judge"
+        assert_bad_input(result, says)
+        assert_no_verdict(result, output_format, says)
 
 
 @pytest.fixture
@@ -62,7 +74,7 @@ def test_skipping_every_check_is_bad_input(cli: CliRunner, snapshot: Path) -> No
     skips = [arg for c in CHECKS if c.level == 0 for arg in ("--skip", c.id)]
     result = cli("doctor", "--facts", str(snapshot), *skips, "--format", "json")
     assert_bad_input(result, "no check to run")
-    assert result.stdout == ""
+    assert_no_verdict(result, "json", "no check to run")
 
 
 def test_checking_and_skipping_the_same_check_is_bad_input(cli: CliRunner, snapshot: Path) -> None:

@@ -324,6 +324,10 @@ def test_the_collect_json_envelope(capsys: pytest.CaptureFixture[str], tmp_path:
     assert set(doc) == {
         "schema",
         "neuron_env_version",
+        "command",
+        "status",
+        "exit_code",
+        "errors",
         "directory",
         "collected",
         "skipped",

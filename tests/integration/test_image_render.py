@@ -332,7 +332,10 @@ def test_a_hostile_matrix_dir_path_stays_inside_a_comment(run: CliRunner, tmp_pa
 def test_json_is_the_versioned_envelope_with_the_text_and_the_pins(run: CliRunner) -> None:
     text = render_ok(run, "--release", "2.33.1", *URL_SOURCE)
     doc = json.loads(render_ok(run, "--release", "2.33.1", *URL_SOURCE, "--format", "json"))
-    assert set(doc) == {"schema", "neuron_env_version", "text", "pins", "notes"}
+    assert set(doc) == {
+        "schema", "neuron_env_version", "command", "status", "exit_code", "errors", "text", "pins",
+        "notes",
+    }  # fmt: skip
     assert doc["schema"] == "neuron-env/image-render/v1"
     assert doc["text"] == text
     pins = doc["pins"]

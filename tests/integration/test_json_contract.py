@@ -14,7 +14,8 @@ from tests.conftest import DATA, CliRunner
 
 pytestmark = pytest.mark.integration
 
-ENVELOPE = {"schema", "neuron_env_version"}
+# Every envelope's common keys (tests/integration/test_envelope_contract.py pins their values).
+ENVELOPE = {"schema", "neuron_env_version", "command", "status", "exit_code", "errors"}
 
 
 def run_json(cli: CliRunner, *args: str) -> dict[str, object]:
