@@ -20,6 +20,15 @@ from neuron_env.cli.options import (
     SysrootOption,
 )
 
+RedactOption = Annotated[
+    bool,
+    typer.Option(
+        "--redact",
+        help="Replace the host name, instance and account ids, IP and MAC addresses and user "
+        "names in paths; versions, OS, instance type and region stay.",
+    ),
+]
+
 LevelOption = typer.Option(
     "--level",
     min=0,
@@ -30,6 +39,7 @@ LevelOption = typer.Option(
 
 
 def facts(
+    ctx: typer.Context,
     python: PythonOption = None,
     sysroot: SysrootOption = Path("/"),
     probe_timeout: ProbeTimeoutOption = 15.0,
@@ -40,15 +50,31 @@ def facts(
             "--output", "-o", metavar="FILE", help="Write the snapshot to FILE.", dir_okay=False
         ),
     ] = None,
+    output_format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            help="json (a snapshot doctor reads back) or text (Markdown for a bug report).",
+        ),
+    ] = "json",
+    redact: RedactOption = False,
 ) -> None:
     """Collect a JSON snapshot of this host and a Python environment (facts only, no verdicts).
 
     Judge it later, anywhere: neuron-env doctor --facts FILE
 
-    Example: neuron-env facts --python .venv/bin/python -o host.json
+    Examples:
+
+      neuron-env facts --python .venv/bin/python -o host.json
+
+      neuron-env facts --format text --redact > report.md
     """
     from neuron_env.facts import snapshot
     from neuron_env.operations.doctor import FactsRequest, collect_host_facts
+    from neuron_env.redact import redact_facts
+
+    check_format(output_format, ("json", "text"))
 
     request = FactsRequest(
         python=python,
@@ -58,7 +84,13 @@ def facts(
         device_progress=device_progress,
     )
     collected = collect_host_facts(request)
-    text = json.dumps(snapshot(collected), indent=2) + "\n"
+    if output_format == "text":
+        from neuron_env.operations.facts_report import markdown_report
+
+        text = markdown_report(settings(ctx).matrix_dirs, collected, redact=redact)
+    else:
+        shown = redact_facts(collected) if redact else collected
+        text = json.dumps(snapshot(shown), indent=2) + "\n"
     if output is None:
         sys.stdout.write(text)
     else:
@@ -104,6 +136,7 @@ def doctor(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Show details of every check.")
     ] = False,
+    redact: RedactOption = False,
 ) -> None:
     """Validate this host and a Python environment for TorchNeuron; say what to fix.
 
@@ -143,5 +176,9 @@ def doctor(
         device_progress=device_progress,
     )
     report = run_doctor(request)
+    if redact:
+        from neuron_env.redact import redact_report
+
+        report = redact_report(report)
     emit(report, output_format, output, verbose=verbose)
     raise typer.Exit(report.summary.exit_code)
