@@ -152,6 +152,7 @@ def doctor(
       neuron-env doctor --facts host.json --format json
     """
     from neuron_env.operations.doctor import DoctorRequest, run_doctor
+    from neuron_env.project_config import load_project_defaults
     from neuron_env.report.emit import emit, format_names
 
     if list_checks:
@@ -161,10 +162,13 @@ def doctor(
         print_checks(console(), CHECKS)
         return
     check_format(output_format, format_names("DoctorReport"))
+    defaults = load_project_defaults()
     request = DoctorRequest(
         matrix_dirs=settings(ctx).matrix_dirs,
-        release=release,
-        torch=torch,
+        release=release or defaults.release,
+        torch=torch or defaults.torch,
+        allow=tuple(defaults.allow),
+        allow_reasons=defaults.allow,
         only=tuple(check or ()),
         skipped=tuple(skip or ()),
         strict=strict,

@@ -19,6 +19,7 @@ def to_document(report: DoctorReport, command: str = COMMAND) -> dict[str, Any]:
             "exit_code": report.summary.exit_code,
             "strict": report.summary.strict,
             "allowed": report.summary.allowed,
+            "allowed_reasons": report.summary.allowed_reasons,
             "counts": report.summary.counts,
             "release": report.release,
             "release_reason": report.release_reason,
