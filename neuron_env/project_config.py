@@ -15,6 +15,7 @@ Keys: ``release`` ("2.33.1"), ``torch`` ("2.14") and ``allow`` (check id → why
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,11 +62,28 @@ def _table_in(folder: Path) -> tuple[Path, Any] | None:
     if own.is_file():
         return own, _read(own)
     pyproject = folder / PYPROJECT
-    if pyproject.is_file():
+    if pyproject.is_file() and _mentions_table(pyproject):
         tool = _read(pyproject).get("tool")
         if isinstance(tool, dict) and "neuron-env" in tool:
             return pyproject, tool["neuron-env"]
     return None
+
+
+# [tool.neuron-env], [tool."neuron-env".x], tool.neuron-env.release = or neuron-env.release =
+# (under [tool]); not `neuron-env = "..."` of [project.scripts]. Most projects' pyproject.toml
+# has no such line, and then a doctor run parses no TOML at all (tomllib costs start-up time).
+_TABLE_LINE = re.compile(
+    rb"""(?m)^[ \t]*(?:\[[ \t]*)?(?:tool[ \t]*\.[ \t]*)?["']?neuron-env["']?[ \t]*[.\]]"""
+)
+
+
+def _mentions_table(path: Path) -> bool:
+    from neuron_env.input_files import TOML_LIMITS, InputRejected, read_bytes
+
+    try:
+        return _TABLE_LINE.search(read_bytes(path, TOML_LIMITS.max_bytes)) is not None
+    except InputRejected as exc:
+        raise MalformedFile(f"Cannot read {path}: {exc.problem}.") from None
 
 
 def _read(path: Path) -> dict[str, Any]:
