@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from packaging.version import Version
@@ -29,6 +29,7 @@ class DoctorOptions:
     strict: bool = False
     level: int = 0
     allow: Sequence[str] = ()
+    allow_reasons: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
 def check_request(matrix: Matrix, release: str | None, torch: str | None) -> None:
@@ -64,6 +65,8 @@ def judge(matrix: Matrix, facts: HostFacts, options: DoctorOptions) -> DoctorRep
     ctx = build_context(matrix, facts, release=options.release, torch=options.torch)
     findings = tuple(run_checks(facts, ctx, checks))
     summary = summarize(findings, strict=options.strict, allow=options.allow)
+    reasons = {c: r for c, r in options.allow_reasons.items() if c in summary.allowed}
+    summary = dataclasses.replace(summary, allowed_reasons=reasons)
     if all(f.status == "skip" for f in findings):  # every selected check skipped: nothing judged
         summary = dataclasses.replace(summary, status="fail", exit_code=EXIT_FAILED)
     return DoctorReport(

@@ -132,6 +132,8 @@ class Summary:
     exit_code: int
     strict: bool = False
     allowed: tuple[str, ...] = field(default=())
+    allowed_reasons: dict[str, str] = field(default_factory=dict)
+    """Why each allowed check may fail, as the project file says (``allow = {id = "why"}``)."""
 
     def is_allowed(self, finding: Finding) -> bool:
         return finding.check in self.allowed

@@ -17,7 +17,16 @@ from neuron_env.cli.options import (
     ReportOutputOption,
     SysrootOption,
 )
-from neuron_env.report.formats import JsonOnly, ReportFormat
+from neuron_env.report.formats import FactsFormat, ReportFormat
+
+RedactOption = Annotated[
+    bool,
+    typer.Option(
+        "--redact",
+        help="Replace the host name, instance and account ids, IP and MAC addresses and user "
+        "names in paths; versions, OS, instance type and region stay.",
+    ),
+]
 
 LevelOption = typer.Option(
     "--level",
@@ -29,6 +38,7 @@ LevelOption = typer.Option(
 
 
 def facts(
+    ctx: typer.Context,
     python: PythonOption = None,
     sysroot: SysrootOption = Path("/"),
     probe_timeout: ProbeTimeoutOption = 15.0,
@@ -44,20 +54,26 @@ def facts(
         typer.Option(
             "--format",
             metavar="FORMAT",
-            is_eager=True,  # a snapshot is JSON: an error is the envelope too, said from the start
-            callback=format_choice(JsonOnly),
-            help="json, the only format: a snapshot is for machines.",
+            is_eager=True,  # an error is the envelope too, said from the start
+            callback=format_choice(FactsFormat),
+            help="json (a snapshot doctor reads back) or text (Markdown for a bug report).",
         ),
     ] = "json",
+    redact: RedactOption = False,
 ) -> None:
     """Collect a JSON snapshot of this host and a Python environment (facts only, no verdicts).
 
     Judge it later, anywhere: neuron-env doctor --facts FILE
 
-    Example: neuron-env facts --python .venv/bin/python -o host.json
+    Examples:
+
+      neuron-env facts --python .venv/bin/python -o host.json
+
+      neuron-env facts --format text --redact > report.md
     """
     from neuron_env.operations.doctor import FactsRequest, collect_host_facts
-    from neuron_env.report.doctor import FACTS
+    from neuron_env.redact import redact_facts
+    from neuron_env.report.doctor import FACTS, FactsReport
     from neuron_env.report.emit import emit
 
     request = FactsRequest(
@@ -67,8 +83,15 @@ def facts(
         level=level,
         device_progress=device_progress,
     )
-    choice = chosen_format(JsonOnly, output_format)
-    raise typer.Exit(emit(FACTS, collect_host_facts(request), choice, output))
+    choice = chosen_format(FactsFormat, output_format)
+    collected = collect_host_facts(request)
+    markdown = ""
+    if choice is FactsFormat.text:
+        from neuron_env.operations.facts_report import markdown_report
+
+        markdown = markdown_report(settings(ctx).matrix_dirs, collected, redact=redact)
+    shown = redact_facts(collected) if redact else collected
+    raise typer.Exit(emit(FACTS, FactsReport(shown, markdown), choice, output))
 
 
 def doctor(
@@ -110,6 +133,7 @@ def doctor(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Show details of every check.")
     ] = False,
+    redact: RedactOption = False,
 ) -> None:
     """Validate this host and a Python environment for TorchNeuron; say what to fix.
 
@@ -125,16 +149,20 @@ def doctor(
       neuron-env doctor --facts host.json --format json
     """
     from neuron_env.operations.doctor import DoctorRequest, run_doctor
+    from neuron_env.project_config import load_project_defaults
     from neuron_env.report.doctor import DOCTOR
     from neuron_env.report.emit import emit
 
     choice = chosen_format(ReportFormat, output_format)
     if list_checks:
         raise typer.Exit(_list_checks(choice, output))
+    defaults = load_project_defaults()
     request = DoctorRequest(
         matrix_dirs=settings(ctx).matrix_dirs,
-        release=release,
-        torch=torch,
+        release=release or defaults.release,
+        torch=torch or defaults.torch,
+        allow=tuple(defaults.allow),
+        allow_reasons=defaults.allow,
         only=tuple(check or ()),
         skipped=tuple(skip or ()),
         strict=strict,
@@ -145,7 +173,12 @@ def doctor(
         probe_timeout=probe_timeout,
         device_progress=device_progress,
     )
-    raise typer.Exit(emit(DOCTOR, run_doctor(request), choice, output, verbose=verbose))
+    report = run_doctor(request)
+    if redact:
+        from neuron_env.redact import redact_report
+
+        report = redact_report(report)
+    raise typer.Exit(emit(DOCTOR, report, choice, output, verbose=verbose))
 
 
 def _list_checks(choice: ReportFormat, output: Path | None) -> int:

@@ -157,12 +157,16 @@ def install(
       neuron-env install --system --release 2.33.1
     """
     from neuron_env.operations import install as operation
+    from neuron_env.project_config import load_project_defaults
     from neuron_env.report.emit import emit
     from neuron_env.report.install import INSTALL, terminal_display
 
     choice = chosen_format(DocumentFormat, output_format, json)
     shown = not quiet and choice is DocumentFormat.text
 
+    defaults = load_project_defaults()  # flags win over the project file
+    release = release or defaults.release
+    torch = torch or (None if system else defaults.torch)  # --system installs no PyTorch
     request = operation.InstallRequest(
         torch=torch, release=release, venv=venv, python=python, backend=backend,
         index_url=index_url, neuron_index=neuron_index, pytorch_index=pytorch_index,

@@ -104,7 +104,11 @@ def preflight(
         plan_outputs,
         slurm_healthcheck,
     )
+    from neuron_env.project_config import load_project_defaults
 
+    defaults = load_project_defaults()  # flags win; --allow adds to the file's allow
+    release, torch = release or defaults.release, torch or defaults.torch
+    allow = [*defaults.allow, *(a for a in allow or () if a not in defaults.allow)]
     if emit is not None:
         if emit not in EMITTABLE:
             raise BadInput(f"--emit '{emit}' is not one of: {', '.join(EMITTABLE)}.")
@@ -128,6 +132,7 @@ def preflight(
         strict=strict,
         level=1 if level is None else level,
         allow=tuple(allow or ()),
+        allow_reasons=defaults.allow,
         python=python,
         sysroot=sysroot,
         probe_timeout=probe_timeout,

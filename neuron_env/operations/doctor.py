@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -46,6 +46,7 @@ class DoctorRequest:
     strict: bool = False
     level: int = 0
     allow: Sequence[str] = ()
+    allow_reasons: Mapping[str, str] = dataclasses.field(default_factory=dict)
     facts_file: Path | None = None
     python: Path | None = None
     sysroot: Path = Path("/")
@@ -63,6 +64,7 @@ class DoctorRequest:
             strict=self.strict,
             level=self.level,
             allow=tuple(self.allow),
+            allow_reasons=dict(self.allow_reasons),
         )
 
     def probing(self) -> FactsRequest:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import io
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from neuron_env.checks.model import CheckListing, DoctorReport
 from neuron_env.facts import HostFacts
 from neuron_env.report.emit import DONE, Format, Outcome, Output, document, dumps
-from neuron_env.report.formats import DocumentFormat, JsonOnly, ReportFormat
+from neuron_env.report.formats import DocumentFormat, FactsFormat, ReportFormat
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -86,16 +87,32 @@ DOCTOR: Output[DoctorReport, ReportFormat] = Output(
 )
 
 
-# --- neuron-env facts: the snapshot, JSON only --------------------------------------------------
+# --- neuron-env facts: the snapshot, or a Markdown bug report -----------------------------------
 
 
-def _snapshot(facts: HostFacts, **_: Any) -> str:
+@dataclass(frozen=True)
+class FactsReport:
+    """What ``facts`` collected, and (``--format text``) the Markdown report made of it."""
+
+    facts: HostFacts
+    markdown: str = ""
+
+
+def _snapshot(report: FactsReport, **_: Any) -> str:
     from neuron_env.facts import SNAPSHOT_COMMAND
 
-    return dumps(document(SNAPSHOT_COMMAND, {"facts": facts}, DONE))
+    return dumps(document(SNAPSHOT_COMMAND, {"facts": report.facts}, DONE))
 
 
-FACTS: Output[HostFacts, JsonOnly] = Output(HostFacts, JsonOnly, {JsonOnly.json: Format(_snapshot)})
+def _bug_report(report: FactsReport, **_: Any) -> str:
+    return report.markdown
+
+
+FACTS: Output[FactsReport, FactsFormat] = Output(
+    FactsReport,
+    FactsFormat,
+    {FactsFormat.json: Format(_snapshot), FactsFormat.text: Format(_bug_report)},
+)
 
 
 # --- doctor --list-checks -----------------------------------------------------------------------

@@ -36,6 +36,13 @@ class JsonOnly(OutputFormat):
     json = "json"
 
 
+class FactsFormat(OutputFormat):
+    """The facts snapshot (JSON, what doctor reads back) or a Markdown bug report."""
+
+    json = "json"
+    text = "text"
+
+
 class TextOnly(OutputFormat):
     """A report that is text alone: a Packer recipe written to a directory."""
 

@@ -19,6 +19,7 @@ def to_document(report: DoctorReport, command: str = COMMAND) -> dict[str, Any]:
         {
             "strict": summary.strict,
             "allowed": summary.allowed,
+            "allowed_reasons": summary.allowed_reasons,
             "counts": summary.counts,
             "release": report.release,
             "release_reason": report.release_reason,

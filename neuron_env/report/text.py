@@ -67,7 +67,7 @@ def print_report(
             out.line()
             out.line((CATEGORY_TITLES[category], "bold"))
             for finding in members:
-                _print_finding(out, finding, width, verbose, report.summary.is_allowed(finding))
+                _print_finding(out, finding, width, verbose, _allowed_why(report, finding))
     out.line()
     verdict, rest = _summary_line(report)
     first, *more = _wrap(verdict[0] + rest, out.width)
@@ -81,10 +81,20 @@ def _wrap(text: str, width: int) -> list[str]:
     return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False) or [""]
 
 
+def _allowed_why(report: DoctorReport, finding: Finding) -> str | None:
+    """Why ``finding`` may fail: the project file's reason, or --allow; None when not allowed."""
+    if not report.summary.is_allowed(finding):
+        return None
+    return report.summary.allowed_reasons.get(finding.check, "")
+
+
 def _print_finding(
-    out: Writer, finding: Finding, width: int, verbose: bool, allowed: bool = False
+    out: Writer, finding: Finding, width: int, verbose: bool, allowed: str | None = None
 ) -> None:
-    note = " (allowed by --allow: does not fail the run)" if allowed else ""
+    note = ""
+    if allowed is not None:
+        why = f": {allowed};" if allowed else " by --allow:"
+        note = f" (allowed{why} does not fail the run)"
     lines: list[Line] = [("", "", finding.summary + note)]
     if finding.detail and (verbose or finding.status in ("fail", "error")):
         lines.append(("", "dim", finding.detail))

@@ -114,8 +114,8 @@ def test_doctor_envelope(cli: CliRunner) -> None:
     result = cli("doctor", "--format", "json", env={"AWS_EC2_METADATA_DISABLED": "true"})
     doc = json.loads(result.stdout)
     assert set(doc) == ENVELOPE | {
-        "status", "exit_code", "strict", "allowed", "counts", "release", "release_reason", "torch",
-        "torch_reason", "level", "findings", "facts",
+        "status", "exit_code", "strict", "allowed", "allowed_reasons", "counts", "release",
+        "release_reason", "torch", "torch_reason", "level", "findings", "facts",
     }  # fmt: skip
     assert doc["schema"] == "neuron-env/doctor/v1"
     assert set(doc["findings"][0]) == {

@@ -42,6 +42,12 @@ def _facts() -> Any:
     return read_snapshot(SNAPSHOT)
 
 
+def _facts_report() -> Any:
+    from neuron_env.report.doctor import FactsReport
+
+    return FactsReport(_facts(), "# neuron-env facts\n")
+
+
 def _check_listing() -> Any:
     from neuron_env.checks.model import CheckListing
     from neuron_env.checks.registry import CHECKS
@@ -165,7 +171,7 @@ def _image() -> Any:
 # Result class name -> a sample (a callable of tmp_path), and the options its renderers take.
 SAMPLES: dict[str, Callable[[Path], Any]] = {
     "DoctorReport": lambda _: _doctor_report(),
-    "HostFacts": lambda _: _facts(),
+    "FactsReport": lambda _: _facts_report(),
     "CheckListing": lambda _: _check_listing(),
     "FleetReport": _fleet_report,
     "CollectResult": lambda _: _collected(),
