@@ -9,6 +9,7 @@ bad file inside a directory, and a file on disk that is either the old one or th
 from __future__ import annotations
 
 import ast
+import io
 import json
 import os
 import resource
@@ -186,7 +187,7 @@ def test_fix_refuses_to_overwrite_an_edit_saved_while_the_question_waits(tmp_pat
         cwd=tmp_path,
         env=env(),
     ) as proc:
-        assert proc.stdout is not None
+        assert isinstance(proc.stdout, io.BufferedReader)
         seen = b""
         while b"[y/N]" not in seen:  # the question is on screen: now the user edits the file
             chunk = proc.stdout.read1(4096)

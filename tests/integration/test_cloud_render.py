@@ -22,12 +22,16 @@ from typing import Any
 import botocore.session
 import hcl2
 import pytest
-import tomllib
 import yaml
 from botocore.validate import ParamValidator
 
 from tests.conftest import DATA, NEURON_ENV
 from tests.support.golden import BOOTSTRAP, check_golden, redact_bootstrap
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the package supports 3.10
+    import tomli as tomllib
 
 pytestmark = pytest.mark.integration
 
@@ -64,7 +68,8 @@ def rendered(name: str, workdir: Path) -> Rendered:
 
 def scenario(name: str) -> dict[str, Any]:
     with (SCENARIOS / name / "scenario.toml").open("rb") as handle:
-        return tomllib.load(handle)
+        doc: dict[str, Any] = tomllib.load(handle)
+    return doc
 
 
 @pytest.fixture(scope="module")

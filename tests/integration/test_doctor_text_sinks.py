@@ -23,7 +23,8 @@ pytestmark = pytest.mark.integration
 
 SNAPSHOT = DATA / "snapshots" / "torch-2.13-container.json"
 SGR = re.compile("\x1b\\[[0-9;]*m")
-PIPE = {"COLUMNS": None, "NO_COLOR": None, "FORCE_COLOR": None}  # what a plain pipe has
+# what a plain pipe has
+PIPE: dict[str, str | None] = {"COLUMNS": None, "NO_COLOR": None, "FORCE_COLOR": None}
 
 
 def doctor(cli: CliRunner, *extra: str, env: dict[str, str | None]) -> str:

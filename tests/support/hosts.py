@@ -18,11 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import tomllib
-
 from tests.conftest import DATA
 from tests.support.dists import WRONG_PACKAGE, add_distribution, make_venv
 from tests.support.imds import imds_server, instance_metadata, silent_endpoint
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the package supports 3.10
+    import tomli as tomllib
 
 HOSTS = DATA / "hosts"
 HEALTHY_PYTHON = {
@@ -63,7 +66,9 @@ def load_scenario(name: str) -> Scenario:
     python.update(data.pop("python", {}))
     for dropped in data.pop("drop", []):
         python.pop(dropped)
-    tuples = {k: tuple(data.pop(k)) for k in ("placeholders", "remove") if k in data}
+    tuples: dict[str, Any] = {
+        k: tuple(data.pop(k)) for k in ("placeholders", "remove") if k in data
+    }
     return Scenario(name=name, python=python, **tuples, **data)
 
 
