@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NEURON_ENV, CliRunner
+from tests.conftest import CliRunner, cli_argv
 
 pytestmark = pytest.mark.integration
 
@@ -179,7 +179,7 @@ def _largest_open_file(pid: int) -> int:
 def test_a_flood_on_stderr_fills_neither_memory_nor_disk(forged: Path, tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEURON_ENV_")}
     env.update(FORGED_WORKER="stderr-flood", NO_COLOR="1")
-    argv = [str(NEURON_ENV), "smoke", "--python", str(forged), "--timeout", "3", "--format", "json"]
+    argv = cli_argv("smoke", "--python", str(forged), "--timeout", "3", "--format", "json")
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             text=True)  # fmt: skip
     largest = 0
@@ -255,7 +255,7 @@ def test_a_signal_kills_the_hung_worker_and_exits_130(
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEURON_ENV_")}
     env.update(FORGED_WORKER="hang", FORGED_PIDS=str(pids), NO_COLOR="1",
                AWS_EC2_METADATA_DISABLED="true")  # fmt: skip
-    proc = subprocess.Popen([str(NEURON_ENV), *_command(command, forged, model)], env=env,
+    proc = subprocess.Popen(cli_argv(*_command(command, forged, model)), env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
     worker = grandchild = 0
     try:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NEURON_ENV, CliRunner
+from tests.conftest import NEURON_ENV, CliRunner, cli_argv
 
 pytestmark = pytest.mark.integration
 
@@ -120,7 +120,7 @@ def test_fix_that_fails_mid_write_leaves_the_old_file(tmp_path: Path) -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
 
     proc = subprocess.run(
-        [str(NEURON_ENV), "scan", "train.py", "--fix", "--yes"],
+        cli_argv("scan", "train.py", "--fix", "--yes"),
         cwd=tmp_path,
         env=env(),
         capture_output=True,
@@ -180,7 +180,7 @@ def test_fix_refuses_to_overwrite_an_edit_saved_while_the_question_waits(tmp_pat
     target.write_text(XLA_SCRIPT)
     controller, terminal = pty.openpty()
     with subprocess.Popen(
-        [str(NEURON_ENV), "scan", "train.py", "--fix"],
+        cli_argv("scan", "train.py", "--fix"),
         stdin=terminal,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import DATA, NEURON_ENV, CliRunner
+from tests.conftest import DATA, CliRunner, cli_argv
 
 pytestmark = pytest.mark.integration
 
@@ -39,9 +39,7 @@ def on_a_terminal(*args: str, columns: int) -> str:
     controller, terminal = pty.openpty()
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS", "FORCE_COLOR")}
     env.update(COLUMNS=str(columns), TERM="xterm-256color")
-    with subprocess.Popen(
-        [str(NEURON_ENV), *args], stdout=terminal, stderr=terminal, env=env
-    ) as proc:
+    with subprocess.Popen(cli_argv(*args), stdout=terminal, stderr=terminal, env=env) as proc:
         os.close(terminal)
         chunks = []
         while True:

@@ -464,7 +464,7 @@ def test_the_default_index_from_pip_config_checks_the_placeholders(
 def test_ctrl_c_while_an_index_hangs_ends_at_once_and_writes_nothing(tmp_path: Path) -> None:
     import signal
 
-    from tests.conftest import NEURON_ENV
+    from tests.conftest import cli_argv
 
     overlay = tmp_path / "overlay"
     with socket.socket() as sock:
@@ -473,8 +473,9 @@ def test_ctrl_c_while_an_index_hangs_ends_at_once_and_writes_nothing(tmp_path: P
         sock.settimeout(60)
         hanging = f"http://127.0.0.1:{sock.getsockname()[1]}/simple"
         proc = subprocess.Popen(
-            [str(NEURON_ENV), "matrix", "verify", "--release", "2.34.0", "--timeout", "120",
-             "--neuron-index", hanging, "--pytorch-index", hanging, "--write", str(overlay)],
+            cli_argv("matrix", "verify", "--release", "2.34.0", "--timeout", "120",
+                     "--neuron-index", hanging, "--pytorch-index", hanging,
+                     "--write", str(overlay)),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         conn, _ = sock.accept()  # the request is out: neuron-env now waits for an answer
