@@ -20,12 +20,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import tomllib
 from packaging.utils import canonicalize_name
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # the package supports 3.10
-    import tomli as tomllib
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "install"
 SERVER = Path(__file__).with_name("index_server.py")

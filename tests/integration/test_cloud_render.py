@@ -21,16 +21,12 @@ from typing import Any
 import botocore.session
 import hcl2
 import pytest
+import tomllib
 import yaml
 from botocore.validate import ParamValidator
 
 from tests.conftest import DATA, Result, cli_runner, machine_env
 from tests.support.golden import BOOTSTRAP, check_golden, redact_bootstrap
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # the package supports 3.10
-    import tomli as tomllib
 
 pytestmark = pytest.mark.integration
 

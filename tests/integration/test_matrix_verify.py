@@ -24,14 +24,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import tomllib
 from packaging.utils import canonicalize_name
 
 from tests.conftest import DATA, CliRunner, Result, cli_runner
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # the package supports 3.10
-    import tomli as tomllib
 
 pytestmark = pytest.mark.integration
 

@@ -18,14 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import tomllib
+
 from tests.conftest import DATA
 from tests.support.dists import WRONG_PACKAGE, add_distribution, make_venv
 from tests.support.imds import imds_server, instance_metadata, silent_endpoint
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # the package supports 3.10
-    import tomli as tomllib
 
 HOSTS = DATA / "hosts"
 HEALTHY_PYTHON = {
