@@ -180,17 +180,18 @@ def test_a_flood_on_stderr_fills_neither_memory_nor_disk(forged: Path, tmp_path:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEURON_ENV_")}
     env.update(FORGED_WORKER="stderr-flood", NO_COLOR="1")
     argv = cli_argv("smoke", "--python", str(forged), "--timeout", "3", "--format", "json")
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True)  # fmt: skip
     largest = 0
-    try:
-        while proc.poll() is None:
-            largest = max(largest, _largest_open_file(proc.pid))
-            time.sleep(0.1)
-        out = proc.stdout.read() if proc.stdout else ""
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    # The with-block closes the pipe (an unclosed one is a ResourceWarning, an error here).
+    with subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          text=True) as proc:  # fmt: skip
+        try:
+            while proc.poll() is None:
+                largest = max(largest, _largest_open_file(proc.pid))
+                time.sleep(0.1)
+            out = proc.stdout.read() if proc.stdout else ""
+        finally:
+            if proc.poll() is None:
+                proc.kill()
     assert proc.returncode == 1
     assert json.loads(out)["cases"][0]["status"] == "timeout"
     assert largest < 1 << 20, f"neuron-env kept {largest >> 20} MiB of the worker's stderr"
