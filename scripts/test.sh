@@ -34,8 +34,14 @@ log "test environment: $venv ($("$python" --version))"
 if [[ ! -x $venv/bin/python ]]; then
   "$python" -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install --quiet --upgrade pip
-"$venv/bin/python" -m pip install --quiet --editable ".[test]"
+# Installed again only when pyproject.toml changed since the last install (it takes a while).
+stamp=$venv/.neuron-env-installed-from
+wanted=$(sha256sum pyproject.toml)
+if [[ ! -f $stamp || $(cat "$stamp") != "$wanted" ]]; then
+  "$venv/bin/python" -m pip install --quiet --upgrade pip
+  "$venv/bin/python" -m pip install --quiet --editable ".[test]"
+  printf '%s' "$wanted" >"$stamp"
+fi
 
 torch_venv=${NEURON_ENV_TEST_TORCH_VENV:-$PWD/.venv-torch}
 log "torch for the device tests: $torch_venv"

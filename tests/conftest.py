@@ -6,7 +6,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,22 +40,48 @@ def cli(tmp_path: Path) -> CliRunner:
     return cli_runner(tmp_path)
 
 
-def cli_runner(cwd: Path) -> CliRunner:
-    """A runner of the console script from ``cwd`` (for fixtures wider than one test)."""
+def cli_argv(*args: str) -> list[str]:
+    """The console script's command line, for the few tests that start it themselves (on a
+    terminal, to signal it while it runs, under ``unshare``); every other test uses
+    :func:`cli_runner`."""
+    return [str(NEURON_ENV), *args]
 
-    def run(*args: str, env: dict[str, str | None] | None = None, timeout: float = 60) -> Result:
-        """``env`` is added to this machine's environment; a variable set to None is removed."""
-        full_env: dict[str, str | None] = {
-            k: v for k, v in os.environ.items() if not k.startswith("NEURON_ENV_")
-        }
-        full_env.update({"NO_COLOR": "1", "COLUMNS": "160", **(env or {})})
+
+def machine_env(*dropped: str) -> dict[str, str]:
+    """This machine's environment without neuron-env's own variables (and those starting with
+    ``dropped``), with plain output 160 columns wide."""
+    prefixes = ("NEURON_ENV_", *dropped)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
+    return {**env, "NO_COLOR": "1", "COLUMNS": "160"}
+
+
+def cli_runner(
+    cwd: Path | None = None,
+    *,
+    base_env: Mapping[str, str] | None = None,
+    timeout: float = 60,
+    prefix: Sequence[str] = (),
+) -> CliRunner:
+    """The one way the tests run the console script to its end: from ``cwd``, with ``base_env``
+    (default :func:`machine_env`), behind ``prefix`` (e.g. a command that drops capabilities)."""
+    base = dict(machine_env() if base_env is None else base_env)
+
+    def run(
+        *args: str,
+        env: Mapping[str, str | None] | None = None,
+        timeout: float = timeout,
+        preexec_fn: Callable[[], None] | None = None,
+    ) -> Result:
+        """``env`` is added to the base environment; a variable set to None is removed."""
+        full_env: dict[str, str | None] = {**base, **(env or {})}
         proc = subprocess.run(
-            [str(NEURON_ENV), *args],
+            [*prefix, *cli_argv(*args)],
             capture_output=True,
             text=True,
             env={k: v for k, v in full_env.items() if v is not None},
             cwd=cwd,
             timeout=timeout,
+            preexec_fn=preexec_fn,  # only to drop capabilities, before exec
             check=False,
         )
         return Result(proc.returncode, proc.stdout, proc.stderr)

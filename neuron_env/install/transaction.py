@@ -38,7 +38,6 @@ from neuron_env.install.plan import InstallPlan
 from neuron_env.install.reachability import failure_cause, step_name
 from neuron_env.install.target_env import TargetEnv
 from neuron_env.install.verify import Problem, TorchImport, import_torch, problems
-from neuron_env.pause import pause_at
 from neuron_env.probe.python_env import probe_python
 from neuron_env.signals import held_interrupts, sigterm_as_interrupt
 
@@ -114,7 +113,6 @@ def execute(
             for line in staging.recover_stale(target.path):
                 tell(line)
             before = live.snapshot(target.path) if target.exists else None
-            pause_at("resolve")
             box = staging.make_staging_dir(target.path)
             versions, torch = _build(plan, target, backend, box, log, phases)
             _check_live_unchanged(target, before, log)
@@ -128,7 +126,6 @@ def execute(
                     staging.remove_tree(box)
             raise _failure(exc, plan, target, log) from None
         phases.start("cleanup", "Removing the previous environment and the staging directory")
-        pause_at("cleanup")
         staging.remove_tree(box)
         phases.stop()
         if box.exists():
@@ -197,14 +194,12 @@ def _build(
     else:
         phases.start("create", f"Creating a staging venv with Python {target.python_version}")
         backend.create_venv(target.base_python, venv, session)
-    pause_at("stage")
     if plan.remove:
         phases.start("remove", f"Removing the legacy PyTorch/XLA stack: {', '.join(plan.remove)}")
         backend.uninstall(plan.remove, venv / "bin" / "python", session)
     phases.start("install", f"Installing with {backend.name}")
     from_neuron = backend.install(plan, venv / "bin" / "python", session)
     phases.start("verify", "Verifying the new environment (import torch)")
-    pause_at("verify")
     versions, torch = _inspect(venv / "bin" / "python")
     found = problems(plan, target.installed(), versions, torch, routed=from_neuron)
     if found:
@@ -233,7 +228,6 @@ def _swap_in(new: Path, target: TargetEnv) -> None:
     else:
         new.rename(target.path)
     try:
-        pause_at("swap")
         _check_runs(target.path)
     except BaseException:
         _undo_swap(new, target)

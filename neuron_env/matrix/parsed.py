@@ -122,15 +122,12 @@ def write(directory: Path, text: str) -> Path:
     """Replace ``directory/parsed.json`` with ``text`` atomically; return its path."""
     import tempfile  # only maintainers write the file
 
-    from neuron_env.pause import pause_at
-
     target = directory / PARSED_FILE
     fd, temporary = tempfile.mkstemp(dir=directory, prefix=f".{PARSED_FILE}.")
     try:
         os.fchmod(fd, 0o644)  # shipped with the package: readable by everyone, like the TOML
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
-        pause_at("replace")
         Path(temporary).replace(target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -156,7 +153,6 @@ def main(argv: list[str]) -> int:
     matrices') ``parsed.json`` after editing its files."""
     from neuron_env.errors import EXIT_BAD_INPUT, EXIT_FAILED
     from neuron_env.escape import terminal
-    from neuron_env.pause import pause_at
     from neuron_env.resources import shipped_matrix_dir
     from neuron_env.signals import held_interrupts, interrupt_exit_code, sigterm_as_interrupt
 
@@ -180,7 +176,6 @@ def main(argv: list[str]) -> int:
     late = False  # a signal that came once parsed.json was replaced
     try:
         with sigterm_as_interrupt():
-            pause_at("parse")
             text = render(directory)
             with held_interrupts() as held:
                 target = write(directory, text)

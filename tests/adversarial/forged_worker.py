@@ -22,6 +22,7 @@ import os
 import subprocess
 import sys
 import time
+from typing import Any
 
 MODE = os.environ.get("FORGED_WORKER", "hang")
 
@@ -31,7 +32,7 @@ def emit(event: str, **fields: object) -> None:
     sys.stdout.flush()
 
 
-def hello(request: dict) -> None:
+def hello(request: dict[str, Any]) -> None:
     device = request.get("device", "neuron")
     info = {
         "device": device,
@@ -45,8 +46,8 @@ def hello(request: dict) -> None:
     emit("hello", info=info)
 
 
-def first_case(request: dict) -> str:
-    return (request.get("variants") or ["load"])[0]
+def first_case(request: dict[str, Any]) -> str:
+    return str((request.get("variants") or ["load"])[0])
 
 
 def forever(action: object = None) -> None:

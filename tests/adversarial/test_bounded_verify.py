@@ -28,7 +28,7 @@ import pytest
 import tomllib
 from packaging.utils import canonicalize_name
 
-from tests.conftest import NEURON_ENV, Result
+from tests.conftest import Result, cli_argv
 from tests.integration.test_matrix_verify import SCENARIOS, wheel_names
 
 pytestmark = pytest.mark.integration
@@ -83,7 +83,7 @@ class Hostile(http.server.BaseHTTPRequestHandler):
         self._head()
         line = b'<a href="torch-2.14.0-cp312-cp312-manylinux_2_35_x86_64.whl">torch</a>\n'
         chunk = line * ((1 << 20) // len(line))
-        for _ in range(HUGE_PAGE // len(chunk)):  # generated as it is sent: never held here
+        for _chunk in range(HUGE_PAGE // len(chunk)):  # generated as it is sent: never held here
             if self.stop.is_set():
                 return
             self.wfile.write(chunk)
@@ -140,7 +140,7 @@ def verify(tmp_path: Path, neuron: str, pytorch: str, *flags: str) -> Result:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEURON_ENV_")}
     # Few malloc arenas: each thread's arena reserves 64 MiB of address space it never uses.
     env |= {"PIP_CONFIG_FILE": os.devnull, "PIP_INDEX_URL": "", "MALLOC_ARENA_MAX": "2"}
-    argv = [str(NEURON_ENV), "matrix", "verify", "--release", "2.34.0", *flags]
+    argv = cli_argv("matrix", "verify", "--release", "2.34.0", *flags)
     argv += ["--neuron-index", neuron, "--pytorch-index", pytorch]
     proc = subprocess.run(
         argv,

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NEURON_ENV, CliRunner
+from tests.conftest import CliRunner, cli_argv
 
 pytestmark = pytest.mark.integration
 
@@ -179,18 +179,19 @@ def _largest_open_file(pid: int) -> int:
 def test_a_flood_on_stderr_fills_neither_memory_nor_disk(forged: Path, tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEURON_ENV_")}
     env.update(FORGED_WORKER="stderr-flood", NO_COLOR="1")
-    argv = [str(NEURON_ENV), "smoke", "--python", str(forged), "--timeout", "3", "--format", "json"]
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True)  # fmt: skip
+    argv = cli_argv("smoke", "--python", str(forged), "--timeout", "3", "--format", "json")
     largest = 0
-    try:
-        while proc.poll() is None:
-            largest = max(largest, _largest_open_file(proc.pid))
-            time.sleep(0.1)
-        out = proc.stdout.read() if proc.stdout else ""
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    # The with-block closes the pipe (an unclosed one is a ResourceWarning, an error here).
+    with subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          text=True) as proc:  # fmt: skip
+        try:
+            while proc.poll() is None:
+                largest = max(largest, _largest_open_file(proc.pid))
+                time.sleep(0.1)
+            out = proc.stdout.read() if proc.stdout else ""
+        finally:
+            if proc.poll() is None:
+                proc.kill()
     assert proc.returncode == 1
     assert json.loads(out)["cases"][0]["status"] == "timeout"
     assert largest < 1 << 20, f"neuron-env kept {largest >> 20} MiB of the worker's stderr"
@@ -255,7 +256,7 @@ def test_a_signal_kills_the_hung_worker_and_exits_128_plus_the_signal(
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEURON_ENV_")}
     env.update(FORGED_WORKER="hang", FORGED_PIDS=str(pids), NO_COLOR="1",
                AWS_EC2_METADATA_DISABLED="true")  # fmt: skip
-    proc = subprocess.Popen([str(NEURON_ENV), *_command(command, forged, model)], env=env,
+    proc = subprocess.Popen(cli_argv(*_command(command, forged, model)), env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
     worker = grandchild = 0
     try:

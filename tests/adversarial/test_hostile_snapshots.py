@@ -63,7 +63,7 @@ def snapshot(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
 
 
 def hostile(snapshot: dict[str, object]) -> dict[str, object]:
-    doc = json.loads(json.dumps(snapshot))
+    doc: dict[str, Any] = json.loads(json.dumps(snapshot))
     doc["facts"]["hostname"] = "node-01" + PAYLOAD
     doc["facts"]["os"]["kernel"] = "6.17.0-1004-aws" + PAYLOAD
     return doc
@@ -167,7 +167,10 @@ def test_a_path_with_escape_sequences_is_shown_not_run(cli: CliRunner, tmp_path:
 
 
 def _write(text: str) -> Callable[[Path], None]:
-    return lambda path: path.write_text(text)
+    def write(path: Path) -> None:
+        path.write_text(text)
+
+    return write
 
 
 def _fifo(path: Path) -> None:
@@ -366,7 +369,7 @@ def test_a_forged_version_string_is_no_version(
     cli: CliRunner, snapshot: dict[str, object], tmp_path: Path, package: str
 ) -> None:
     doc = json.loads(json.dumps(snapshot))
-    dists = doc["facts"]["python"]["distributions"]  # type: ignore[index]
+    dists = doc["facts"]["python"]["distributions"]
     real = dists[package]["version"]
     dists[package]["version"] = real + "\n::error::forged"  # starts like the right version
     path = tmp_path / "host.json"

@@ -1,9 +1,10 @@
 """Interrupting ``neuron-env install`` at every phase: the environment is fully old or fully new.
 
-The real process is paused at a phase by its test hook (``NEURON_ENV_TEST_PAUSE_AT``) and gets a
-real SIGINT, SIGTERM or SIGKILL there. Before the swap nothing has happened ("Nothing was
-changed", the environment byte for byte as it was); from the swap on the install has happened and
-the message says so; after a SIGKILL the next install cleans up the leftovers and says so.
+The real process is held at a phase from the test side (``tests/support/pausing.py``: a start-up
+shim on that one process's ``PYTHONPATH``, nothing in the product) and gets a real SIGINT, SIGTERM
+or SIGKILL there. Before the swap nothing has happened ("Nothing was changed", the environment
+byte for byte as it was); from the swap on the install has happened and the message says so;
+after a SIGKILL the next install cleans up the leftovers and says so.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +30,7 @@ from tests.integration.install_helpers import (
     start_install,
     write_install_matrix,
 )
+from tests.support.pausing import paused_env, wait_until_paused
 
 pytestmark = pytest.mark.integration
 
@@ -67,16 +68,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
 def paused_upgrade(world: World, venv: Path, phase: str) -> tuple[subprocess.Popen[str], Path]:
     """Start the 2.13 → 2.14 upgrade and wait until it reaches ``phase``."""
     marks = venv.parent / "marks"
-    marks.mkdir()
-    env = {**world.env, "NEURON_ENV_TEST_PAUSE_AT": phase, "NEURON_ENV_TEST_PAUSE_DIR": str(marks)}
+    env = paused_env(world.env, phase, marks)
     proc = start_install(env, venv, world.indexes.args(), "--backend", "uv")
-    deadline = time.monotonic() + 120
-    while not (marks / f"{phase}.paused").exists():
-        if proc.poll() is not None:
-            pytest.fail(f"the install ended before {phase}: {proc.communicate()}")
-        assert time.monotonic() < deadline, f"the install never reached {phase}"
-        time.sleep(0.02)
-    return proc, marks / f"{phase}.go"
+    return proc, wait_until_paused(proc, phase, marks)
 
 
 def assert_new(venv: Path) -> None:

@@ -9,6 +9,7 @@ bad file inside a directory, and a file on disk that is either the old one or th
 from __future__ import annotations
 
 import ast
+import io
 import json
 import os
 import resource
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NEURON_ENV, CliRunner
+from tests.conftest import NEURON_ENV, CliRunner, cli_argv
 
 pytestmark = pytest.mark.integration
 
@@ -119,7 +120,7 @@ def test_fix_that_fails_mid_write_leaves_the_old_file(tmp_path: Path) -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
 
     proc = subprocess.run(
-        [str(NEURON_ENV), "scan", "train.py", "--fix", "--yes"],
+        cli_argv("scan", "train.py", "--fix", "--yes"),
         cwd=tmp_path,
         env=env(),
         capture_output=True,
@@ -179,14 +180,14 @@ def test_fix_refuses_to_overwrite_an_edit_saved_while_the_question_waits(tmp_pat
     target.write_text(XLA_SCRIPT)
     controller, terminal = pty.openpty()
     with subprocess.Popen(
-        [str(NEURON_ENV), "scan", "train.py", "--fix"],
+        cli_argv("scan", "train.py", "--fix"),
         stdin=terminal,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         cwd=tmp_path,
         env=env(),
     ) as proc:
-        assert proc.stdout is not None
+        assert isinstance(proc.stdout, io.BufferedReader)
         seen = b""
         while b"[y/N]" not in seen:  # the question is on screen: now the user edits the file
             chunk = proc.stdout.read1(4096)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NEURON_ENV
+from tests.conftest import cli_argv
 from tests.integration.conftest import isolated_environment
 from tests.integration.indexes import Indexes, start_indexes
 from tests.integration.install_helpers import write_install_matrix
@@ -98,7 +98,7 @@ def signalled_download(
     env = isolated_environment(tmp_path, matrix)
     env["TMPDIR"] = str(tmp_path / "tmp")
     (tmp_path / "tmp").mkdir()
-    argv = [str(NEURON_ENV), "download", "--torch", "2.14", "-d", str(dest), *indexes.args()]
+    argv = cli_argv("download", "--torch", "2.14", "-d", str(dest), *indexes.args())
     seen = len(indexes.requests("pytorch"))  # the module's earlier runs asked too
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)  # fmt: skip
@@ -171,8 +171,9 @@ def test_a_signal_while_matrix_verify_waits_writes_nothing_and_says_so_once(
         sock.settimeout(60)
         hanging = f"http://127.0.0.1:{sock.getsockname()[1]}/simple"
         proc = subprocess.Popen(
-            [str(NEURON_ENV), "matrix", "verify", "--release", "2.34.0", "--timeout", "120",
-             "--neuron-index", hanging, "--pytorch-index", hanging, "--write", str(overlay)],
+            cli_argv("matrix", "verify", "--release", "2.34.0", "--timeout", "120",
+                     "--neuron-index", hanging, "--pytorch-index", hanging,
+                     "--write", str(overlay)),
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         conn, _ = sock.accept()  # the request is out: neuron-env now waits for an answer

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from neuron_env.probe.os_release import probe_os
-from tests.conftest import NEURON_ENV, REPO, Result
+from tests.conftest import REPO, Result, cli_runner
 from tests.integration.indexes import DATA, Indexes, start_indexes
 
 FAKE_NEURONX = REPO / "tests" / "fakes" / "torch-neuronx"
@@ -159,20 +159,7 @@ def isolated_environment(tmp_path: Path, install_matrix_dir: Path) -> dict[str, 
 @pytest.fixture
 def neuron_env(tmp_path: Path, isolated_env: dict[str, str]) -> NeuronEnv:
     """Run the real ``neuron-env`` console script with the isolated environment."""
-
-    def run(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> Result:
-        proc = subprocess.run(
-            [str(NEURON_ENV), *args],
-            capture_output=True,
-            text=True,
-            env={**isolated_env, **(env or {})},
-            cwd=tmp_path,
-            timeout=timeout,
-            check=False,
-        )
-        return Result(proc.returncode, proc.stdout, proc.stderr)
-
-    return run
+    return cli_runner(tmp_path, base_env=isolated_env, timeout=300)
 
 
 @pytest.fixture

@@ -33,7 +33,7 @@ import ssl
 import time
 import urllib.parse
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -87,7 +87,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
                     break
         self.close_connection = True
 
-    def copyfile(self, source: BinaryIO, outputfile: Any) -> None:
+    def copyfile(self, source: Any, outputfile: Any) -> None:
         name = os.path.basename(urllib.parse.unquote(self.path.split("?")[0]))
         if name in self.cut:
             data = source.read()

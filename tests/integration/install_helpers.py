@@ -9,7 +9,7 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.conftest import NEURON_ENV, Result
+from tests.conftest import Result, cli_argv, cli_runner
 from tests.integration.conftest import NeuronEnv, isolated_environment, python_here
 
 
@@ -26,7 +26,7 @@ def start_install(
     env: dict[str, str], venv: Path, urls: list[str], *extra: str, torch: str = "2.14"
 ) -> subprocess.Popen[str]:
     """The same install in the background, for tests that interrupt it."""
-    argv = [str(NEURON_ENV), "install", "--torch", torch, "--venv", str(venv)]
+    argv = cli_argv("install", "--torch", torch, "--venv", str(venv))
     argv += ["--python", python_here(), *urls, *extra]
     return subprocess.Popen(
         argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -89,15 +89,7 @@ def run_cli(
     preexec_fn: Callable[[], None] | None = None,
 ) -> Result:
     """The real console script with ``env``, as a user would run it."""
-    proc = subprocess.run(
-        [str(NEURON_ENV), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-        preexec_fn=preexec_fn,  # only to drop capabilities, before exec
-    )
-    return Result(proc.returncode, proc.stdout, proc.stderr)
+    return cli_runner(base_env=env, timeout=timeout)(*args, preexec_fn=preexec_fn)
 
 
 def obeying_permissions() -> Callable[[], None] | None:

@@ -115,6 +115,7 @@ def efa_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/aws-efa-installer-latest.tar.gz"
     server.shutdown()
+    server.server_close()  # its listening socket (left open, a ResourceWarning, an error here)
 
 
 def machine_for(scenario_name: str, tmp_path: Path, efa_url: str) -> Iterator[Machine]:

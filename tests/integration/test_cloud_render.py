@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import functools
 import json
-import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ import tomllib
 import yaml
 from botocore.validate import ParamValidator
 
-from tests.conftest import DATA, NEURON_ENV
+from tests.conftest import DATA, Result, cli_runner, machine_env
 from tests.support.golden import BOOTSTRAP, check_golden, redact_bootstrap
 
 pytestmark = pytest.mark.integration
@@ -44,12 +43,8 @@ class Rendered:
     files: dict[str, str]
 
 
-def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEURON_ENV_", "AWS_"))}
-    env.update({"NO_COLOR": "1", "COLUMNS": "160"})
-    return subprocess.run(
-        [str(NEURON_ENV), *args], capture_output=True, text=True, env=env, cwd=cwd, check=False
-    )
+def run_cli(*args: str, cwd: Path | None = None) -> Result:
+    return cli_runner(cwd, base_env=machine_env("AWS_"))(*args)
 
 
 @functools.cache
@@ -64,7 +59,8 @@ def rendered(name: str, workdir: Path) -> Rendered:
 
 def scenario(name: str) -> dict[str, Any]:
     with (SCENARIOS / name / "scenario.toml").open("rb") as handle:
-        return tomllib.load(handle)
+        doc: dict[str, Any] = tomllib.load(handle)
+    return doc
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from neuron_env.checks.registry import CHECKS
-from tests.conftest import NEURON_ENV
+from tests.conftest import Result, cli_runner
 from tests.support.hosts import (
     Scenario,
     build_sysroot,
@@ -37,23 +37,22 @@ DROP_ROOT_OVERRIDE = [
 ]
 
 
-def run_doctor(scenario: Scenario, where: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+def run_doctor(scenario: Scenario, where: Path, *extra: str) -> Result:
     sysroot, python = build_sysroot(scenario, where), build_target(scenario, where)
     matrix = write_matrix(scenario.matrix, where)
-    args = [str(NEURON_ENV), "--matrix-dir", str(matrix), "doctor", "--sysroot", str(sysroot)]
+    args = ["--matrix-dir", str(matrix), "doctor", "--sysroot", str(sysroot)]
     args += ["--python", str(python), *extra]
     args += ["--release", scenario.release] if scenario.release else []
     args += ["--torch", scenario.torch] if scenario.torch else []
+    prefix: list[str] = []
     if scenario.unprivileged:
         for node in (sysroot / "dev").glob("neuron*"):
             node.chmod(0)
-        args = DROP_ROOT_OVERRIDE + args if os.getuid() == 0 else args
+        prefix = DROP_ROOT_OVERRIDE if os.getuid() == 0 else []
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NEURON_", "AWS_", "XLA_"))}
     with imds_environment(scenario) as aws:
         env.update({**aws, **scenario.env, "NO_COLOR": "1"})
-        return subprocess.run(
-            args, capture_output=True, text=True, env=env, cwd=where, timeout=120, check=False
-        )
+        return cli_runner(where, base_env=env, timeout=120, prefix=prefix)(*args)
 
 
 @pytest.mark.parametrize("name", scenario_names())

@@ -17,13 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import DATA, NEURON_ENV, CliRunner
+from tests.conftest import DATA, CliRunner, cli_argv
 
 pytestmark = pytest.mark.integration
 
 SNAPSHOT = DATA / "snapshots" / "torch-2.13-container.json"
 SGR = re.compile("\x1b\\[[0-9;]*m")
-PIPE = {"COLUMNS": None, "NO_COLOR": None, "FORCE_COLOR": None}  # what a plain pipe has
+# what a plain pipe has
+PIPE: dict[str, str | None] = {"COLUMNS": None, "NO_COLOR": None, "FORCE_COLOR": None}
 
 
 def doctor(cli: CliRunner, *extra: str, env: dict[str, str | None]) -> str:
@@ -38,9 +39,7 @@ def on_a_terminal(*args: str, columns: int) -> str:
     controller, terminal = pty.openpty()
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS", "FORCE_COLOR")}
     env.update(COLUMNS=str(columns), TERM="xterm-256color")
-    with subprocess.Popen(
-        [str(NEURON_ENV), *args], stdout=terminal, stderr=terminal, env=env
-    ) as proc:
+    with subprocess.Popen(cli_argv(*args), stdout=terminal, stderr=terminal, env=env) as proc:
         os.close(terminal)
         chunks = []
         while True:

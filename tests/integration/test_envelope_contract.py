@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import socket
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,7 +59,7 @@ class World:
         return folder
 
 
-def _host(name: str, where: Path) -> Iterator[Host]:
+def _host(name: str, where: Path) -> Generator[Host, None, None]:
     scenario = load_scenario(name)
     where.mkdir()
     sysroot, python = build_sysroot(scenario, where), build_target(scenario, where)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 import xmlschema
@@ -59,9 +60,7 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return snapshots, write_matrix("allows-test-python", root)
 
 
-def run_report(
-    cli: CliRunner, fleet: tuple[Path, Path], *args: str
-) -> tuple[int, dict[str, object]]:
+def run_report(cli: CliRunner, fleet: tuple[Path, Path], *args: str) -> tuple[int, dict[str, Any]]:
     snapshots, matrix = fleet
     result = cli(
         "--matrix-dir", str(matrix), "fleet", "report", str(snapshots), "--format", "json", *args
@@ -75,7 +74,7 @@ def test_hosts_are_grouped_by_failing_check_with_the_fix(
     code, doc = run_report(cli, fleet)
     assert code == 1
     assert doc["counts"] == {"ok": 2, "fail": 3, "warn": 1}
-    groups = {g["check"]: g for g in doc["groups"]}  # type: ignore[union-attr]
+    groups = {g["check"]: g for g in doc["groups"]}
     assert groups["driver.module"]["hosts"] == ["i-0bbb000000000003", "i-0bbb000000000004"]
     assert groups["driver.module"]["fix"] == "sudo modprobe neuron"
     assert groups["python.placeholders"]["hosts"] == ["i-0ccc000000000005"]
@@ -87,16 +86,16 @@ def test_unreadable_and_uncollected_hosts_are_reported_not_lost(
     cli: CliRunner, fleet: tuple[Path, Path]
 ) -> None:
     _, doc = run_report(cli, fleet)
-    missing = {m["name"]: m["reason"] for m in doc["missing"]}  # type: ignore[union-attr]
+    missing = {m["name"]: m["reason"] for m in doc["missing"]}
     assert "unreadable snapshot" in missing["i-0eee000000000007"]
     assert missing["i-0fff000000000008"] == "not managed by Systems Manager"
-    assert len(doc["hosts"]) == 6  # type: ignore[arg-type]
+    assert len(doc["hosts"]) == 6
 
 
 def test_readiness_for_a_release(cli: CliRunner, fleet: tuple[Path, Path]) -> None:
     code, doc = run_report(cli, fleet, "--release", "2.34.0")
     assert doc["release"] == "2.34.0"
-    groups = {(g["check"], g["status"]): g for g in doc["groups"]}  # type: ignore[union-attr]
+    groups = {(g["check"], g["status"]): g for g in doc["groups"]}
     # A 2.33 build is not 2.34's 2.14.3.1: asked "ready for 2.34?", those hosts are not.
     behind = groups[("python.torch-neuronx", "fail")]
     assert len(behind["hosts"]) == 6 and "--release 2.34.0" in behind["fix"]
@@ -136,7 +135,7 @@ def test_junit_has_one_testcase_per_host_and_validates(
     )
     schema = xmlschema.XMLSchema(DATA / "junit" / "junit.xsd")
     schema.validate(str(out))
-    doc = schema.to_dict(str(out))
+    doc: Any = schema.to_dict(str(out))
     assert (doc["@tests"], doc["@failures"], doc["@errors"]) == (9, 3, 3)
 
 

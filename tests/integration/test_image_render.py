@@ -381,8 +381,9 @@ def test_the_image_s_install_command_is_the_one_install_runs_with_the_same_pins(
     given = [word for option, url in mirrors.items() for word in (option, url)]
     doc = json.loads(render_ok(run, "--release", "2.33.1", *URL_SOURCE, *given, "--format", "json"))
     argv = command(run_commands(parse_dockerfile(doc["text"])), "neuron-env", "install")
-    argv = [tmp_path / "venv" if a == "/opt/venv" else a for a in argv]
-    argv = [sys.executable if a == "/usr/bin/python3" else str(a) for a in argv]
+    venv = str(tmp_path / "venv")
+    argv = [venv if a == "/opt/venv" else a for a in argv]
+    argv = [sys.executable if a == "/usr/bin/python3" else a for a in argv]
     matrix = write_matrix("allows-test-python", tmp_path)  # the tests run on Python 3.11
     env = {
         "NEURON_ENV_MATRIX_DIR": str(matrix),

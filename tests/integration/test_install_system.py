@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NEURON_ENV
+from tests.conftest import cli_argv
 from tests.integration.conftest import NeuronEnv
 from tests.integration.indexes import DATA
 from tests.integration.install_helpers import flat
@@ -89,7 +89,7 @@ def test_execute_without_root_is_refused_before_anything_runs(
     isolated_env: dict[str, str], tmp_path: Path
 ) -> None:
     # A user namespace without a uid mapping: the process runs as "nobody".
-    argv = ["unshare", "--user", str(NEURON_ENV), "install", "--system", "--execute", "--yes"]
+    argv = ["unshare", "--user", *cli_argv("install", "--system", "--execute", "--yes")]
     argv += ["--sysroot", str(UBUNTU)]
     proc = subprocess.run(argv, env=isolated_env, capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 2
@@ -100,7 +100,7 @@ def test_execute_without_root_is_refused_before_anything_runs(
 def test_execute_without_yes_on_a_non_interactive_terminal_is_refused(
     isolated_env: dict[str, str], tmp_path: Path
 ) -> None:
-    argv = [*_as_root(), str(NEURON_ENV), "install", "--system", "--execute"]
+    argv = [*_as_root(), *cli_argv("install", "--system", "--execute")]
     proc = subprocess.run(
         [*argv, "--sysroot", str(UBUNTU)], env=isolated_env, capture_output=True, text=True,
         cwd=tmp_path,
@@ -120,7 +120,7 @@ def test_execute_runs_every_step_in_order(isolated_env: dict[str, str], tmp_path
         script.write_text(f'#!/bin/sh\necho "{tool} $*" >> "{calls}"\n')
         script.chmod(0o755)
     env = {**isolated_env, "PATH": f"{bin_dir}{os.pathsep}{isolated_env['PATH']}"}
-    argv = [*_as_root(), str(NEURON_ENV), "install", "--system", "--execute", "--yes"]
+    argv = [*_as_root(), *cli_argv("install", "--system", "--execute", "--yes")]
     proc = subprocess.run(
         [*argv, "--sysroot", str(sysroot), "--log", str(tmp_path / "system.log")],
         env=env, capture_output=True, text=True, cwd=tmp_path,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,10 +19,10 @@ pytestmark = pytest.mark.integration
 ENVELOPE = {"schema", "neuron_env_version", "command", "status", "exit_code", "errors"}
 
 
-def run_json(cli: CliRunner, *args: str) -> dict[str, object]:
+def run_json(cli: CliRunner, *args: str) -> dict[str, Any]:
     result = cli(*args)
     assert result.returncode == 0, result.stderr
-    doc: dict[str, object] = json.loads(result.stdout)
+    doc: dict[str, Any] = json.loads(result.stdout)
     return doc
 
 
@@ -29,7 +30,7 @@ def test_matrix_list_envelope(cli: CliRunner) -> None:
     doc = run_json(cli, "matrix", "list", "--json")
     assert set(doc) == ENVELOPE | {"releases"}
     assert doc["schema"] == "neuron-env/matrix-list/v1"
-    (first, *_) = doc["releases"]  # type: ignore[misc]
+    (first, *_) = doc["releases"]
     assert set(first) == {"version", "date", "status", "latest", "pairings", "wheels_for", "origin"}
 
 
@@ -73,7 +74,7 @@ def test_matrix_resolve_envelope(cli: CliRunner) -> None:
 def test_matrix_diff_envelope(cli: CliRunner) -> None:
     doc = run_json(cli, "matrix", "diff", "2.33.0", "2.33.1", "--json")
     assert set(doc) == ENVELOPE | {"old", "new", "changes"}
-    assert set(doc["changes"][0]) == {"key", "path", "kind", "before", "after"}  # type: ignore[index]
+    assert set(doc["changes"][0]) == {"key", "path", "kind", "before", "after"}
 
 
 def test_matrix_validate_envelope(cli: CliRunner) -> None:
@@ -81,7 +82,7 @@ def test_matrix_validate_envelope(cli: CliRunner) -> None:
 
     doc = run_json(cli, "matrix", "validate", str(shipped_matrix_dir() / "2.33.0.toml"), "--json")
     assert set(doc) == ENVELOPE | {"files"}
-    assert set(doc["files"][0]) == {"file", "valid", "release"}  # type: ignore[index]
+    assert set(doc["files"][0]) == {"file", "valid", "release"}
 
 
 def test_matrix_verify_envelope(cli: CliRunner) -> None:
@@ -134,7 +135,7 @@ def test_facts_envelope(cli: CliRunner) -> None:
     doc = run_json(cli, "facts")
     assert set(doc) == ENVELOPE | {"facts"}
     assert doc["schema"] == "neuron-env/facts/v1"
-    assert set(doc["facts"]) == {  # type: ignore[arg-type]
+    assert set(doc["facts"]) == {
         "collected_at", "sysroot", "hostname", "duration_s", "os", "ec2", "driver", "system",
         "python", "env", "device", "probe_errors",
     }  # fmt: skip
@@ -163,8 +164,8 @@ def test_smoke_envelope(cli: CliRunner, neuron_python: Path) -> None:
     doc = run_json(cli, "smoke", "--python", str(neuron_python), "--format", "json")
     assert doc["schema"] == "neuron-env/smoke/v1"
     assert set(doc) == ENVELOPE | SUITE_KEYS
-    assert set(doc["info"]) == INFO_KEYS  # type: ignore[arg-type]
-    case = doc["cases"][0]  # type: ignore[index]
+    assert set(doc["info"]) == INFO_KEYS
+    case = doc["cases"][0]
     assert set(case) == CASE_KEYS
     assert set(case["comparisons"][0]) == COMPARISON_KEYS
 
@@ -176,7 +177,7 @@ def test_selftest_envelope(cli: CliRunner, neuron_python: Path) -> None:
     )  # fmt: skip
     assert doc["schema"] == "neuron-env/selftest/v1"
     assert set(doc) == ENVELOPE | SUITE_KEYS
-    assert set(doc["cases"][0]) == CASE_KEYS  # type: ignore[index]
+    assert set(doc["cases"][0]) == CASE_KEYS
 
 
 def test_selftest_problem_envelope(cli: CliRunner, bare_python: Path) -> None:
@@ -190,7 +191,7 @@ def test_selftest_list_envelope(cli: CliRunner) -> None:
     doc = run_json(cli, "selftest", "--list", "--format", "json")
     assert doc["schema"] == "neuron-env/selftest-list/v1"
     assert set(doc) == ENVELOPE | {"level", "cases"}
-    assert set(doc["cases"][0]) == {  # type: ignore[index]
+    assert set(doc["cases"][0]) == {
         "case", "level", "kind", "summary", "dtypes", "modes", "backward", "variants", "tolerances",
     }  # fmt: skip
 
@@ -220,7 +221,7 @@ def test_scan_rules_envelope(cli: CliRunner) -> None:
     doc = run_json(cli, "scan", "--list-rules", "--format", "json")
     assert set(doc) == ENVELOPE | {"release", "rules"}
     assert doc["schema"] == "neuron-env/scan-rules/v1"
-    assert {"xla-device", "unsupported-apis"} <= {r["id"] for r in doc["rules"]}  # type: ignore[union-attr]
+    assert {"xla-device", "unsupported-apis"} <= {r["id"] for r in doc["rules"]}
 
 
 def test_launch_template_create_envelope(cli: CliRunner) -> None:
@@ -348,12 +349,12 @@ def test_evaluate_envelope(cli: CliRunner, neuron_python: Path) -> None:
     )  # fmt: skip
     assert doc["schema"] == "neuron-env/evaluate/v1"
     assert set(doc) == ENVELOPE | EVALUATE_KEYS
-    assert set(doc["info"]) == INFO_KEYS  # type: ignore[arg-type]
-    assert set(doc["model"]) == EVALUATE_MODEL_KEYS  # type: ignore[arg-type]
-    assert set(doc["model"]["inputs"][0]) == {"name", "shape", "dtype"}  # type: ignore[index]
+    assert set(doc["info"]) == INFO_KEYS
+    assert set(doc["model"]) == EVALUATE_MODEL_KEYS
+    assert set(doc["model"]["inputs"][0]) == {"name", "shape", "dtype"}
     stages = doc["stages"]
-    assert [s["kind"] for s in stages] == ["eager", "compile", "shape", "shape"]  # type: ignore[union-attr,index]
-    for stage in stages:  # type: ignore[union-attr]
+    assert [s["kind"] for s in stages] == ["eager", "compile", "shape", "shape"]
+    for stage in stages:
         assert set(stage) == EVALUATE_STAGE_KEYS
         assert set(stage["comparisons"][0]) == COMPARISON_KEYS
 

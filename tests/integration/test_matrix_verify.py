@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import tomllib
@@ -35,9 +36,9 @@ SERVER = str(Path(__file__).with_name("index_server.py"))
 _SERVER_IDS = itertools.count()
 
 
-def wheel_names(entry: dict[str, object]) -> list[str]:
+def wheel_names(entry: dict[str, Any]) -> list[str]:
     if "files" in entry:
-        return list(entry["files"])  # type: ignore[call-overload]
+        return list(entry["files"])
     dist = str(entry["name"]).replace("-", "_")
     pythons = entry["python"]
     assert isinstance(pythons, list)
@@ -48,7 +49,7 @@ def wheel_names(entry: dict[str, object]) -> list[str]:
     ]
 
 
-def write_tree(root: Path, entries: list[dict[str, object]]) -> None:
+def write_tree(root: Path, entries: list[dict[str, Any]]) -> None:
     """Both page formats for every project of ``entries``; the wheels themselves are not needed."""
     projects: dict[str, list[str]] = {}
     for entry in entries:
@@ -129,15 +130,15 @@ def index_args(servers: dict[str, Server], scenario: str, page_format: str = "js
     return ["--neuron-index", f"{root}/neuron/simple", "--pytorch-index", f"{root}/pytorch/simple"]
 
 
-def verify_json(cli: CliRunner, *args: str, env: dict[str, str] | None = None) -> dict[str, object]:
+def verify_json(cli: CliRunner, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     result = cli("matrix", "verify", "--release", "2.34.0", "--json", *args, env=env)
-    doc: dict[str, object] = json.loads(result.stdout)
+    doc: dict[str, Any] = json.loads(result.stdout)
     doc["_exit"] = result.returncode
     doc["_stderr"] = result.stderr
     return doc
 
 
-def facts_by_id(doc: dict[str, object]) -> dict[str, dict[str, object]]:
+def facts_by_id(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
     facts = doc["facts"]
     assert isinstance(facts, list)
     return {fact["id"]: fact for fact in facts}
@@ -244,7 +245,7 @@ def test_an_index_answering_500_is_named_with_the_status_and_exits_1(
     failing = f"{servers['failing'].url}/simple"
     doc = verify_json(cli, "--neuron-index", failing, *index_args(servers, "agree")[2:])
     assert doc["_exit"] == 1 and doc["status"] == "unreadable"
-    (neuron,) = [ix for ix in doc["indexes"] if ix["name"] == "neuron"]  # type: ignore[union-attr]
+    (neuron,) = [ix for ix in doc["indexes"] if ix["name"] == "neuron"]
     assert not neuron["readable"] and neuron["reason"].startswith("HTTP 500")
     facts = facts_by_id(doc)
     assert facts["pairing.2.14.newest-build"]["status"] == "unknown"
@@ -440,7 +441,7 @@ def test_the_default_index_from_pip_config_checks_the_placeholders(
     config = tmp_path / "pip.conf"
     config.write_text(f"[global]\nindex-url = {servers['default'].url}/simple\n")
     doc = verify_json(cli, *index_args(servers, "agree"), env={"PIP_CONFIG_FILE": str(config)})
-    default = next(ix for ix in doc["indexes"] if ix["name"] == "default")  # type: ignore[union-attr]
+    default = next(ix for ix in doc["indexes"] if ix["name"] == "default")
     assert default["origin"] == str(config) and default["readable"]
     facts = facts_by_id(doc)
     assert facts["placeholder.torch-neuronx"]["status"] == "confirmed"
@@ -459,7 +460,7 @@ def test_the_default_index_from_pip_config_checks_the_placeholders(
 def test_ctrl_c_while_an_index_hangs_ends_at_once_and_writes_nothing(tmp_path: Path) -> None:
     import signal
 
-    from tests.conftest import NEURON_ENV
+    from tests.conftest import cli_argv
 
     overlay = tmp_path / "overlay"
     with socket.socket() as sock:
@@ -468,8 +469,9 @@ def test_ctrl_c_while_an_index_hangs_ends_at_once_and_writes_nothing(tmp_path: P
         sock.settimeout(60)
         hanging = f"http://127.0.0.1:{sock.getsockname()[1]}/simple"
         proc = subprocess.Popen(
-            [str(NEURON_ENV), "matrix", "verify", "--release", "2.34.0", "--timeout", "120",
-             "--neuron-index", hanging, "--pytorch-index", hanging, "--write", str(overlay)],
+            cli_argv("matrix", "verify", "--release", "2.34.0", "--timeout", "120",
+                     "--neuron-index", hanging, "--pytorch-index", hanging,
+                     "--write", str(overlay)),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         conn, _ = sock.accept()  # the request is out: neuron-env now waits for an answer

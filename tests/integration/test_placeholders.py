@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,7 +55,7 @@ def every_placeholder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _venv_with(root, wheels)
 
 
-def _placeholders(cli: CliRunner, python: Path) -> tuple[dict[str, object], dict[str, object]]:
+def _placeholders(cli: CliRunner, python: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     result = cli(
         "doctor", "--python", str(python), "--check", "python.placeholders", "--format", "json",
         env=ENV,
@@ -103,6 +104,6 @@ def test_unlisted_versions_are_caught_by_their_metadata(tmp_path: Path) -> None:
     assert "neuronx-distributed 0.2" in summary and "aws-neuronx-telemetry 1.0" in summary
     assert "neuronx-cc" not in summary
     assert "its description says 'WRONG PACKAGE'" in str(finding["detail"])
-    facts = dists["aws-neuronx-telemetry"]  # type: ignore[index]
-    assert facts["stub"] is True and facts["license"] == "Proprietary"  # type: ignore[index]
-    assert dists["neuronx-cc"]["stub"] is False  # type: ignore[index]
+    facts = dists["aws-neuronx-telemetry"]
+    assert facts["stub"] is True and facts["license"] == "Proprietary"
+    assert dists["neuronx-cc"]["stub"] is False

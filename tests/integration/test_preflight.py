@@ -8,6 +8,7 @@ import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import xmlschema
@@ -35,6 +36,11 @@ class Host:
     def args(self, *extra: str) -> list[str]:
         base = ["preflight", "--level", "0", "--sysroot", str(self.sysroot)]
         return [*base, "--python", str(self.python), *extra]
+
+
+def junit(path: Path) -> Any:
+    """A JUnit file as xmlschema's dictionary."""
+    return JUNIT_SCHEMA.to_dict(str(path))
 
 
 def _host(name: str, tmp_path: Path) -> Iterator[Host]:
@@ -123,12 +129,12 @@ def test_junit_validates_against_the_schema_with_allowed_and_strict_checks(
         *warning_host.args("--strict", "--format", "junit", "-o", str(strict)), env=warning_host.env
     )
     JUNIT_SCHEMA.validate(str(strict))
-    assert JUNIT_SCHEMA.to_dict(str(strict))["@failures"] == 1  # the warning fails when strict
+    assert junit(strict)["@failures"] == 1  # the warning fails when strict
     allowed = tmp_path / "allowed.xml"
     args = failing_host.args("--allow", "driver.module", "--format", "junit", "-o", str(allowed))
     cli(*args, env=failing_host.env)
     JUNIT_SCHEMA.validate(str(allowed))
-    assert JUNIT_SCHEMA.to_dict(str(allowed))["@failures"] == 1  # driver.devices only
+    assert junit(allowed)["@failures"] == 1  # driver.devices only
 
 
 def test_github_actions_defaults(cli: CliRunner, failing_host: Host, tmp_path: Path) -> None:

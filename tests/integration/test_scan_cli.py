@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 
 from neuron_env import __version__
-from tests.conftest import DATA, NEURON_ENV, CliRunner
+from tests.conftest import DATA, CliRunner, cli_argv
 
 pytestmark = pytest.mark.integration
 
@@ -267,7 +267,7 @@ def test_fix_asks_on_a_terminal_and_writes_only_on_yes(
     controller, terminal = pty.openpty()
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "160"}
     with subprocess.Popen(
-        [str(NEURON_ENV), "scan", "train.py", "--fix"],
+        cli_argv("scan", "train.py", "--fix"),
         stdin=terminal,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

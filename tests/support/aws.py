@@ -67,7 +67,7 @@ def seed_public_parameter(name: str, value: str, region: str = REGION) -> None:
 
     backend = ssm_backends[ACCOUNT][region]
     backend._parameters[name].append(
-        Parameter(
+        Parameter(  # type: ignore[abstract]  # moto's own abstract model, built as moto does
             account_id=ACCOUNT,
             name=name,
             value=value,

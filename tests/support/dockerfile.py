@@ -34,7 +34,7 @@ def parse_dockerfile(text: str) -> list[Instruction]:
 
 def run_commands(instructions: list[Instruction]) -> list[list[str]]:
     """Each RUN as its commands (split at && and |), every command a list of shell words."""
-    commands = []
+    commands: list[list[str]] = []
     for ins in instructions:
         if ins.keyword != "RUN":
             continue

@@ -63,7 +63,9 @@ def load_scenario(name: str) -> Scenario:
     python.update(data.pop("python", {}))
     for dropped in data.pop("drop", []):
         python.pop(dropped)
-    tuples = {k: tuple(data.pop(k)) for k in ("placeholders", "remove") if k in data}
+    tuples: dict[str, Any] = {
+        k: tuple(data.pop(k)) for k in ("placeholders", "remove") if k in data
+    }
     return Scenario(name=name, python=python, **tuples, **data)
 
 

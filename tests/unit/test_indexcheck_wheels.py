@@ -21,7 +21,7 @@ def test_cpython_tags_and_the_manylinux_glibc_floor_are_read_per_wheel() -> None
         page("torch_neuronx-2.14.3.1.2041-cp312-cp312-manylinux_2_35_x86_64.whl"), "x86_64"
     )
     assert wheel.version == Version("2.14.3.1.2041")
-    assert wheel.pythons == {"3.12"} and wheel.glibc == (2, 35)
+    assert wheel.pythons == frozenset({"3.12"}) and wheel.glibc == (2, 35)
 
 
 def test_legacy_manylinux_names_abi3_and_pure_wheels() -> None:

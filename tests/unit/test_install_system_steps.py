@@ -7,7 +7,8 @@ import shlex
 import pytest
 
 from neuron_env.errors import BadInput
-from neuron_env.install.system import HostRelease, SystemPlan, apt_steps, check_runnable
+from neuron_env.install.outcome import SystemPlan
+from neuron_env.install.system import HostRelease, apt_steps, check_runnable
 from neuron_env.matrix import load_matrix
 
 NOBLE = HostRelease("ubuntu-24.04", "noble", "6.8.0-1021-aws")

@@ -9,7 +9,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from subprocess import PIPE
 
@@ -20,6 +19,7 @@ from neuron_env.matrix import load_release_file
 from neuron_env.matrix.parsed import PARSED_FILE, parsed_ahead, render
 from neuron_env.resources import shipped_matrix_dir
 from tests.conftest import DATA, CliRunner
+from tests.support.pausing import paused_env, wait_until_paused
 
 SHIPPED = sorted(shipped_matrix_dir().glob("*.toml"))
 REFRESH = [sys.executable, "-m", "neuron_env.matrix.parsed"]
@@ -169,18 +169,12 @@ def test_refreshing_a_directory_without_matrix_files_writes_nothing(tmp_path: Pa
 
 
 def paused_refresh(directory: Path, phase: str, marks: Path) -> tuple[subprocess.Popen[str], Path]:
-    """Start the refresh and wait until its test hook holds it at ``phase``."""
-    marks.mkdir()
-    env = {**os.environ, "NEURON_ENV_TEST_PAUSE_AT": phase, "NEURON_ENV_TEST_PAUSE_DIR": str(marks)}
+    """Start the refresh and wait until the test-side shim holds it at ``phase``."""
+    env = paused_env(dict(os.environ), phase, marks)
     proc = subprocess.Popen(
         [*REFRESH, str(directory)], env=env, stdout=PIPE, stderr=PIPE, text=True
     )
-    deadline = time.monotonic() + 60
-    while not (marks / f"{phase}.paused").exists():
-        assert proc.poll() is None, f"the refresh ended before {phase}: {proc.communicate()}"
-        assert time.monotonic() < deadline, f"the refresh never reached {phase}"
-        time.sleep(0.02)
-    return proc, marks / f"{phase}.go"
+    return proc, wait_until_paused(proc, phase, marks, timeout=60)
 
 
 SIGNALS = [signal.SIGINT, signal.SIGTERM]

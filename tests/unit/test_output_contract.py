@@ -80,7 +80,7 @@ def _matrix(kind: str) -> Any:
     from neuron_env.resources import shipped_matrix_dir
 
     plain = ops.MatrixRequest(matrix_dirs=[])
-    return {
+    made: dict[str, Callable[[], Any]] = {
         "list": lambda: ops.list_releases(plain),
         "show": lambda: ops.show_release(plain),
         "resolve": lambda: ops.resolve(ops.ResolveRequest(matrix_dirs=[], torch="2.14")),
@@ -88,7 +88,8 @@ def _matrix(kind: str) -> Any:
         "validate": lambda: ops.validate(
             ops.ValidateRequest(files=(shipped_matrix_dir() / "2.33.0.toml",))
         ),
-    }[kind]()
+    }
+    return made[kind]()
 
 
 def _verified() -> Any:

@@ -13,7 +13,7 @@ MATRIX = load_matrix()
 
 
 def resolve(**kwargs: str) -> object:
-    return resolve_target(MATRIX, Request(**kwargs))  # type: ignore[arg-type]
+    return resolve_target(MATRIX, Request(**kwargs))
 
 
 def test_issue_example_pins_torch_and_the_torch_neuronx_family() -> None:

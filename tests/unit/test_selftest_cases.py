@@ -22,7 +22,7 @@ def _dict_keys(path: Path, name: str) -> set[str]:
         if isinstance(node, ast.AnnAssign | ast.Assign) and isinstance(node.value, ast.Dict):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-                return {k.value for k in node.value.keys if isinstance(k, ast.Constant)}
+                return {str(k.value) for k in node.value.keys if isinstance(k, ast.Constant)}
     raise AssertionError(f"{name} not found in {path}")
 
 
