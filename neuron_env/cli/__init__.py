@@ -274,7 +274,7 @@ def main() -> None:
 
 
 def _fail_as_json(errors: list[tuple[str, str | None]], status: str, exit_code: int) -> NoReturn:
-    from neuron_env.report.emit import Outcome, write_error_document
+    from neuron_env.output.emit import Outcome, write_error_document
 
     write_error_document(errors, Outcome(status, exit_code))
     sys.exit(exit_code)

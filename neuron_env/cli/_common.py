@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import typer
 
 from neuron_env.errors import check_format as check_format  # the one unknown --format error
-from neuron_env.report.formats import OutputFormat
+from neuron_env.output.formats import OutputFormat
 
 F = TypeVar("F", bound=OutputFormat)
 
@@ -50,13 +50,13 @@ def load_matrix(ctx: typer.Context) -> Matrix:
 
 def console(stderr: bool = False) -> Console:
     """A rich console that degrades to plain text without a terminal or with NO_COLOR."""
-    from neuron_env.report.console import new_console
+    from neuron_env.output.console import new_console
 
     return new_console(stderr=stderr)
 
 
 def format_choice(formats: type[OutputFormat]) -> Callable[[typer.Context, str | None], str | None]:
-    """A ``--format`` option's callback for a formats enum (:mod:`neuron_env.report.formats`).
+    """A ``--format`` option's callback for a formats enum (:mod:`neuron_env.output.formats`).
 
     Eager, so it runs before the other options are checked: it records whether JSON was asked
     for (a usage error found later still prints the envelope), and an unknown format is
@@ -64,7 +64,7 @@ def format_choice(formats: type[OutputFormat]) -> Callable[[typer.Context, str |
     """
 
     def convert(ctx: typer.Context, value: str | None) -> str | None:
-        from neuron_env.report.emit import record_format
+        from neuron_env.output.emit import record_format
 
         record_format(command_name(ctx), value if formats.json_is_envelope() else None)
         check_format(value, [member.value for member in formats])
@@ -75,7 +75,7 @@ def format_choice(formats: type[OutputFormat]) -> Callable[[typer.Context, str |
 
 def json_flag(ctx: typer.Context, value: bool) -> bool:
     """``--json``'s callback: the alias of ``--format json``, recorded as soon as it is parsed."""
-    from neuron_env.report.emit import record_format
+    from neuron_env.output.emit import record_format
 
     record_format(command_name(ctx), "json" if value else None)
     return value
@@ -98,15 +98,15 @@ def command_name(ctx: typer.Context) -> str:
 
 def device_progress() -> AbstractContextManager[ProgressCallback]:
     """The device levels' progress on stderr, for the commands that run them."""
-    from neuron_env.report.device import progress
+    from neuron_env.selftest.output import progress
 
     return progress()
 
 
 def write_output(path: Path | None, text: str, *, append: bool = False) -> None:
     """``text`` to ``path`` (its folder created), or to stdout when ``path`` is None (exit 2 when
-    it cannot be written): :func:`neuron_env.report.emit.write_text`."""
-    from neuron_env.report.emit import write_text
+    it cannot be written): :func:`neuron_env.output.emit.write_text`."""
+    from neuron_env.output.emit import write_text
 
     write_text(path, text, append=append)
 
@@ -115,7 +115,7 @@ def aws_session(region: str | None, profile: str | None) -> Any:
     """A boto3 session from the standard chain or --region/--profile; a region is required."""
     import boto3
 
-    from neuron_env.aws.api_errors import aws_call
+    from neuron_env.cloud.api_errors import aws_call
     from neuron_env.errors import OperationFailed
 
     # botocore reads AWS_DEFAULT_REGION and profiles; AWS_REGION is what other SDKs and most

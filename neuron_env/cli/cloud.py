@@ -1,7 +1,7 @@
 """``neuron-env launch-template`` and ``neuron-env ami``: their options, and nothing else.
 
-The work happens in :mod:`neuron_env.operations.cloud` and the output in
-:mod:`neuron_env.report.cloud`, imported inside the commands so that ``neuron-env --help`` never
+The work happens in :mod:`neuron_env.cloud.workflow` and the output in
+:mod:`neuron_env.cloud.output`, imported inside the commands so that ``neuron-env --help`` never
 loads boto3 or jinja2.
 """
 
@@ -39,7 +39,7 @@ from neuron_env.cli.options import (
     SubnetOption,
     VolumeSizeOption,
 )
-from neuron_env.report.formats import DocumentFormat, JsonOnly, LaunchTemplateFormat, TextOnly
+from neuron_env.output.formats import DocumentFormat, JsonOnly, LaunchTemplateFormat, TextOnly
 
 launch_template_app = typer.Typer(
     help="EC2 launch templates for Trainium hosts: DLAMI, EFA layout, IMDSv2, storage, capacity "
@@ -107,10 +107,10 @@ def render(
           --capacity-block cr-0123456789abcdef0 --subnet subnet-0123456789abcdef0 \\
           --security-group sg-0123456789abcdef0 --format terraform -o lt.tf
     """
-    from neuron_env.aws.spec import LaunchRequest
-    from neuron_env.operations.cloud import RenderRequest, render_launch_template
-    from neuron_env.report.cloud import LAUNCH_TEMPLATE
-    from neuron_env.report.emit import emit
+    from neuron_env.cloud.output import LAUNCH_TEMPLATE
+    from neuron_env.cloud.spec import LaunchRequest
+    from neuron_env.cloud.workflow import RenderRequest, render_launch_template
+    from neuron_env.output.emit import emit
 
     choice = chosen_format(LaunchTemplateFormat, output_format)  # checked before AWS is asked
     launch = LaunchRequest(
@@ -177,10 +177,10 @@ def create(
       neuron-env launch-template create --name trn2-train --instance-type trn2.48xlarge \\
           --torch 2.14 --neuron-env-source URL --neuron-env-sha256 HEX --set-default
     """
-    from neuron_env.aws.spec import LaunchRequest
-    from neuron_env.operations.cloud import CreateRequest, create_launch_template
-    from neuron_env.report.cloud import CREATED
-    from neuron_env.report.emit import emit
+    from neuron_env.cloud.output import CREATED
+    from neuron_env.cloud.spec import LaunchRequest
+    from neuron_env.cloud.workflow import CreateRequest, create_launch_template
+    from neuron_env.output.emit import emit
 
     launch = LaunchRequest(
         instance_type=instance_type, torch=torch, release=release, os=os, ami=ami, subnet=subnet,
@@ -219,9 +219,9 @@ def policy(
 
     Example: neuron-env launch-template policy --for instance > instance-policy.json
     """
-    from neuron_env.operations.cloud import iam_policy_for
-    from neuron_env.report.cloud import POLICY
-    from neuron_env.report.emit import emit
+    from neuron_env.cloud.output import POLICY
+    from neuron_env.cloud.workflow import iam_policy_for
+    from neuron_env.output.emit import emit
 
     raise typer.Exit(emit(POLICY, iam_policy_for(audience), JsonOnly.json))
 
@@ -275,10 +275,10 @@ def ami_render(
           --neuron-env-sha256 HEX
       cd neuron-ami && packer init . && packer build .
     """
-    from neuron_env.aws.ami import AmiRequest
-    from neuron_env.operations.cloud import AmiRenderRequest, render_ami_recipe
-    from neuron_env.report.cloud import RECIPE
-    from neuron_env.report.emit import emit
+    from neuron_env.cloud.ami import AmiRequest
+    from neuron_env.cloud.output import RECIPE
+    from neuron_env.cloud.workflow import AmiRenderRequest, render_ami_recipe
+    from neuron_env.output.emit import emit
 
     ami = AmiRequest(
         torch=torch,

@@ -26,7 +26,7 @@ from neuron_env.cli.options import (
     WorkerOutputOption,
     WorkerPythonOption,
 )
-from neuron_env.report.formats import SuiteFormat
+from neuron_env.output.formats import SuiteFormat
 
 DEFAULT_TIMEOUT = 300.0
 
@@ -82,9 +82,9 @@ def smoke(
 
     Example: neuron-env smoke --python /opt/aws_neuronx_venv_torch_neuronx_2_14_0/bin/python
     """
-    from neuron_env.operations.selftest import SmokeRequest, run_smoke_test
-    from neuron_env.report.device import SUITE
-    from neuron_env.report.emit import emit
+    from neuron_env.output.emit import emit
+    from neuron_env.selftest.output import SUITE
+    from neuron_env.selftest.workflow import SmokeRequest, run_smoke_test
 
     request = SmokeRequest(
         python=python,
@@ -145,10 +145,10 @@ def selftest(
 
     Example: neuron-env selftest --level standard --format junit -o selftest.xml
     """
-    from neuron_env.operations.selftest import SelftestRequest, run_selftest
-    from neuron_env.operations.selftest import list_cases as listing
-    from neuron_env.report.device import CASE_LIST, SUITE
-    from neuron_env.report.emit import emit
+    from neuron_env.output.emit import emit
+    from neuron_env.selftest.output import CASE_LIST, SUITE
+    from neuron_env.selftest.workflow import SelftestRequest, run_selftest
+    from neuron_env.selftest.workflow import list_cases as listing
 
     choice = chosen_format(SuiteFormat, format)
     if list_cases:

@@ -17,7 +17,7 @@ from neuron_env.cli.options import (
     ReportOutputOption,
     SysrootOption,
 )
-from neuron_env.report.formats import FactsFormat, ReportFormat
+from neuron_env.output.formats import FactsFormat, ReportFormat
 
 RedactOption = Annotated[
     bool,
@@ -71,10 +71,10 @@ def facts(
 
       neuron-env facts --format text --redact > report.md
     """
-    from neuron_env.operations.doctor import FactsRequest, collect_host_facts
+    from neuron_env.doctor.output import FACTS, FactsReport
+    from neuron_env.doctor.workflow import FactsRequest, collect_host_facts
+    from neuron_env.output.emit import emit
     from neuron_env.redact import redact_facts
-    from neuron_env.report.doctor import FACTS, FactsReport
-    from neuron_env.report.emit import emit
 
     request = FactsRequest(
         python=python,
@@ -87,7 +87,7 @@ def facts(
     collected = collect_host_facts(request)
     markdown = ""
     if choice is FactsFormat.text:
-        from neuron_env.operations.facts_report import markdown_report
+        from neuron_env.doctor.facts_report import markdown_report
 
         markdown = markdown_report(settings(ctx).matrix_dirs, collected, redact=redact)
     shown = redact_facts(collected) if redact else collected
@@ -148,10 +148,10 @@ def doctor(
 
       neuron-env doctor --facts host.json --format json
     """
-    from neuron_env.operations.doctor import DoctorRequest, run_doctor
+    from neuron_env.doctor.output import DOCTOR
+    from neuron_env.doctor.workflow import DoctorRequest, run_doctor
+    from neuron_env.output.emit import emit
     from neuron_env.project_config import load_project_defaults
-    from neuron_env.report.doctor import DOCTOR
-    from neuron_env.report.emit import emit
 
     choice = chosen_format(ReportFormat, output_format)
     if list_checks:
@@ -185,9 +185,9 @@ def _list_checks(choice: ReportFormat, output: Path | None) -> int:
     """The check ids as a table, or (``--format json``) as the doctor-checks envelope."""
     from neuron_env.checks.model import CheckListing
     from neuron_env.checks.registry import CHECKS
-    from neuron_env.report.doctor import CHECK_LIST
-    from neuron_env.report.emit import emit
-    from neuron_env.report.formats import DocumentFormat
+    from neuron_env.doctor.output import CHECK_LIST
+    from neuron_env.output.emit import emit
+    from neuron_env.output.formats import DocumentFormat
 
     listed = DocumentFormat.json if choice is ReportFormat.json else DocumentFormat.text
     return emit(CHECK_LIST, CheckListing(tuple(CHECKS)), listed, output)

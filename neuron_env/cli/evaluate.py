@@ -28,7 +28,7 @@ from neuron_env.cli.options import (
     WorkerOutputOption,
     WorkerPythonOption,
 )
-from neuron_env.report.formats import EvaluationFormat
+from neuron_env.output.formats import EvaluationFormat
 
 DEFAULT_TIMEOUT = 600.0
 
@@ -115,9 +115,9 @@ def evaluate(
     Exits 0 when every stage passed, 1 when numerics are out of tolerance, an op fell back to
     CPU (unless --allow-fallback), a stage failed or the entry failed to run; 2 on bad input.
     """
-    from neuron_env.operations.evaluate import EvaluateRequest, evaluate_entry
-    from neuron_env.report import evaluate as views
-    from neuron_env.report.emit import emit
+    from neuron_env.evaluate import output as views
+    from neuron_env.evaluate.workflow import EvaluateRequest, evaluate_entry
+    from neuron_env.output.emit import emit
 
     request = EvaluateRequest(
         entry=entry,

@@ -17,12 +17,12 @@ from neuron_env.cli.options import (
     ReportOutputOption,
     SnapshotsOption,
 )
-from neuron_env.report.formats import DocumentFormat, ReportFormat
+from neuron_env.output.formats import DocumentFormat, ReportFormat
 
 if TYPE_CHECKING:
     from neuron_env.fleet.collect import CollectResult
     from neuron_env.fleet.ssm import SsmGateway
-    from neuron_env.operations.fleet import CollectRequest
+    from neuron_env.fleet.workflow import CollectRequest
 
 app = typer.Typer(
     help="Validate many Trainium hosts: collect their facts (AWS Systems Manager or any other "
@@ -97,9 +97,9 @@ def report(
 
       neuron-env fleet report snapshots/ --release 2.34.0 --torch 2.14   # ready for 2.34?
     """
-    from neuron_env.operations.fleet import ReportRequest, report_fleet
-    from neuron_env.report.emit import emit
-    from neuron_env.report.fleet import FLEET
+    from neuron_env.fleet.output import FLEET
+    from neuron_env.fleet.workflow import ReportRequest, report_fleet
+    from neuron_env.output.emit import emit
 
     choice = chosen_format(ReportFormat, output_format)
     dirs = settings(ctx).matrix_dirs
@@ -137,7 +137,7 @@ def collect(
 
       neuron-env fleet collect --instance-ids i-0123456789abcdef0 --region us-east-2 -o snapshots/
     """
-    from neuron_env.operations.fleet import collect_fleet
+    from neuron_env.fleet.workflow import collect_fleet
 
     request = _collect_request(locals())
     result = collect_fleet(request, lambda: _gateway(region, profile))
@@ -165,9 +165,9 @@ def doctor(
 
     Example: neuron-env fleet doctor --targets tag:Cluster=train-a -o snapshots/ --release 2.34.0
     """
-    from neuron_env.operations.fleet import FleetDoctorRequest, fleet_doctor
-    from neuron_env.report.emit import emit
-    from neuron_env.report.fleet import FLEET
+    from neuron_env.fleet.output import FLEET
+    from neuron_env.fleet.workflow import FleetDoctorRequest, fleet_doctor
+    from neuron_env.output.emit import emit
 
     choice = chosen_format(ReportFormat, output_format)
     request = FleetDoctorRequest(
@@ -186,18 +186,18 @@ def policy() -> None:
 
     Example: neuron-env fleet policy > fleet-policy.json
     """
-    from neuron_env.aws.policy import iam_policy
-    from neuron_env.operations.cloud import IamPolicy
-    from neuron_env.report.cloud import POLICY
-    from neuron_env.report.emit import emit
-    from neuron_env.report.formats import JsonOnly
+    from neuron_env.cloud.output import POLICY
+    from neuron_env.cloud.policy import iam_policy
+    from neuron_env.cloud.workflow import IamPolicy
+    from neuron_env.output.emit import emit
+    from neuron_env.output.formats import JsonOnly
 
     raise typer.Exit(emit(POLICY, IamPolicy("fleet", iam_policy("fleet")), JsonOnly.json))
 
 
 def _collect_request(options: dict[str, Any]) -> CollectRequest:
     """The collect options of a command line (its ``locals()``) as a :class:`CollectRequest`."""
-    from neuron_env.operations.fleet import CollectRequest
+    from neuron_env.fleet.workflow import CollectRequest
 
     err = console(stderr=True)
     return CollectRequest(
@@ -225,8 +225,8 @@ def _print_collect(
     result: CollectResult, output: Path, as_json: bool, output_format: str = "text"
 ) -> int:
     """What arrived in ``output``, as text or the fleet-collect envelope; the exit code."""
-    from neuron_env.report.emit import emit
-    from neuron_env.report.fleet import COLLECT
+    from neuron_env.fleet.output import COLLECT
+    from neuron_env.output.emit import emit
 
     choice = chosen_format(DocumentFormat, output_format, as_json)
     return emit(COLLECT, result, choice, directory=output)

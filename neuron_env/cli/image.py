@@ -1,8 +1,8 @@
 """``neuron-env image render``: a Dockerfile for TorchNeuron, rendered from the support matrix.
 
-Option parsing only; the image is decided in :mod:`neuron_env.operations.image` and
-:mod:`neuron_env.aws.container` and written by :mod:`neuron_env.report.cloud`, imported inside the
-command so that ``neuron-env --help`` never loads jinja2.
+Option parsing only; the image is decided in :mod:`neuron_env.container.workflow` and
+:mod:`neuron_env.container.dockerfile` and written by :mod:`neuron_env.container.output`,
+imported inside the command so that ``neuron-env --help`` never loads jinja2.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from neuron_env.cli.options import (
     Sha256Option,
     SpecOption,
 )
-from neuron_env.report.formats import DocumentFormat
+from neuron_env.output.formats import DocumentFormat
 
 SourceOption = Annotated[
     str | None,
@@ -113,10 +113,10 @@ def render(
           transformers==4.57.1 -r requirements.txt -o Dockerfile
       docker build -t trainium-torch . && docker run --device=/dev/neuron0 trainium-torch
     """
-    from neuron_env.aws.container import ImageRequest
-    from neuron_env.operations.image import ImageRenderRequest, render_image
-    from neuron_env.report.cloud import IMAGE
-    from neuron_env.report.emit import emit
+    from neuron_env.container.dockerfile import ImageRequest
+    from neuron_env.container.output import IMAGE
+    from neuron_env.container.workflow import ImageRenderRequest, render_image
+    from neuron_env.output.emit import emit
 
     choice = chosen_format(DocumentFormat, output_format)  # checked before any file is read
     image = ImageRequest(

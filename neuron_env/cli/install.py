@@ -1,7 +1,7 @@
 """``neuron-env install`` and ``neuron-env download``: option parsing only.
 
-The work happens in :mod:`neuron_env.operations.install` and the terminal's part in
-:mod:`neuron_env.report.install`, both imported inside the commands so that ``neuron-env --help``
+The work happens in :mod:`neuron_env.install.workflow` and the terminal's part in
+:mod:`neuron_env.install.output`, both imported inside the commands so that ``neuron-env --help``
 stays fast.
 """
 
@@ -20,7 +20,7 @@ from neuron_env.cli.options import (
     NeuronIndexOption,
     PytorchIndexOption,
 )
-from neuron_env.report.formats import DocumentFormat
+from neuron_env.output.formats import DocumentFormat
 
 TorchOption = Annotated[
     str | None, typer.Option("--torch", help="PyTorch minor to install, e.g. 2.14.")
@@ -156,10 +156,10 @@ def install(
 
       neuron-env install --system --release 2.33.1
     """
-    from neuron_env.operations import install as operation
+    from neuron_env.install import workflow as operation
+    from neuron_env.install.output import INSTALL, terminal_display
+    from neuron_env.output.emit import emit
     from neuron_env.project_config import load_project_defaults
-    from neuron_env.report.emit import emit
-    from neuron_env.report.install import INSTALL, terminal_display
 
     choice = chosen_format(DocumentFormat, output_format, json)
     shown = not quiet and choice is DocumentFormat.text
@@ -213,9 +213,9 @@ def download(
 
     Example: neuron-env download --torch 2.14 --python-version 3.12 -d ./wheels
     """
-    from neuron_env.operations import install as operation
-    from neuron_env.report.emit import emit
-    from neuron_env.report.install import INSTALL, terminal_display
+    from neuron_env.install import workflow as operation
+    from neuron_env.install.output import INSTALL, terminal_display
+    from neuron_env.output.emit import emit
 
     choice = chosen_format(DocumentFormat, output_format, json)
     shown = not quiet and choice is DocumentFormat.text

@@ -9,7 +9,7 @@ import typer
 
 from neuron_env.cli._common import chosen_format, settings
 from neuron_env.cli.options import DocumentFormatOption, JsonOption, ReleaseOption
-from neuron_env.report.formats import DocumentFormat
+from neuron_env.output.formats import DocumentFormat
 
 app = typer.Typer(
     help="The versioned support matrix: which torch, torch-neuronx, Python, OS and instance "
@@ -27,9 +27,9 @@ def list_releases(
 
     Example: neuron-env matrix list --json
     """
-    from neuron_env.operations.matrix import MatrixRequest, list_releases
-    from neuron_env.report.emit import emit
-    from neuron_env.report.matrix import LIST
+    from neuron_env.matrix_commands.output import LIST
+    from neuron_env.matrix_commands.workflow import MatrixRequest, list_releases
+    from neuron_env.output.emit import emit
 
     listed = list_releases(MatrixRequest(matrix_dirs=settings(ctx).matrix_dirs))
     raise typer.Exit(emit(LIST, listed, chosen_format(DocumentFormat, output_format, json)))
@@ -47,9 +47,9 @@ def show(
 
     Example: neuron-env matrix show --release 2.33.0
     """
-    from neuron_env.operations.matrix import MatrixRequest, show_release
-    from neuron_env.report.emit import emit
-    from neuron_env.report.matrix import SHOW
+    from neuron_env.matrix_commands.output import SHOW
+    from neuron_env.matrix_commands.workflow import MatrixRequest, show_release
+    from neuron_env.output.emit import emit
 
     request = MatrixRequest(matrix_dirs=settings(ctx).matrix_dirs, release=release)
     choice = chosen_format(DocumentFormat, output_format, json)
@@ -90,10 +90,10 @@ def resolve(
 
     Example: neuron-env matrix resolve --torch 2.14 --python 3.12 --os ubuntu-26.04 --json
     """
-    from neuron_env.operations.matrix import ResolveRequest
-    from neuron_env.operations.matrix import resolve as resolve_request
-    from neuron_env.report.emit import emit
-    from neuron_env.report.matrix import RESOLVE
+    from neuron_env.matrix_commands.output import RESOLVE
+    from neuron_env.matrix_commands.workflow import ResolveRequest
+    from neuron_env.matrix_commands.workflow import resolve as resolve_request
+    from neuron_env.output.emit import emit
 
     request = ResolveRequest(
         matrix_dirs=settings(ctx).matrix_dirs, torch=torch, python=python, os=os, arch=arch,
@@ -118,10 +118,10 @@ def diff(
 
     Example: neuron-env matrix diff 2.33.1 2.34.0
     """
-    from neuron_env.operations.matrix import DiffRequest
-    from neuron_env.operations.matrix import diff as diff_releases
-    from neuron_env.report.emit import emit
-    from neuron_env.report.matrix import DIFF
+    from neuron_env.matrix_commands.output import DIFF
+    from neuron_env.matrix_commands.workflow import DiffRequest
+    from neuron_env.matrix_commands.workflow import diff as diff_releases
+    from neuron_env.output.emit import emit
 
     request = DiffRequest(matrix_dirs=settings(ctx).matrix_dirs, old=old, new=new, prose=notes)
     choice = chosen_format(DocumentFormat, output_format, json)
@@ -140,10 +140,10 @@ def validate(
 
     Example: neuron-env matrix validate ./my-matrices/2.35.0.toml
     """
-    from neuron_env.operations.matrix import ValidateRequest
-    from neuron_env.operations.matrix import validate as validate_files
-    from neuron_env.report.emit import emit
-    from neuron_env.report.matrix import VALIDATE
+    from neuron_env.matrix_commands.output import VALIDATE
+    from neuron_env.matrix_commands.workflow import ValidateRequest
+    from neuron_env.matrix_commands.workflow import validate as validate_files
+    from neuron_env.output.emit import emit
 
     checked = validate_files(ValidateRequest(files=tuple(files)))
     raise typer.Exit(emit(VALIDATE, checked, chosen_format(DocumentFormat, output_format, json)))
@@ -187,9 +187,9 @@ def verify(
 
     Example: neuron-env matrix verify --release 2.34.0 --write ./matrix-overlay
     """
-    from neuron_env.operations.matrix_verify import VerifyRequest, verify_release
-    from neuron_env.report import matrix_verify as views
-    from neuron_env.report.emit import emit
+    from neuron_env.matrix_commands import verify_output as views
+    from neuron_env.matrix_commands.verify import VerifyRequest, verify_release
+    from neuron_env.output.emit import emit
 
     request = VerifyRequest(
         matrix_dirs=settings(ctx).matrix_dirs,

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from neuron_env.cli._common import format_choice, json_flag, seconds_at_least
-from neuron_env.report.formats import DocumentFormat, ReportFormat
+from neuron_env.output.formats import DocumentFormat, ReportFormat
 
 PythonOption = Annotated[
     Path | None,

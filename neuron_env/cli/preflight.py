@@ -18,11 +18,11 @@ from neuron_env.cli.options import (
     SysrootOption,
 )
 from neuron_env.errors import BadInput
-from neuron_env.report.formats import ReportFormat
+from neuron_env.output.formats import ReportFormat
 
 if TYPE_CHECKING:
     from neuron_env.checks.model import DoctorReport
-    from neuron_env.preflight import OutputPlan
+    from neuron_env.preflight.slurm import OutputPlan
 
 
 def preflight(
@@ -96,8 +96,8 @@ def preflight(
 
       neuron-env preflight --emit slurm-healthcheck --python /opt/venv/bin/python > healthcheck.sh
     """
-    from neuron_env.operations.doctor import DoctorRequest, run_doctor
-    from neuron_env.preflight import (
+    from neuron_env.doctor.workflow import DoctorRequest, run_doctor
+    from neuron_env.preflight.slurm import (
         EMITTABLE,
         HealthcheckRequest,
         detect_ci,
@@ -144,9 +144,9 @@ def preflight(
 
 def _deliver(report: DoctorReport, plan: OutputPlan) -> int:
     """The report where ``plan`` says (stdout through emit, then each file); the exit code."""
-    from neuron_env.report.doctor import DOCTOR, render
-    from neuron_env.report.emit import emit
-    from neuron_env.report.github import workflow_commands
+    from neuron_env.doctor.github import workflow_commands
+    from neuron_env.doctor.output import DOCTOR, render
+    from neuron_env.output.emit import emit
 
     if plan.annotations:
         sys.stdout.write("".join(line + "\n" for line in workflow_commands(report)))

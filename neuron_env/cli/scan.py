@@ -10,7 +10,7 @@ import typer
 
 from neuron_env.cli._common import chosen_format, console, format_choice, settings
 from neuron_env.cli.options import ReleaseOption, ReportOutputOption
-from neuron_env.report.formats import ScanFormat
+from neuron_env.output.formats import ScanFormat
 
 
 def scan(
@@ -84,9 +84,9 @@ def scan(
 
       neuron-env scan train.py --fix --dry-run
     """
-    from neuron_env.operations.scan import RuleListing, ScanRequest, run_scan
-    from neuron_env.report.emit import emit
-    from neuron_env.report.scan import RULES, SCAN, FixConsole
+    from neuron_env.output.emit import emit
+    from neuron_env.scan.output import RULES, SCAN, FixConsole
+    from neuron_env.scan.workflow import RuleListing, ScanRequest, run_scan
 
     choice = chosen_format(ScanFormat, output_format)
     request = ScanRequest(

@@ -13,7 +13,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from neuron_env.aws.api_errors import aws_call, error_code, translate_client_error
+from neuron_env.cloud.api_errors import aws_call, error_code, translate_client_error
 
 DOCUMENT = "AWS-RunShellScript"
 BATCH = 50  # send_command accepts at most 50 instance ids per call

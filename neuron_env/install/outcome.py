@@ -1,7 +1,7 @@
 """What ``install`` and ``download`` produce, as plain data: the results and the failure.
 
-Pure (no subprocesses, no probing) so that the renderers in :mod:`neuron_env.report.install` can
-show them without reaching the code that does the work. :mod:`neuron_env.operations.install`
+Pure (no subprocesses, no probing) so that the renderers in :mod:`neuron_env.install.output` can
+show them without reaching the code that does the work. :mod:`neuron_env.install.workflow`
 returns one :class:`InstallOutcome` per command run.
 """
 

@@ -2,7 +2,7 @@
 
 The fields both commands take are declared once, in :class:`Selection`; :class:`InstallRequest`
 and :class:`DownloadRequest` add their own. The plan is made from them (:mod:`.prepare`) and the
-work done by :mod:`neuron_env.operations.install`. What the person at the terminal sees and answers
+work done by :mod:`neuron_env.install.workflow`. What the person at the terminal sees and answers
 meanwhile comes in as callbacks (:class:`Display`), so none of this imports a terminal library.
 """
 

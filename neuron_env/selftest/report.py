@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from neuron_env.junit import Case, Outcome, Suite, write_junit
+from neuron_env.output.junit_xml import Case, Outcome, Suite, write_junit
 from neuron_env.selftest.models import CaseResult, SmokeResult, SuiteResult
 from neuron_env.serialize import to_jsonable
 from neuron_env.worker.events import finite

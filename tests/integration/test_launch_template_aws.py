@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from neuron_env.aws.launch_templates import apply_launch_template
-from neuron_env.aws.policy import iam_policy
-from neuron_env.aws.ssm import resolve_image_parameter
+from neuron_env.cloud.launch_templates import apply_launch_template
+from neuron_env.cloud.policy import iam_policy
+from neuron_env.cloud.ssm import resolve_image_parameter
 from tests.conftest import CliRunner, Result
 from tests.support.aws import REGION, MotoServer, moto_server, seed_public_parameter
 

@@ -13,8 +13,8 @@ import boto3
 import pytest
 from botocore.stub import ANY, Stubber
 
-from neuron_env.aws.launch_templates import apply_launch_template, fingerprint
-from neuron_env.aws.ssm import resolve_image_parameter
+from neuron_env.cloud.launch_templates import apply_launch_template, fingerprint
+from neuron_env.cloud.ssm import resolve_image_parameter
 from neuron_env.errors import EXIT_FAILED, OperationFailed
 
 DATA = {"ImageId": "ami-0123456789abcdef0", "InstanceType": "trn2.48xlarge"}

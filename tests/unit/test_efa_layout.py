@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from neuron_env.aws.efa import NetworkInterface, efa_count, efa_layout
+from neuron_env.cloud.efa import NetworkInterface, efa_count, efa_layout
 from neuron_env.matrix import load_matrix
 from neuron_env.matrix.model import InstanceType
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from neuron_env import __version__
-from neuron_env.aws.spec import LaunchRequest, build_launch_spec
+from neuron_env.cloud.spec import LaunchRequest, build_launch_spec
 from neuron_env.errors import BadInput, UnsupportedCombination
 from neuron_env.matrix import Matrix, load_matrix
 from tests.conftest import DATA
@@ -231,7 +231,7 @@ def test_a_matrix_with_absurdly_many_network_cards_is_refused_not_rendered(
 
 
 def test_an_ami_build_cannot_use_the_image_s_own_copy(matrix: Matrix) -> None:
-    from neuron_env.aws.ami import AmiRequest, build_ami_recipe
+    from neuron_env.cloud.ami import AmiRequest, build_ami_recipe
 
     with pytest.raises(BadInput, match="has none"):
         build_ami_recipe(matrix, AmiRequest("2.14", "2.33.1", neuron_env_source="ami"))

@@ -1,6 +1,6 @@
 """Every result type renders in every format its enum declares, and its JSON is the envelope.
 
-The output contracts (:class:`neuron_env.report.emit.Output`) register by result class when their
+The output contracts (:class:`neuron_env.output.emit.Output`) register by result class when their
 renderer module loads; this test loads them all, so a new result type without a sample here, or
 a format its enum offers but nothing writes, fails.
 """
@@ -18,20 +18,28 @@ from typing import Any
 
 import pytest
 
-import neuron_env.report
-from neuron_env.report.emit import REGISTRY, Output
+import neuron_env
+from neuron_env.output.emit import REGISTRY, Output
 from tests.conftest import DATA
 
 SNAPSHOT = DATA / "snapshots" / "torch-2.13-container.json"
 
 
 def _load_every_contract() -> None:
-    for module in pkgutil.iter_modules(neuron_env.report.__path__):
-        importlib.import_module(f"neuron_env.report.{module.name}")
+    """Every command family's output modules (``<family>/output.py``, ``*_output.py``) and the
+    output plumbing, where the contracts register themselves."""
+    for module in pkgutil.walk_packages(neuron_env.__path__, "neuron_env."):
+        leaf = module.name.rsplit(".", 1)[-1]
+        if (
+            leaf == "output"
+            or leaf.endswith("_output")
+            or module.name.startswith("neuron_env.output.")
+        ):
+            importlib.import_module(module.name)
 
 
 def _doctor_report() -> Any:
-    from neuron_env.operations.doctor import DoctorRequest, run_doctor
+    from neuron_env.doctor.workflow import DoctorRequest, run_doctor
 
     return run_doctor(DoctorRequest(matrix_dirs=[], facts_file=SNAPSHOT))
 
@@ -43,7 +51,7 @@ def _facts() -> Any:
 
 
 def _facts_report() -> Any:
-    from neuron_env.report.doctor import FactsReport
+    from neuron_env.doctor.output import FactsReport
 
     return FactsReport(_facts(), "# neuron-env facts\n")
 
@@ -56,7 +64,7 @@ def _check_listing() -> Any:
 
 
 def _fleet_report(tmp_path: Path) -> Any:
-    from neuron_env.operations.fleet import ReportRequest, report_fleet
+    from neuron_env.fleet.workflow import ReportRequest, report_fleet
 
     shutil.copy(SNAPSHOT, tmp_path / "i-0123.json")
     return report_fleet(ReportRequest(folder=tmp_path, matrix_dirs=[]))
@@ -69,14 +77,14 @@ def _collected() -> Any:
 
 
 def _scan(list_rules: bool) -> Any:
-    from neuron_env.operations.scan import ScanRequest, run_scan
+    from neuron_env.scan.workflow import ScanRequest, run_scan
 
     corpus = DATA / "scan" / "corpus" / "xla_aliases.py"
     return run_scan(ScanRequest(paths=(corpus,), matrix_dirs=[], list_rules=list_rules))
 
 
 def _matrix(kind: str) -> Any:
-    from neuron_env.operations import matrix as ops
+    from neuron_env.matrix_commands import workflow as ops
     from neuron_env.resources import shipped_matrix_dir
 
     plain = ops.MatrixRequest(matrix_dirs=[])
@@ -93,8 +101,8 @@ def _matrix(kind: str) -> Any:
 
 
 def _verified() -> Any:
-    from neuron_env.indexcheck.verify import Verification
-    from neuron_env.operations.matrix_verify import VerifyResult
+    from neuron_env.matrix_commands.indexcheck.verify import Verification
+    from neuron_env.matrix_commands.verify import VerifyResult
 
     return VerifyResult(Verification("2.34.0", datetime.date(2026, 12, 1), (), ()), None)
 
@@ -111,7 +119,7 @@ def _suite(smoke: bool) -> Any:
 
 
 def _case_listing() -> Any:
-    from neuron_env.operations.selftest import list_cases
+    from neuron_env.selftest.workflow import list_cases
 
     return list_cases("quick")
 
@@ -131,8 +139,8 @@ def _declined() -> Any:
 
 
 def _launch_template() -> Any:
-    from neuron_env.aws.spec import LaunchRequest
-    from neuron_env.operations.cloud import RenderRequest, render_launch_template
+    from neuron_env.cloud.spec import LaunchRequest
+    from neuron_env.cloud.workflow import RenderRequest, render_launch_template
 
     launch = LaunchRequest(instance_type="trn2.48xlarge", torch="2.14", neuron_env_source="pypi")
     request = RenderRequest(launch=launch, resolve_ami=False, matrix_dirs=[])
@@ -140,30 +148,30 @@ def _launch_template() -> Any:
 
 
 def _created() -> Any:
-    from neuron_env.aws.launch_templates import ApplyResult
-    from neuron_env.operations.cloud import LaunchTemplateCreated
+    from neuron_env.cloud.launch_templates import ApplyResult
+    from neuron_env.cloud.workflow import LaunchTemplateCreated
 
     applied = ApplyResult("trn2", "created", "lt-0123", 1, 1, "abc", dry_run=False)
     return LaunchTemplateCreated(applied, "us-east-2", ())
 
 
 def _recipe(tmp_path: Path) -> Any:
-    from neuron_env.aws.ami import AmiRequest
-    from neuron_env.operations.cloud import AmiRenderRequest, render_ami_recipe
+    from neuron_env.cloud.ami import AmiRequest
+    from neuron_env.cloud.workflow import AmiRenderRequest, render_ami_recipe
 
     ami = AmiRequest(torch="2.14", neuron_env_source="pypi")
     return render_ami_recipe(AmiRenderRequest(ami=ami, output=tmp_path / "ami", matrix_dirs=[]))
 
 
 def _policy() -> Any:
-    from neuron_env.operations.cloud import iam_policy_for
+    from neuron_env.cloud.workflow import iam_policy_for
 
     return iam_policy_for("cli")
 
 
 def _image() -> Any:
-    from neuron_env.aws.container import ImageRequest
-    from neuron_env.operations.image import ImageRenderRequest, render_image
+    from neuron_env.container.dockerfile import ImageRequest
+    from neuron_env.container.workflow import ImageRenderRequest, render_image
 
     image = ImageRequest(torch="2.14", neuron_env_source="pypi")
     return render_image(ImageRenderRequest(image=image, matrix_dirs=[]))
@@ -240,8 +248,8 @@ def test_smoke_results_render_as_suites() -> None:
 
 
 def test_a_format_without_a_renderer_is_refused_when_the_contract_is_made() -> None:
-    from neuron_env.report.emit import Format
-    from neuron_env.report.formats import DocumentFormat
+    from neuron_env.output.emit import Format
+    from neuron_env.output.formats import DocumentFormat
 
     class Orphan:
         pass

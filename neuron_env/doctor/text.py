@@ -1,0 +1,163 @@
+"""The human report: findings grouped by category with ✓ ! ✗ marks and fixes under problems.
+
+The report is laid out here once, as lines of :data:`~neuron_env.output.console.Span` (text and a
+style name), and written through a :class:`~neuron_env.output.console.Writer`: in colour by rich on
+a terminal, or as plain text with no rich at all into files and pipes (a plain doctor run never
+imports it). Both write the same characters, so the layout (the wrapping, the hanging indents) is
+decided here, never by the sink.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from neuron_env.checks.model import CATEGORIES, Check, DoctorReport, Finding
+from neuron_env.escape import terminal
+from neuron_env.output.console import Span, Writer
+from neuron_env.wording import join_words, plural
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+MARKS: dict[str, Span] = {
+    "ok": ("✓", "green"),
+    "warn": ("!", "yellow"),
+    "fail": ("✗", "red"),
+    "skip": ("-", "dim"),
+    "error": ("?", "red"),
+}
+CATEGORY_TITLES = {
+    "platform": "Platform",
+    "driver": "Neuron driver",
+    "system": "System packages",
+    "python": "Python environment",
+    "env": "Environment",
+    "device": "Device",
+}
+PROBLEMS = ("warn", "fail", "error")
+WORDS = {"ok": "ok", "warn": "warnings", "fail": "failed", "skip": "skipped", "error": "errors"}
+
+
+def print_report(
+    out: Writer, report: DoctorReport, *, verbose: bool = False, command: str = "doctor"
+) -> None:
+    """The doctor's (or preflight's) report as text on ``out``: the host and what it was judged
+    against, the checks by category with each problem's fix (details when ``verbose``), then the
+    summary line."""
+    facts = report.facts
+    where = facts.hostname or "this host"
+    instance = facts.ec2.instance_type if facts.ec2 and facts.ec2.instance_type else None
+    out.line(
+        (f"neuron-env {command}", "bold"),
+        (f" · {terminal(where)}" + (f" ({terminal(instance)})" if instance else ""), ""),
+    )
+    judged = (
+        f"Judged against Neuron {report.release} ({report.release_reason}); "
+        f"PyTorch {report.torch or '—'} ({report.torch_reason})."
+    )
+    for line in _wrap(terminal(judged), out.width):
+        out.line((line, "dim"))
+    width = max((len(f.check) for f in report.findings), default=0)
+    for category in CATEGORIES:
+        members = [f for f in report.findings if f.category == category]
+        if members:
+            out.line()
+            out.line((CATEGORY_TITLES[category], "bold"))
+            for finding in members:
+                _print_finding(out, finding, width, verbose, _allowed_why(report, finding))
+    out.line()
+    verdict, rest = _summary_line(report)
+    first, *more = _wrap(verdict[0] + rest, out.width)
+    out.line(verdict, (first[len(verdict[0]) :], ""))  # the verdict is a few words: never wrapped
+    for line in more:
+        out.line((line, ""))
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of ``width``, split at spaces only: never mid-word, never at a hyphen."""
+    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False) or [""]
+
+
+def _allowed_why(report: DoctorReport, finding: Finding) -> str | None:
+    """Why ``finding`` may fail: the project file's reason, or --allow; None when not allowed."""
+    if not report.summary.is_allowed(finding):
+        return None
+    return report.summary.allowed_reasons.get(finding.check, "")
+
+
+def _print_finding(
+    out: Writer, finding: Finding, width: int, verbose: bool, allowed: str | None = None
+) -> None:
+    note = ""
+    if allowed is not None:
+        why = f": {allowed};" if allowed else " by --allow:"
+        note = f" (allowed{why} does not fail the run)"
+    lines: list[Line] = [("", "", finding.summary + note)]
+    if finding.detail and (verbose or finding.status in ("fail", "error")):
+        lines.append(("", "dim", finding.detail))
+    if finding.fix and finding.status != "ok":
+        lines.append(("fix: ", "", finding.fix))
+    lead = [("  ", ""), MARKS[finding.status], (f" {finding.check:<{width}}  ", "")]
+    print_hanging(out, lead, lines, width + 6)
+
+
+Line = tuple[str, str, str]
+"""(cyan label, style, text) of one logical line."""
+
+
+def print_hanging(out: Writer, lead: Sequence[Span], lines: list[Line], indent: int) -> None:
+    """``lead``, then the lines wrapped with a hanging indent and no trailing spaces."""
+    room = max(40, out.width - indent)
+    first = True
+    for label, style, body in lines:
+        text = label + terminal(body, keep_newlines=True)  # data never drives the terminal
+        # Long words (paths, URLs, package==version pins) stay whole, so they can be copied:
+        # never split into a line of their own choosing, nor at a hyphen of a package name.
+        for i, chunk in enumerate(_wrap(text, room)):
+            prefix: Sequence[Span] = lead if first else [(" " * indent, "")]
+            first = False
+            if i == 0 and label:
+                out.line(*prefix, (label, "cyan"), (chunk[len(label) :], style))
+            else:
+                out.line(*prefix, (chunk, style))
+
+
+def _summary_line(report: DoctorReport) -> tuple[Span, str]:
+    """The verdict (coloured) and the rest of the summary line."""
+    summary = report.summary
+    allowed = [f for f in report.findings if summary.is_allowed(f) and f.status in PROBLEMS]
+    counted = Counter(str(f.status) for f in report.findings if f not in allowed)
+    parts = [f"{counted[s]} {WORDS[s]}" for s in summary.counts if counted[s]]
+    colour = {"ok": "green", "warn": "yellow", "fail": "red"}.get(summary.status, "red")
+    verdict = {"ok": "Ready", "warn": "Ready, with warnings", "fail": "Not ready"}[summary.status]
+    strict = " (--strict: warnings fail)" if summary.strict and summary.status == "warn" else ""
+    took = f" in {report.facts.duration_s:.2f} s" if report.facts.duration_s else ""
+    judged = "" if any(f.status != "skip" for f in report.findings) else "nothing was judged, "
+    rest = (
+        f"{strict}{_allowed_note(allowed)}: {judged}"
+        f"{', '.join(parts) or 'nothing else checked'}{took}."
+    )
+    return (verdict, f"bold {colour}"), rest
+
+
+def _allowed_note(allowed: list[Finding]) -> str:
+    """`` (2 failures and 1 warning allowed: driver.module, ...)``: what --allow let through."""
+    if not allowed:
+        return ""
+    failures = sum(f.status != "warn" for f in allowed)
+    warnings = len(allowed) - failures
+    kinds = [plural(n, word) for n, word in ((failures, "failure"), (warnings, "warning")) if n]
+    return f" ({join_words(kinds)} allowed: {', '.join(f.check for f in allowed)})"
+
+
+def print_checks(out: Console, checks: Sequence[Check]) -> None:
+    """``doctor --list-checks``: each check's id, category and what it checks."""
+    from rich.table import Table
+
+    table = Table("Check id", "Category", "What it checks", show_edge=False, pad_edge=False)
+    for check in checks:
+        table.add_row(check.id, check.category, check.description)
+    out.print(table)

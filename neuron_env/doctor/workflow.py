@@ -1,0 +1,162 @@
+"""``doctor``, ``preflight`` and ``facts``: facts, live or from a snapshot, judged by the matrix."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from neuron_env.errors import BadInput
+
+if TYPE_CHECKING:
+    from neuron_env.checks.model import DoctorReport
+    from neuron_env.doctor.diagnose import DoctorOptions
+    from neuron_env.facts import HostFacts
+
+from neuron_env.selftest.workflow import ProgressFactory
+
+
+@dataclass(frozen=True, kw_only=True)
+class FactsRequest:
+    """What to probe: the target interpreter, the host's root, and how deep (device levels)."""
+
+    python: Path | None = None
+    sysroot: Path = Path("/")
+    probe_timeout: float = 15.0
+    level: int = 0
+    device_progress: ProgressFactory | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class DoctorRequest:
+    """One doctor (or preflight) run: where the facts come from and how they are judged."""
+
+    matrix_dirs: Sequence[Path] = ()
+    release: str | None = None
+    torch: str | None = None
+    only: Sequence[str] = ()
+    skipped: Sequence[str] = ()
+    strict: bool = False
+    level: int = 0
+    allow: Sequence[str] = ()
+    allow_reasons: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    facts_file: Path | None = None
+    python: Path | None = None
+    sysroot: Path = Path("/")
+    probe_timeout: float = 15.0
+    device_progress: ProgressFactory | None = None
+
+    def judging(self) -> DoctorOptions:
+        from neuron_env.doctor.diagnose import DoctorOptions
+
+        return DoctorOptions(
+            release=self.release,
+            torch=self.torch,
+            only=tuple(self.only),
+            skipped=tuple(self.skipped),
+            strict=self.strict,
+            level=self.level,
+            allow=tuple(self.allow),
+            allow_reasons=dict(self.allow_reasons),
+        )
+
+    def probing(self) -> FactsRequest:
+        return FactsRequest(
+            python=self.python,
+            sysroot=self.sysroot,
+            probe_timeout=self.probe_timeout,
+            level=self.level,
+            device_progress=self.device_progress,
+        )
+
+
+def run_doctor(request: DoctorRequest) -> DoctorReport:
+    """Facts (live or from a snapshot) judged against the matrix.
+
+    Bad input about the matrix, ``--release`` or ``--torch`` is said before bad input about the
+    facts; the host is probed while the matrix loads.
+    """
+    from contextlib import nullcontext
+
+    guard: AbstractContextManager[object] = nullcontext()
+    if request.level:
+        # The device levels run in the pool's thread, which signals cannot reach: Ctrl-C or
+        # SIGTERM here kills their workers, and the run ends with exit 130 once it has returned.
+        from neuron_env.worker.interrupts import stop_on_interrupt
+
+        guard = stop_on_interrupt("device test")
+    with guard, ThreadPoolExecutor(max_workers=1) as pool:
+        # The host is probed first, while the checks and the matrix load (their imports too).
+        host = pool.submit(_facts_for, request)
+        from neuron_env.doctor.diagnose import check_request, judge
+        from neuron_env.matrix import load_matrix
+
+        options = request.judging()
+        matrix = load_matrix(list(request.matrix_dirs))
+        check_request(matrix, options.release, options.torch)
+        return judge(matrix, host.result(), options)
+
+
+def collect_host_facts(request: FactsRequest) -> HostFacts:
+    """This host and the target interpreter's facts, with the device levels' results if asked."""
+    from neuron_env.probe.collect import ProbeOptions, collect_facts
+    from neuron_env.probe.python_env import find_target_python
+
+    if not request.sysroot.is_dir():
+        raise BadInput(f"--sysroot {request.sysroot} is not a directory.")
+    target = find_target_python(request.python)
+    started = time.monotonic()
+    options = ProbeOptions.capped(request.probe_timeout, sysroot=request.sysroot, python=target)
+    facts = collect_facts(options)
+    return _with_device(facts, target, request, started) if request.level else facts
+
+
+def _facts_for(request: DoctorRequest) -> HostFacts:
+    from neuron_env.facts import read_snapshot
+
+    if request.facts_file is None:
+        return collect_host_facts(request.probing())
+    if request.python is not None or request.sysroot != Path("/"):
+        raise BadInput(
+            "--facts judges a saved snapshot; it cannot be combined with --python or --sysroot."
+        )
+    snapshot = read_snapshot(request.facts_file)
+    recorded, level = levels_held(snapshot), request.level
+    if level > recorded:
+        raise BadInput(
+            f"{request.facts_file} holds level-{recorded} facts; --level {level} needs the device "
+            "results.",
+            hint=f"Collect them on the host with 'neuron-env facts --level {level} -o FILE'.",
+        )
+    return snapshot
+
+
+def levels_held(snapshot: HostFacts) -> int:
+    """The device level whose results the snapshot holds (not merely the one it claims)."""
+    device = snapshot.device
+    if device is None or device.smoke is None:
+        return 0
+    if device.selftest is None and device.smoke.ok:  # a failed smoke test stops the suite
+        return min(device.level, 1)
+    return device.level
+
+
+def _with_device(
+    facts: HostFacts, target: Path, request: FactsRequest, started: float
+) -> HostFacts:
+    """Run the device levels in the target interpreter, with progress shown as the request asks;
+    the duration then covers them too."""
+    from contextlib import nullcontext
+
+    from neuron_env.probe.device import probe_device
+
+    shown = request.device_progress() if request.device_progress else nullcontext(None)
+    with shown as report:
+        device = probe_device(target, request.level, progress=report)
+    took = round(time.monotonic() - started, 3)
+    return dataclasses.replace(facts, device=device, duration_s=took)

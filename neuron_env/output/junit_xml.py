@@ -1,0 +1,104 @@
+"""JUnit XML: the one writer (:func:`write_junit`) every JUnit report goes through.
+
+A report builds :class:`Suite` and :class:`Case` objects and hands them to :func:`write_junit`:
+the doctor's and the fleet's (:mod:`neuron_env.doctor.junit`, :mod:`neuron_env.fleet.output`) and
+the self-test's (:mod:`neuron_env.selftest.report`). Standard library only, so the self-test's
+side can use it without the renderers.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from neuron_env.escape import xml
+
+Outcome = Literal["pass", "failure", "error", "skipped"]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One testcase: ``message``/``kind`` are its failure's, error's or skip's attributes; ``text``
+    the body of its failure or error, or (when it passes) its ``<system-out>``; ``time`` its
+    seconds (None: written as 0)."""
+
+    classname: str
+    name: str
+    outcome: Outcome = "pass"
+    message: str = ""
+    kind: str | None = None
+    text: str | None = None
+    time: float | None = None
+
+
+@dataclass(frozen=True)
+class Suite:
+    """One testsuite; ``properties`` (when any) become its ``<properties>``, ``time`` its seconds
+    (None: written as 0)."""
+
+    name: str
+    cases: Sequence[Case]
+    properties: Mapping[str, str] = field(default_factory=dict)
+    time: float | None = None
+
+
+def write_junit(name: str, suites: Sequence[Suite]) -> str:
+    """The JUnit document: ``<testsuites>`` named ``name``, counts summed from the cases."""
+    cases = [case for suite in suites for case in suite.cases]
+    times = [suite.time for suite in suites if suite.time is not None]
+    root = ET.Element("testsuites", {"name": name, **_counts(cases, sum(times) if times else None)})
+    for suite in suites:
+        element = ET.SubElement(
+            root, "testsuite", {"name": suite.name, **_counts(suite.cases, suite.time)}
+        )
+        if suite.properties:
+            properties = ET.SubElement(element, "properties")
+            for key, value in suite.properties.items():
+                ET.SubElement(properties, "property", name=key, value=value)
+        for case in suite.cases:
+            element.append(_case_element(case))
+    return to_xml(root)
+
+
+def to_xml(root: ET.Element) -> str:
+    """The document, with every character XML 1.0 cannot hold made visible (ESC, NUL, ...).
+
+    Summaries and names come from snapshots; ElementTree would write such characters raw and
+    leave a file that no CI system can parse.
+    """
+    for element in root.iter():
+        element.text = xml(element.text) if element.text else element.text
+        for key, value in element.attrib.items():
+            element.set(key, xml(value))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _case_element(case: Case) -> ET.Element:
+    element = ET.Element("testcase", classname=case.classname, name=case.name)
+    element.set("time", _seconds(case.time))
+    if case.outcome in ("failure", "error"):
+        attributes = {"message": case.message, **({"type": case.kind} if case.kind else {})}
+        ET.SubElement(element, case.outcome, attributes).text = case.text
+    elif case.outcome == "skipped":
+        ET.SubElement(element, "skipped", message=case.message)
+    elif case.text is not None:
+        ET.SubElement(element, "system-out").text = case.text
+    return element
+
+
+def _counts(cases: Sequence[Case], seconds: float | None) -> dict[str, str]:
+    outcomes = [case.outcome for case in cases]
+    return {
+        "tests": str(len(cases)),
+        "failures": str(outcomes.count("failure")),
+        "errors": str(outcomes.count("error")),
+        "skipped": str(outcomes.count("skipped")),
+        "time": _seconds(seconds),
+    }
+
+
+def _seconds(value: float | None) -> str:
+    return "0" if value is None else f"{value:.3f}"
