@@ -56,7 +56,10 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("install/staging.py", "open"): "the directory, opened for fsync after the rename",
     # A path the stdlib parser insists on opening itself; read_text vets it first (a FIFO or a
     # huge file is refused before netrc opens it).
-    ("matrix_commands/indexcheck/simple.py", "netrc"): "checked by read_text(path, 1 MiB) just before",
+    (
+        "matrix_commands/indexcheck/simple.py",
+        "netrc",
+    ): "checked by read_text(path, 1 MiB) just before",
     # Host files under --sysroot go through probe/sysroot.py's Sysroot.file_bytes/file_text, which
     # resolve as if chrooted and read with input_files.read_bytes; what is left in probe/ reads
     # our own processes' output or a socket with its own cap.
