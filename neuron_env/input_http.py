@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from neuron_env.input_files import InputRejected, size_text
+from neuron_env.signals import wait_for_event
 
 _CHUNK = 1 << 16
 
@@ -86,7 +87,7 @@ def fetch(
     exchange = _Exchange(request, max_bytes, ends, context)
     worker = threading.Thread(target=exchange.run, name="neuron-env-http", daemon=True)
     worker.start()
-    if not exchange.done.wait(ends.left()):
+    if not wait_for_event(exchange.done, ends.left()):
         exchange.cut()
         raise DeadlinePassed(timeout, whole_command=ends is not own) from None
     return exchange.answer()

@@ -15,8 +15,18 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import threading
 from collections.abc import Iterator
+from concurrent.futures import Future
 from types import FrameType
+from typing import TypeVar
+
+T = TypeVar("T")
+
+#: How often a waiting main thread wakes to run a signal's handler. The kernel hands a process's
+#: signal to any of its threads; when a worker thread takes it, only a main thread that wakes on
+#: its own runs the handler, so an untimed wait would hold Ctrl-C or SIGTERM until it ended.
+WAKE_SECONDS = 0.1
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _noted: list[int] = []  # the signals that interrupted this run, in order
@@ -31,6 +41,37 @@ def interrupt_exit_code() -> int:
     """128 + the first signal that interrupted the run: 130 for Ctrl-C (also when no handler of
     ours saw it: Python's own raises KeyboardInterrupt), 143 for SIGTERM."""
     return 128 + (_noted[0] if _noted else signal.SIGINT)
+
+
+def wait_for_event(event: threading.Event, timeout: float | None = None) -> bool:
+    """``event.wait(timeout)``, woken every :data:`WAKE_SECONDS` so a signal is acted on at once."""
+    deadline = None if timeout is None else _now() + timeout
+    while not event.wait(
+        WAKE_SECONDS if deadline is None else min(WAKE_SECONDS, deadline - _now())
+    ):
+        if deadline is not None and _now() >= deadline:
+            return event.is_set()
+    return True
+
+
+def join_thread(thread: threading.Thread) -> None:
+    """``thread.join()``, woken every :data:`WAKE_SECONDS` so a signal is acted on at once."""
+    while thread.is_alive():
+        thread.join(WAKE_SECONDS)
+
+
+def future_result(future: Future[T]) -> T:
+    """``future.result()``, woken every :data:`WAKE_SECONDS` so a signal is acted on at once."""
+    done = threading.Event()
+    future.add_done_callback(lambda _: done.set())
+    wait_for_event(done)
+    return future.result()
+
+
+def _now() -> float:
+    import time
+
+    return time.monotonic()
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from neuron_env.errors import BadInput
+from neuron_env.signals import future_result
 
 if TYPE_CHECKING:
     from neuron_env.checks.model import DoctorReport
@@ -99,7 +100,7 @@ def run_doctor(request: DoctorRequest) -> DoctorReport:
         options = request.judging()
         matrix = load_matrix(list(request.matrix_dirs))
         check_request(matrix, options.release, options.torch)
-        return judge(matrix, host.result(), options)
+        return judge(matrix, future_result(host), options)
 
 
 def collect_host_facts(request: FactsRequest) -> HostFacts:

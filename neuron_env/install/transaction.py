@@ -39,7 +39,7 @@ from neuron_env.install.reachability import failure_cause, step_name
 from neuron_env.install.target_env import TargetEnv
 from neuron_env.install.verify import Problem, TorchImport, import_torch, problems
 from neuron_env.probe.python_env import probe_python
-from neuron_env.signals import held_interrupts, sigterm_as_interrupt
+from neuron_env.signals import future_result, held_interrupts, sigterm_as_interrupt
 
 Progress = Callable[[str], None]
 
@@ -215,7 +215,7 @@ def _inspect(python: Path) -> tuple[dict[str, str], TorchImport]:
         torch = pool.submit(import_torch, python)
         facts = probe_python(python)
         versions = {name: dist.version for name, dist in facts.distributions.items()}
-        return versions, torch.result()
+        return versions, future_result(torch)
 
 
 def _swap_in(new: Path, target: TargetEnv) -> None:

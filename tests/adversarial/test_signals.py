@@ -9,12 +9,13 @@ child process running, no temporary folder, and a ``-d`` folder as it found it.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -158,10 +159,11 @@ def test_a_signal_during_download_leaves_an_existing_folder_empty_as_it_was(
     assert (dest.stat().st_ino, dest.stat().st_mode) == (before.st_ino, before.st_mode)
 
 
-@pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
-def test_a_signal_while_matrix_verify_waits_writes_nothing_and_says_so_once(
-    tmp_path: Path, sig: signal.Signals
-) -> None:
+def _verify_against_a_silent_index(
+    tmp_path: Path, deliver: Callable[[subprocess.Popen[str]], None]
+) -> tuple[int, str, Path]:
+    """``matrix verify --write`` against an index that takes the request and never answers;
+    ``deliver`` signals the process once the request is out. The process is never left behind."""
     overlay = tmp_path / "overlay"
     overlay.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEURON_ENV_")}
@@ -176,10 +178,48 @@ def test_a_signal_while_matrix_verify_waits_writes_nothing_and_says_so_once(
                      "--write", str(overlay)),
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
-        conn, _ = sock.accept()  # the request is out: neuron-env now waits for an answer
-        with conn:
-            proc.send_signal(sig)
-            _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 128 + sig, err
+        try:
+            conn, _ = sock.accept()  # the request is out: neuron-env now waits for an answer
+            with conn:
+                deliver(proc)
+                _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    return proc.returncode, err, overlay
+
+
+@pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
+def test_a_signal_while_matrix_verify_waits_writes_nothing_and_says_so_once(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    code, err, overlay = _verify_against_a_silent_index(tmp_path, lambda p: p.send_signal(sig))
+    assert code == 128 + sig, err
+    assert interrupted_lines(err) == ["error: Interrupted. Nothing was written."]
+    assert list(overlay.iterdir()) == []
+
+
+def _tgkill(pid: int, tid: int, sig: int) -> None:
+    """Signal one thread of another process (the kernel's tgkill; Python has none)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall(234, pid, tid, sig) != 0:  # SYS_tgkill on x86_64
+        raise OSError(ctypes.get_errno(), "tgkill failed")
+
+
+def test_a_signal_the_kernel_hands_to_a_reading_thread_still_ends_verify_at_once(
+    tmp_path: Path,
+) -> None:
+    """The kernel may give a process's SIGTERM to any of its threads. Given to a thread that
+    reads an index, it must still stop the run at once, not when the read times out (120 s)."""
+
+    def to_a_worker_thread(proc: subprocess.Popen[str]) -> None:
+        tids = [int(t) for t in os.listdir(f"/proc/{proc.pid}/task") if int(t) != proc.pid]
+        _tgkill(proc.pid, max(tids), signal.SIGTERM)
+
+    started = time.monotonic()
+    code, err, overlay = _verify_against_a_silent_index(tmp_path, to_a_worker_thread)
+    assert code == 143, err
+    assert time.monotonic() - started < 30, "the run waited for the read's own timeout"
     assert interrupted_lines(err) == ["error: Interrupted. Nothing was written."]
     assert list(overlay.iterdir()) == []

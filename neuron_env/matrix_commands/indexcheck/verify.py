@@ -21,6 +21,7 @@ from neuron_env.matrix_commands.indexcheck.simple import (
     read_index,
     tls_context,
 )
+from neuron_env.signals import join_thread
 
 #: ``--neuron-index`` replaces the index that serves torch-neuronx, ``--pytorch-index`` the one
 #: that serves torch (the same rule as ``neuron-env install``).
@@ -170,7 +171,7 @@ def _read_all(
         for thread in threads:
             thread.start()
         for thread in threads:
-            thread.join()
+            join_thread(thread)
     except KeyboardInterrupt:
         raise Interrupted("Interrupted. Nothing was written.") from None
     if failed:
