@@ -11,6 +11,7 @@ from typing import Any
 
 from neuron_env.checks.model import Context, Verdict, fail, ok, skip, warn
 from neuron_env.facts import DeviceHolder, HostFacts
+from neuron_env.matrix import Release
 from neuron_env.wording import join_words
 
 # Physical NeuronCores per chip (aws.md: Trainium2 8 NeuronCore-v3, Trainium3 8 NeuronCore-v4,
@@ -55,11 +56,11 @@ def instance_type(facts: HostFacts) -> str | None:
     return next((d.instance_type for d in sysfs if d.instance_type), None)
 
 
-def logical_cores(facts: HostFacts, ctx: Context) -> Cores | None:
+def logical_cores(facts: HostFacts, release: Release) -> Cores | None:
     """The instance's logical cores, when its type, chip and LNC are known."""
     name = instance_type(facts)
-    known = ctx.release.instance_types.get(name or "")
-    family = ctx.release.families.get(known.family) if known else None
+    known = release.instance_types.get(name or "")
+    family = release.families.get(known.family) if known else None
     per_chip = CORES_PER_CHIP.get(family.chip or "") if family else None
     lnc = (facts.env.variables if facts.env else {}).get(LNC, str(DEFAULT_LNC))
     if name is None or known is None or per_chip is None or lnc not in ("1", "2"):
@@ -86,7 +87,7 @@ def check_core_variables(facts: HostFacts, ctx: Context) -> Verdict:
     env = facts.env.variables
     if VISIBLE not in env and NUM not in env:
         return ok("No core variables set: the runtime takes every free core")
-    cores = logical_cores(facts, ctx)
+    cores = logical_cores(facts, ctx.release)
     if cores is None:
         return skip("The instance's NeuronCore count is unknown; core variables not compared")
     visible = core_set(env.get(VISIBLE, ""))
@@ -145,9 +146,9 @@ def held_message(found: list[DeviceHolder]) -> str:
     return "; ".join(parts) + more
 
 
-def held_verdict(facts: HostFacts, ctx: Context) -> Verdict:
+def held_verdict(facts: HostFacts, cores: Cores | None) -> Verdict:
     """The judgement the doctor and the device commands share: warn on held devices unless
-    NEURON_RT_VISIBLE_CORES keeps this process on free ones."""
+    NEURON_RT_VISIBLE_CORES keeps this process on free ones (``cores`` None: not known)."""
     found = holders(facts)
     if found is None:
         return skip("Not collected (a snapshot from an older neuron-env)")
@@ -157,7 +158,6 @@ def held_verdict(facts: HostFacts, ctx: Context) -> Verdict:
     if not found:
         return ok("No other process holds a Neuron device", detail=detail)
     held = {_node_number(d) for h in found for d in h.devices}
-    cores = logical_cores(facts, ctx)
     message = held_message(found)
     visible = core_set((facts.env.variables if facts.env else {}).get(VISIBLE, ""))
     if cores and visible and not {c // cores.per_device for c in visible} & held:
@@ -182,4 +182,4 @@ def check_cores_held(facts: HostFacts, ctx: Context) -> Verdict:
     """``driver.cores-held``: no other process holds a /dev/neuron* (its /proc/<pid>/fd, as
     fuser finds them, and neuron-ls's process list), or NEURON_RT_VISIBLE_CORES avoids them."""
     assert facts.driver is not None
-    return held_verdict(facts, ctx)
+    return held_verdict(facts, logical_cores(facts, ctx.release))

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from neuron_env.errors import BadInput
+from neuron_env.operations.device_gate import refuse_on_held_cores
 from neuron_env.operations.doctor import ProgressFactory
 
 if TYPE_CHECKING:
@@ -56,6 +57,7 @@ def run_smoke_test(request: SmokeRequest) -> SmokeResult:
 
     target = find_target_python(request.python)
     check_device(request.device)
+    refuse_on_held_cores(request.device)
     with _progress(request.progress) as report:
         return run_smoke(
             target,
@@ -75,6 +77,7 @@ def run_selftest(request: SelftestRequest) -> SuiteResult:
     select_variants(request.level, request.only)
     target = find_target_python(request.python)
     check_device(request.device)
+    refuse_on_held_cores(request.device, matrix_dirs=request.matrix_dirs)
     peak = _peak(request)
     with _progress(request.progress) as report:
         return run_suite(
