@@ -47,7 +47,7 @@ def check_dkms_kernel(facts: HostFacts, ctx: Context) -> Verdict:
     if in_container(facts) or image_based(facts):
         return skip("The driver is built with the host's image; no DKMS tree here to judge")
     if driver.module_for_kernel:
-        return ok(f"neuron.ko is installed for {kernel} (not loaded: see driver.module)")
+        return ok(f"neuron.ko is installed for {kernel}, though not loaded")
     if driver.dkms_builds is None:
         return skip("DKMS builds were not collected (a snapshot from an older neuron-env)")
     if not driver.dkms_builds:
