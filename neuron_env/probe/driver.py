@@ -12,6 +12,9 @@ from typing import Any
 from neuron_env.command import clean_env, run
 from neuron_env.errors import CommandFailed
 from neuron_env.facts import DeviceNode, DriverFacts, NeuronDevice
+from neuron_env.probe.holders import device_holders
+from neuron_env.probe.kernel_module import dkms_builds, module_for_kernel
+from neuron_env.probe.os_release import kernel_release
 from neuron_env.probe.sysroot import Sysroot
 
 SYSFS_DEVICES = "sys/devices/virtual/neuron_device"
@@ -25,13 +28,21 @@ def probe_driver(sysroot: Path, *, neuron_ls_timeout: float = 5.0) -> DriverFact
         listing, listing_error = neuron_ls(sysroot, neuron_ls_timeout), None
     except (CommandFailed, RuntimeError) as exc:  # a broken tool must not hide the driver facts
         listing, listing_error = None, getattr(exc, "message", None) or str(exc)
+    root = Sysroot.at(sysroot)
+    loaded = module_loaded(sysroot)
+    holders, unreadable = device_holders(root)
     return DriverFacts(
-        module_loaded=module_loaded(sysroot),
-        module_version=Sysroot.at(sysroot).file_text("sys/module/neuron/version"),
+        module_loaded=loaded,
+        module_version=root.file_text("sys/module/neuron/version"),
         devices=device_nodes(sysroot),
         sysfs=sysfs_devices(sysroot),
         neuron_ls=listing,
         neuron_ls_error=listing_error,
+        holders=holders,
+        holders_unreadable=unreadable,
+        dkms_builds=dkms_builds(root),
+        # A loaded module proves a build exists; only walk the module tree when it is not.
+        module_for_kernel=None if loaded else module_for_kernel(root, kernel_release(sysroot)),
     )
 
 
