@@ -14,6 +14,10 @@ from neuron_env.checks.versions import loose_version, older
 from neuron_env.facts import HostFacts
 from neuron_env.wording import plural
 
+# The dynamic loader's words, as printed when a program cannot start.
+LIBRARY_MISSING = re.compile(r"error while loading shared libraries: ([^\s:]+): cannot open")
+GLIBC_MISSING = re.compile(r"version [`']GLIBC_([0-9.]+)' not found")
+
 DRIVER_PACKAGE = "aws-neuronx-dkms"
 RELOAD = "sudo rmmod neuron && sudo modprobe neuron"
 # A driver version is dotted numbers (2.31.8.0); a leading '2' of something else is no version,
@@ -106,11 +110,30 @@ def check_devices(facts: HostFacts, ctx: Context) -> Verdict:
         )
     listing_error = facts.driver.neuron_ls_error
     if listing_error:
-        return warn(
-            f"{plural(len(nodes), 'Neuron device')}, accessible; neuron-ls failed: {listing_error}",
-            fix=_host_step(facts, "sudo apt-get install --reinstall -y aws-neuronx-tools"),
-        )
+        return _neuron_ls_broken(facts, len(nodes), listing_error)
     return ok(f"{plural(len(nodes), 'Neuron device')}, accessible")
+
+
+def _neuron_ls_broken(facts: HostFacts, count: int, error: str) -> Verdict:
+    """neuron-ls runs but fails: the loader's words name a missing library or a glibc floor."""
+    devices = f"{plural(count, 'Neuron device')}, accessible"
+    reinstall = _host_step(facts, "sudo apt-get install --reinstall -y aws-neuronx-tools")
+    if glibc := GLIBC_MISSING.search(error):
+        have = f" (this host has {facts.os.glibc})" if facts.os and facts.os.glibc else ""
+        return warn(
+            f"{devices}; neuron-ls cannot run: it needs glibc {glibc.group(1)} or newer{have}",
+            fix=f"Use an OS with glibc {glibc.group(1)} or newer, or install the "
+            "aws-neuronx-tools of the Neuron apt repository for this OS's release.",
+            detail=error,
+        )
+    if library := LIBRARY_MISSING.search(error):
+        return warn(
+            f"{devices}; neuron-ls cannot run: the shared library {library.group(1)} is missing",
+            fix=reinstall,
+            detail=f"{error}\nThe package that provides it: "
+            f"apt-file search {shlex.quote(library.group(1))}",
+        )
+    return warn(f"{devices}; neuron-ls failed: {error}", fix=reinstall)
 
 
 def _no_devices(facts: HostFacts) -> Verdict:

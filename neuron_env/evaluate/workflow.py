@@ -79,4 +79,7 @@ def _dynamic_shapes_note(matrix_dirs: Sequence[Path]) -> str | None:
 
     release = load_matrix(list(matrix_dirs)).latest()
     found = next((lim for lim in release.limitations if lim.id == DYNAMIC_SHAPES), None)
-    return f"{found.summary} (Neuron {release.version})" if found else None
+    if found is None:
+        return None
+    note = f" {found.note}" if found.note else ""
+    return f"{found.summary}{note} (Neuron {release.version})"

@@ -21,6 +21,7 @@ SYSFS_DEVICES = "sys/devices/virtual/neuron_device"
 NEURON_LS_PATHS = ("opt/aws/neuron/bin/neuron-ls", "usr/bin/neuron-ls", "usr/local/bin/neuron-ls")
 # Neuron 2.34 replaced `neuron-ls --json-output` with `--output-format json`; try the new one first.
 NEURON_LS_JSON_FLAGS = (("--output-format", "json"), ("--json-output",))
+NEURON_LS_ERROR_CHARS = 400
 
 
 def probe_driver(sysroot: Path, *, neuron_ls_timeout: float = 5.0) -> DriverFacts:
@@ -108,7 +109,7 @@ def neuron_ls(sysroot: Path, timeout: float) -> Any:
     if found is None:
         return None
     tool = root.resolve(found)  # the host's tool, where the host's links lead
-    last_error: Exception | None = None
+    last_error: object = None
     for flags in NEURON_LS_JSON_FLAGS:
         result = run([tool, *flags], timeout=timeout, env=clean_env(), check=False)
         if result.returncode == 0:
@@ -116,4 +117,11 @@ def neuron_ls(sysroot: Path, timeout: float) -> Any:
                 return json.loads(result.stdout)
             except (ValueError, RecursionError) as exc:  # RecursionError: nested past reason
                 last_error = exc
+        else:  # the dynamic loader's complaint (a missing library, an old glibc) names the cause
+            last_error = _last_line(result.stderr) or f"exit {result.returncode}"
     raise RuntimeError(f"{tool} gave no JSON output ({last_error or 'non-zero exit'})")
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][:NEURON_LS_ERROR_CHARS] if lines else ""

@@ -238,8 +238,10 @@ def test_a_hung_target_python_is_a_probe_error_not_a_hang(
         "--python", str(hung), "--probe-timeout", "2", "--format", "json",
         env=healthy.env, timeout=30,
     )  # fmt: skip
-    assert result.returncode == 1
-    findings = {f["check"]: f for f in json.loads(result.stdout)["findings"]}
+    assert result.returncode == 3  # nothing failed: could not judge, not "not ready"
+    doc = json.loads(result.stdout)
+    assert (doc["status"], doc["exit_code"]) == ("unknown", 3)
+    findings = {f["check"]: f for f in doc["findings"]}
     assert findings["python.torch"]["status"] == "error"
     assert "Could not probe python" in findings["python.torch"]["summary"]
     assert findings["platform.os"]["status"] == "ok"  # the other probes' facts survive
