@@ -5,6 +5,8 @@ Exit codes are a public contract (README, "Exit codes"):
 * 0 — everything passed (warnings allowed unless ``--strict``)
 * 1 — a check, test, install or cloud operation failed (:class:`OperationFailed`)
 * 2 — bad input: unknown flag value, unsupported combination, malformed file (:class:`BadInput`)
+* 3 — could not judge: nothing failed, but a check's probe could not run (timeout, permission,
+  crash), so ``doctor``/``preflight`` cannot say "ready" or "not ready" (Nagios' UNKNOWN)
 * 130 — interrupted by Ctrl-C (SIGINT); 143 — stopped by SIGTERM (:class:`Interrupted`)
 
 Every error carries a one-paragraph ``message`` (what happened and the likely cause) and an optional
@@ -20,6 +22,7 @@ from collections.abc import Iterable
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
+EXIT_UNKNOWN = 3
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 

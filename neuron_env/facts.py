@@ -41,6 +41,9 @@ class OsFacts:
     arch: str | None = None
     glibc: str | None = None
     container: bool | None = None
+    kubernetes: bool | None = None
+    """In a Kubernetes pod (``KUBERNETES_SERVICE_HOST`` set, or a ``kubepods`` cgroup); None in
+    snapshots taken before neuron-env looked."""
 
     @property
     def key(self) -> str | None:
@@ -84,6 +87,23 @@ class NeuronDevice:
 
 
 @dataclass(frozen=True)
+class DeviceHolder:
+    """A process with a ``/dev/neuronN`` open (``/proc/<pid>/fd``, as ``fuser`` finds it)."""
+
+    pid: int
+    command: str
+    devices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DkmsBuild:
+    """One ``/var/lib/dkms/aws-neuronx/<version>/<kernel>/``: a driver build DKMS made."""
+
+    version: str
+    kernel: str
+
+
+@dataclass(frozen=True)
 class DriverFacts:
     """The Neuron kernel driver: the loaded module, its device nodes and sysfs entries, and what
     ``neuron-ls`` reports."""
@@ -94,6 +114,15 @@ class DriverFacts:
     sysfs: tuple[NeuronDevice, ...] = ()
     neuron_ls: Any = None
     neuron_ls_error: str | None = None
+    holders: tuple[DeviceHolder, ...] | None = None
+    """Processes holding a Neuron device node; None in snapshots taken before neuron-env looked."""
+    holders_unreadable: int = 0
+    """Processes whose open files this user may not read (others' processes, without root)."""
+    dkms_builds: tuple[DkmsBuild, ...] | None = None
+    """The aws-neuronx builds DKMS made, for any kernel; None in older snapshots."""
+    module_for_kernel: bool | None = None
+    """A ``neuron.ko*`` under ``/lib/modules/<running kernel>/``; looked for only when the module
+    is not loaded (a loaded module proves a build), else None."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +133,9 @@ class SystemFacts:
     packages: dict[str, str] = field(default_factory=dict)
     kernel_headers: bool | None = None
     efa_devices: tuple[str, ...] = ()
+    """Every ``/sys/class/infiniband/*`` device."""
+    efa_bound: tuple[str, ...] | None = None
+    """Those bound to the ``efa`` driver (``device/driver``); None in older snapshots."""
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ PY
 case $status in
   0) exit 0 ;;
   1) reason="neuron-env: $(failing_checks || echo 'unreadable report')" ;;
+  3) reason="neuron-env could not judge: $(failing_checks || echo 'unreadable report')" ;;
   124 | 137) reason="neuron-env preflight did not finish within ${TIMEOUT}s" ;;
   *) reason="neuron-env preflight could not run (exit $status)" ;;
 esac

@@ -16,6 +16,7 @@ from neuron_env.facts import HostFacts
 
 XLA_STACK = ("torch-xla", "libneuronxla", "transformers-neuronx")
 XLA_STACK_PREFIXES = ("neuronx-distributed",)
+INF1_PACKAGES = ("neuron-cc", "torch-neuron")
 
 
 def xla_leftovers(facts: HostFacts, ctx: Context) -> list[str]:
@@ -33,7 +34,25 @@ def check_conflicts(facts: HostFacts, ctx: Context) -> Verdict:
     """``python.conflicts``: no legacy PyTorch/XLA stack, no torchao beside torchao-neuron,
     and notes on competing backends."""
     assert facts.python is not None
-    return _xla_stack(facts, ctx) or _torchao(facts, ctx) or _notes(facts, ctx)
+    return (_inf1_packages(facts, ctx) or _xla_stack(facts, ctx) or _torchao(facts, ctx)) or _notes(
+        facts, ctx
+    )
+
+
+def _inf1_packages(facts: HostFacts, ctx: Context) -> Verdict | None:
+    """The Inf1-era pip packages (neuron-cc, torch-neuron): another SDK, not TorchNeuron's."""
+    assert facts.python is not None
+    dists = facts.python.distributions
+    found = [name for name in INF1_PACKAGES if name in dists]
+    if not found:
+        return None
+    return fail(
+        "Inf1-era Neuron packages are installed: "
+        + ", ".join(f"{name} {dists[name].version}" for name in found),
+        fix=f"{_pip(ctx)} uninstall -y {' '.join(shlex.quote(n) for n in found)}",
+        detail="neuron-cc and torch-neuron are the first Neuron SDK's compiler and PyTorch "
+        "integration (Inf1 only); TorchNeuron uses neuronx-cc and torch-neuronx.",
+    )
 
 
 def _native(facts: HostFacts, ctx: Context) -> bool | None:

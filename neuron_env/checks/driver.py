@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 
+from packaging.version import Version
+
+from neuron_env.checks.dkms import missing_build, rebuild_fix
+from neuron_env.checks.host_kind import device_fix, driver_step, image_based, in_container
 from neuron_env.checks.model import Context, Verdict, fail, ok, warn
 from neuron_env.checks.versions import loose_version, older
 from neuron_env.facts import HostFacts
 from neuron_env.wording import plural
 
+# The dynamic loader's words, as printed when a program cannot start.
+LIBRARY_MISSING = re.compile(r"error while loading shared libraries: ([^\s:]+): cannot open")
+GLIBC_MISSING = re.compile(r"version [`']GLIBC_([0-9.]+)' not found")
+
 DRIVER_PACKAGE = "aws-neuronx-dkms"
 RELOAD = "sudo rmmod neuron && sudo modprobe neuron"
-ON_THE_HOST = "on the host: "
+# A driver version is dotted numbers (2.31.8.0); a leading '2' of something else is no version,
+# so it reads as unknown, never as "older than" the release's.
+DRIVER_VERSION = re.compile(r"^\d+\.\d+\.\d+")
 
 
 def check_module(facts: HostFacts, ctx: Context) -> Verdict:
@@ -25,16 +36,14 @@ def check_module(facts: HostFacts, ctx: Context) -> Verdict:
         f"{DRIVER_PACKAGE}={wanted}*" if wanted else DRIVER_PACKAGE
     )
     if not facts.driver.module_loaded:
-        # In a container the driver is the host's: neither its dpkg database nor apt here counts.
-        packaged = facts.system is not None and DRIVER_PACKAGE in facts.system.packages
-        fix = "sudo modprobe neuron" if packaged else f"{install} && sudo modprobe neuron"
-        fix = f"{ON_THE_HOST}{install} && sudo modprobe neuron" if _in_container(facts) else fix
-        return fail("The Neuron kernel driver (module 'neuron') is not loaded", fix=fix)
+        return fail("The Neuron kernel driver (module 'neuron') is not loaded",
+                    fix=_load_fix(facts, install))  # fmt: skip
     version_text = facts.driver.module_version or _packaged_driver(facts)
-    version = loose_version(version_text)
+    version = _driver_version(version_text)
     if version is None:
+        shown = f" ({version_text!r})" if version_text else ""
         return warn(
-            "Neuron driver loaded; its version is unknown",
+            f"Neuron driver loaded; its version{shown} is unknown",
             fix=_host_step(facts, f"modinfo neuron; {install}"),
         )
     if wanted is None:
@@ -51,13 +60,24 @@ def check_module(facts: HostFacts, ctx: Context) -> Verdict:
     return ok(f"Neuron driver {version_text} loaded (Neuron {ctx.release.version} needs {wanted})")
 
 
-def _in_container(facts: HostFacts) -> bool:
-    return bool(facts.os and facts.os.container)
+def _load_fix(facts: HostFacts, install: str) -> str:
+    # In a container the driver is the host's: neither its dpkg database nor apt here counts.
+    if in_container(facts) or image_based(facts):
+        return driver_step(facts, f"{install} && sudo modprobe neuron")
+    if missing_build(facts):  # modprobe alone would fail: no build for this kernel
+        return rebuild_fix(facts)
+    packaged = facts.system is not None and DRIVER_PACKAGE in facts.system.packages
+    return "sudo modprobe neuron" if packaged else f"{install} && sudo modprobe neuron"
+
+
+def _driver_version(text: str | None) -> Version | None:
+    return loose_version(text) if text and DRIVER_VERSION.match(text.strip()) else None
 
 
 def _host_step(facts: HostFacts, command: str) -> str:
-    """A driver step: inside a container it is run on the host, not here."""
-    return f"{ON_THE_HOST}{command}" if _in_container(facts) else command
+    """A driver step as it fits where this runs: on the host from a container, never apt on an
+    image-based host or in a pod."""
+    return driver_step(facts, command)
 
 
 def _packaged_driver(facts: HostFacts) -> str | None:
@@ -90,21 +110,36 @@ def check_devices(facts: HostFacts, ctx: Context) -> Verdict:
         )
     listing_error = facts.driver.neuron_ls_error
     if listing_error:
-        return warn(
-            f"{plural(len(nodes), 'Neuron device')}, accessible; neuron-ls failed: {listing_error}",
-            fix=_host_step(facts, "sudo apt-get install --reinstall -y aws-neuronx-tools"),
-        )
+        return _neuron_ls_broken(facts, len(nodes), listing_error)
     return ok(f"{plural(len(nodes), 'Neuron device')}, accessible")
+
+
+def _neuron_ls_broken(facts: HostFacts, count: int, error: str) -> Verdict:
+    """neuron-ls runs but fails: the loader's words name a missing library or a glibc floor."""
+    devices = f"{plural(count, 'Neuron device')}, accessible"
+    reinstall = _host_step(facts, "sudo apt-get install --reinstall -y aws-neuronx-tools")
+    if glibc := GLIBC_MISSING.search(error):
+        have = f" (this host has {facts.os.glibc})" if facts.os and facts.os.glibc else ""
+        return warn(
+            f"{devices}; neuron-ls cannot run: it needs glibc {glibc.group(1)} or newer{have}",
+            fix=f"Use an OS with glibc {glibc.group(1)} or newer, or install the "
+            "aws-neuronx-tools of the Neuron apt repository for this OS's release.",
+            detail=error,
+        )
+    if library := LIBRARY_MISSING.search(error):
+        return warn(
+            f"{devices}; neuron-ls cannot run: the shared library {library.group(1)} is missing",
+            fix=reinstall,
+            detail=f"{error}\nThe package that provides it: "
+            f"apt-file search {shlex.quote(library.group(1))}",
+        )
+    return warn(f"{devices}; neuron-ls failed: {error}", fix=reinstall)
 
 
 def _no_devices(facts: HostFacts) -> Verdict:
     assert facts.driver is not None
     if facts.driver.module_loaded:
-        fix = (
-            "Pass the devices into the container, e.g. docker run --device=/dev/neuron0 ..."
-            if _in_container(facts)
-            else RELOAD
-        )
+        fix = device_fix(facts) if in_container(facts) else RELOAD
         return fail("The driver is loaded but there are no /dev/neuron* device nodes", fix=fix)
     return fail(
         "No /dev/neuron* device nodes (the driver is not loaded)",

@@ -12,11 +12,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from neuron_env.errors import EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN
 from neuron_env.facts import HostFacts
 from neuron_env.matrix.model import Pairing, Release
 
 Status = Literal["ok", "warn", "fail", "skip", "error"]
 STATUSES: tuple[Status, ...] = ("ok", "warn", "fail", "skip", "error")
+Overall = Literal["ok", "warn", "fail", "unknown"]
+"""The run's verdict; ``unknown``: nothing failed, but a check could not judge (exit 3)."""
 CATEGORIES = ("platform", "driver", "system", "python", "env", "device")
 
 
@@ -127,7 +130,7 @@ class Check:
 class Summary:
     """The overall verdict. ``allowed`` lists checks that did not pass but may not fail the run."""
 
-    status: Status
+    status: Overall
     counts: dict[str, int]
     exit_code: int
     strict: bool = False
@@ -142,22 +145,24 @@ class Summary:
 def summarize(
     findings: Iterable[Finding], *, strict: bool = False, allow: Iterable[str] = ()
 ) -> Summary:
-    """The overall verdict: failures and probe errors fail; warnings fail only when strict.
+    """The overall verdict: a failure fails (exit 1), and so does a warning when strict; else a
+    check that could not judge (``error``) makes it ``unknown`` (exit 3: not "not ready").
 
     Checks named in ``allow`` are reported as they are but never fail the run.
     """
     findings = list(findings)
     allow = set(allow)
     counts: dict[str, int] = {s: sum(f.status == s for f in findings) for s in STATUSES}
-    counted = [f.status for f in findings if f.check not in allow]
-    status: Status = "ok"
-    if "fail" in counted or "error" in counted:
-        status = "fail"
-    elif "warn" in counted:
-        status = "warn"
+    counted = {f.status for f in findings if f.check not in allow}
     allowed = tuple(f.check for f in findings if f.check in allow and f.status != "ok")
-    failed = status == "fail" or (strict and status == "warn")
-    return Summary(status, counts, 1 if failed else 0, strict, allowed)
+    if "fail" in counted:
+        return Summary("fail", counts, EXIT_FAILED, strict, allowed)
+    warned: Overall = "warn" if "warn" in counted else "ok"
+    if strict and warned == "warn":
+        return Summary("warn", counts, EXIT_FAILED, strict, allowed)
+    if "error" in counted:
+        return Summary("unknown", counts, EXIT_UNKNOWN, strict, allowed)
+    return Summary(warned, counts, EXIT_OK, strict, allowed)
 
 
 @dataclass(frozen=True)

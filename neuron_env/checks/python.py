@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
@@ -10,6 +12,7 @@ from neuron_env.checks.model import Context, Verdict, fail, ok, warn
 from neuron_env.checks.placeholders import is_placeholder, placeholder_reason
 from neuron_env.checks.versions import package_version, same_release_line
 from neuron_env.facts import Distribution, HostFacts
+from neuron_env.wording import plural
 
 
 def check_torch(facts: HostFacts, ctx: Context) -> Verdict:
@@ -38,7 +41,34 @@ def check_torch(facts: HostFacts, ctx: Context) -> Verdict:
             f"torch {dist.version} is a GPU build; TorchNeuron is built against the CPU build",
             fix=ctx.install_command(),
         )
-    return ok(f"torch {dist.version}")
+    return _cuda_build(facts, ctx, dist) or ok(f"torch {dist.version}")
+
+
+def _cuda_build(facts: HostFacts, ctx: Context, torch: Distribution) -> Verdict | None:
+    """The default index's torch is the CUDA build: no '+cpu', nvidia-* libraries beside it."""
+    assert facts.python is not None and ctx.pairing is not None
+    nvidia = sorted(n for n in facts.python.distributions if n.startswith("nvidia-"))
+    if not nvidia or "+" in torch.version or "torch-neuronx" not in facts.python.distributions:
+        return None
+    index = ctx.release.index_for("torch")
+    source = f" --index-url {shlex.quote(ctx.release.indexes[index].url)}" if index else ""
+    python = ctx.python or "python"
+    removed = " ".join(shlex.quote(n) for n in ["torch", *nvidia])
+    pin = shlex.quote(f"torch=={ctx.pairing.torch}")
+    return fail(
+        f"torch {torch.version} is the CUDA build from the default index "
+        f"({plural(len(nvidia), 'nvidia-* distribution')} beside it); "
+        "torch-neuronx is built against the CPU build",
+        fix=" && ".join(
+            [
+                *([] if ctx.has_pip else [f"{python} -m ensurepip --default-pip"]),
+                f"{python} -m pip uninstall -y {removed}",
+                f"{python} -m pip install{source} {pin}",
+            ]
+        ),
+        detail="The CPU build comes from the PyTorch CPU index; dropping the CUDA build and its "
+        "nvidia-* libraries frees several gigabytes TorchNeuron never uses.",
+    )
 
 
 def check_torch_neuronx(facts: HostFacts, ctx: Context) -> Verdict:

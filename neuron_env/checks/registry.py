@@ -6,9 +6,13 @@ from collections.abc import Iterable, Sequence
 
 from neuron_env.checks import (
     conflicts,
+    cores,
     device,
+    dkms,
     driver,
+    efa,
     environment,
+    host_kind,
     platform,
     python,
     requirements,
@@ -31,12 +35,25 @@ CHECKS: tuple[Check, ...] = (
     Check("platform.instance", "platform", "Instance type",
           "A Trn2/Trn3 EC2 instance (IMDSv2, or the driver's sysfs); not Trn1, Inf or non-EC2",
           ("ec2",), platform.check_instance),
+    Check("platform.container", "platform", "Container devices",
+          "In a container or Kubernetes pod (/.dockerenv, cgroup, KUBERNETES_SERVICE_HOST), the "
+          "Neuron devices were passed in", ("os", "driver"), host_kind.check_container),
+    Check("platform.efa", "platform", "EFA",
+          "On an instance type with EFA: every EFA device (/sys/class/infiniband/* bound to efa) "
+          "there, aws-neuronx-collectives installed", ("system",), efa.check_efa),
     Check("driver.module", "driver", "Neuron driver",
           "Kernel module 'neuron' loaded and at least the release's driver version",
           ("driver",), driver.check_module),
     Check("driver.devices", "driver", "Neuron devices",
           "/dev/neuron* present, readable and writable by this user, count matching the instance",
           ("driver",), driver.check_devices),
+    Check("driver.dkms-kernel", "driver", "Driver build for the kernel",
+          "Module not loaded: a neuron.ko for the running kernel (/lib/modules/<uname -r>) or "
+          "only DKMS builds for other kernels (/var/lib/dkms/aws-neuronx)",
+          ("driver",), dkms.check_dkms_kernel),
+    Check("driver.cores-held", "driver", "NeuronCores in use",
+          "No other process holds /dev/neuron* (/proc/<pid>/fd links, neuron-ls's processes), "
+          "or NEURON_RT_VISIBLE_CORES avoids them", ("driver",), cores.check_cores_held),
     Check("system.packages", "system", "System packages",
           "The release's aws-neuronx-* apt packages and the kernel headers DKMS needs",
           ("system",), system.check_packages),
@@ -61,6 +78,9 @@ CHECKS: tuple[Check, ...] = (
     Check("env.variables", "env", "Environment variables",
           "Neuron variables valid (LNC 1 or 2, core lists) and no legacy XLA variables",
           ("env",), environment.check_variables),
+    Check("env.cores", "env", "NeuronCore variables",
+          "NEURON_RT_VISIBLE_CORES / NEURON_RT_NUM_CORES within the instance's logical cores at "
+          "its NEURON_LOGICAL_NC_CONFIG", ("env",), cores.check_core_variables),
     Check("env.cache", "env", "Compile cache",
           "Compile cache and debug directories writable with free space",
           ("env",), environment.check_cache),

@@ -10,6 +10,7 @@ from neuron_env.facts import HostFacts
 
 # Inside a container the driver and its tools live on the host; only user-space packages matter.
 HOST_ONLY = {"aws-neuronx-dkms", "aws-neuronx-tools", "aws-neuronx-oci-hook"}
+LEGACY_PREFIX = "aws-neuron-"  # Inf1-era apt packages; the current ones are aws-neuronx-*
 
 
 def check_packages(facts: HostFacts, ctx: Context) -> Verdict:
@@ -19,6 +20,9 @@ def check_packages(facts: HostFacts, ctx: Context) -> Verdict:
     installed = facts.system.packages
     if not installed and facts.os is not None and facts.os.id not in ("ubuntu", "debian"):
         return skip(f"No dpkg database on {facts.os.pretty_name or facts.os.id}; not inspected")
+    legacy = _legacy_packages(installed)
+    if legacy:
+        return legacy
     in_container = bool(facts.os and facts.os.container)
     wanted = {
         name: pkg
@@ -52,6 +56,21 @@ def check_packages(facts: HostFacts, ctx: Context) -> Verdict:
         return headers
     return ok(
         f"{len(wanted)} Neuron system packages at Neuron {ctx.release.version} versions or newer"
+    )
+
+
+def _legacy_packages(installed: dict[str, str]) -> Verdict | None:
+    """Inf1-era ``aws-neuron-*`` packages (the current ones are ``aws-neuronx-*``): their driver
+    and runtime clash with the current ones over the same device and library names."""
+    legacy = sorted(name for name in installed if name.startswith(LEGACY_PREFIX))
+    if not legacy:
+        return None
+    shown = ", ".join(f"{name} {installed[name]}" for name in legacy)
+    return fail(
+        f"Inf1-era Neuron packages are installed: {shown}",
+        fix="sudo apt-get remove -y " + " ".join(shlex.quote(name) for name in legacy),
+        detail="They belong to the first Neuron SDK (Inf1), replaced by the aws-neuronx-* "
+        "packages; run doctor again after removing them.",
     )
 
 

@@ -137,8 +137,8 @@ def doctor(
 ) -> None:
     """Validate this host and a Python environment for TorchNeuron; say what to fix.
 
-    Exit 0 when ready (warnings allowed unless --strict), 1 when a check fails or cannot run,
-    2 on bad input.
+    Exit 0 when ready (warnings allowed unless --strict), 1 when a check fails, 2 on bad input,
+    3 when nothing failed but a check could not judge (its probe could not run).
 
     Examples:
 

@@ -86,7 +86,7 @@ def preflight(
     """Gate a CI job or a node on a healthy Trainium environment (doctor + device levels).
 
     Exit 0 ready (warnings allowed unless --strict; --allow-ed checks never fail), 1 not ready
-    (a check failed or could not run), 2 preflight misused.
+    (a check failed), 2 preflight misused, 3 could not judge (a check's probe could not run).
 
     Examples:
 

@@ -38,6 +38,13 @@ CATEGORY_TITLES = {
     "device": "Device",
 }
 PROBLEMS = ("warn", "fail", "error")
+# "unknown": a check could not judge and nothing failed; neither "ready" nor "not ready" is true.
+VERDICTS = {
+    "ok": "Ready",
+    "warn": "Ready, with warnings",
+    "fail": "Not ready",
+    "unknown": "Could not judge",
+}
 WORDS = {"ok": "ok", "warn": "warnings", "fail": "failed", "skip": "skipped", "error": "errors"}
 
 
@@ -131,8 +138,8 @@ def _summary_line(report: DoctorReport) -> tuple[Span, str]:
     allowed = [f for f in report.findings if summary.is_allowed(f) and f.status in PROBLEMS]
     counted = Counter(str(f.status) for f in report.findings if f not in allowed)
     parts = [f"{counted[s]} {WORDS[s]}" for s in summary.counts if counted[s]]
-    colour = {"ok": "green", "warn": "yellow", "fail": "red"}.get(summary.status, "red")
-    verdict = {"ok": "Ready", "warn": "Ready, with warnings", "fail": "Not ready"}[summary.status]
+    colour = {"ok": "green", "warn": "yellow", "fail": "red", "unknown": "magenta"}[summary.status]
+    verdict = VERDICTS[summary.status]
     strict = " (--strict: warnings fail)" if summary.strict and summary.status == "warn" else ""
     took = f" in {report.facts.duration_s:.2f} s" if report.facts.duration_s else ""
     judged = "" if any(f.status != "skip" for f in report.findings) else "nothing was judged, "

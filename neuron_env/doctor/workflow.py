@@ -15,9 +15,9 @@ from neuron_env.errors import BadInput
 from neuron_env.signals import future_result
 
 if TYPE_CHECKING:
-    from neuron_env.checks.model import DoctorReport
+    from neuron_env.checks.model import DoctorReport, Verdict
     from neuron_env.doctor.diagnose import DoctorOptions
-    from neuron_env.facts import HostFacts
+    from neuron_env.facts import DeviceFacts, HostFacts
 
 from neuron_env.selftest.workflow import ProgressFactory
 
@@ -154,10 +154,22 @@ def _with_device(
     the duration then covers them too."""
     from contextlib import nullcontext
 
+    from neuron_env.device_gate import held_cores
     from neuron_env.probe.device import probe_device
 
+    held = held_cores(request.sysroot)
+    if held is not None:  # the smoke test is not started beside another job's cores
+        return dataclasses.replace(facts, device=_not_started(request.level, held))
     shown = request.device_progress() if request.device_progress else nullcontext(None)
     with shown as report:
         device = probe_device(target, request.level, progress=report)
     took = round(time.monotonic() - started, 3)
     return dataclasses.replace(facts, device=device, duration_s=took)
+
+
+def _not_started(level: int, held: Verdict) -> DeviceFacts:
+    """The device levels as the doctor reports them when cores are held: in the same words."""
+    from neuron_env.facts import DeviceFacts, DeviceRun
+
+    smoke = DeviceRun(ok=False, summary=f"Not started: {held.summary}", hint=held.fix)
+    return DeviceFacts("neuron", level, smoke=smoke)

@@ -42,6 +42,7 @@ class EvaluateRequest:
 def evaluate_entry(request: EvaluateRequest) -> Evaluation:
     """Bad input (the entry, the shapes, the device, the interpreter) is said before the worker
     starts; what the model does comes back in the evaluation."""
+    from neuron_env.device_gate import refuse_on_held_cores
     from neuron_env.evaluate import Request, evaluate, parse_entry, parse_shapes
     from neuron_env.probe.python_env import find_target_python
     from neuron_env.worker.devices import check_device
@@ -50,6 +51,7 @@ def evaluate_entry(request: EvaluateRequest) -> Evaluation:
     shapes = parse_shapes(request.shapes)
     check_device(request.device)
     target = find_target_python(request.python)
+    refuse_on_held_cores(request.device, matrix_dirs=request.matrix_dirs)
     if request.before_run is not None:
         request.before_run()
     compiling = request.compile or bool(shapes)
@@ -77,4 +79,7 @@ def _dynamic_shapes_note(matrix_dirs: Sequence[Path]) -> str | None:
 
     release = load_matrix(list(matrix_dirs)).latest()
     found = next((lim for lim in release.limitations if lim.id == DYNAMIC_SHAPES), None)
-    return f"{found.summary} (Neuron {release.version})" if found else None
+    if found is None:
+        return None
+    note = f" {found.note}" if found.note else ""
+    return f"{found.summary}{note} (Neuron {release.version})"

@@ -63,7 +63,8 @@ def snapshot_files(folder: Path) -> list[Path]:
 def _judge_host(matrix: Matrix, path: Path, options: DoctorOptions) -> HostVerdict:
     facts = read_snapshot(path)
     report = judge(matrix, facts, options)
-    status = "fail" if report.summary.status == "fail" else report.summary.status
+    # A host that could not be judged is counted with the failing ones, as before exit 3 existed.
+    status = "fail" if report.summary.status in ("fail", "unknown") else report.summary.status
     problems = tuple(f for f in report.findings if f.status in ("fail", "error", "warn"))
     return HostVerdict(
         name=path.stem,

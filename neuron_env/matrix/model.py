@@ -298,6 +298,8 @@ class Limitation:
     summary: str
     apis: tuple[str, ...] = ()
     confirmed: bool = True
+    note: str = ""
+    """What a later source narrows or adds, without dropping the limitation."""
     sources: tuple[str, ...] = ()
 
 

@@ -304,7 +304,8 @@ def _dlamis(r: Release) -> Table:
 def _limitations(r: Release) -> Table:
     table = _table("Known limitations", "Id", "Kind", "Summary")
     for lim in r.limitations:
-        table.add_row(lim.id, lim.kind, _flag(lim.summary, lim.confirmed))
+        text = f"{lim.summary} Since then: {lim.note}" if lim.note else lim.summary
+        table.add_row(lim.id, lim.kind, _flag(text, lim.confirmed))
     return table
 
 

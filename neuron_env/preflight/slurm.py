@@ -2,7 +2,8 @@
 and the Slurm health-check script.
 
 Exit codes (a public contract): 0 ready (warnings allowed unless ``--strict``; ``--allow``-ed checks
-never fail the run), 1 not ready (a check failed or could not run), 2 preflight was misused.
+never fail the run), 1 not ready (a check failed), 2 preflight was misused, 3 could not judge
+(nothing failed, but a check's probe could not run).
 """
 
 from __future__ import annotations

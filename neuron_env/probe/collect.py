@@ -82,7 +82,7 @@ def _probes(options: ProbeOptions) -> dict[str, Callable[[], Any]]:
     root = options.sysroot
     timeouts = options.timeouts
     probes: dict[str, Callable[[], Any]] = {
-        "os": lambda: probe_os(root),
+        "os": lambda: probe_os(root, options.environ),
         "ec2": lambda: probe_ec2(timeout=_inner(timeouts, "ec2"), environ=options.environ),
         "driver": lambda: probe_driver(root, neuron_ls_timeout=_inner(timeouts, "driver")),
         "system": lambda: probe_system(root),

@@ -12,12 +12,16 @@ from typing import Any
 from neuron_env.command import clean_env, run
 from neuron_env.errors import CommandFailed
 from neuron_env.facts import DeviceNode, DriverFacts, NeuronDevice
+from neuron_env.probe.holders import device_holders
+from neuron_env.probe.kernel_module import dkms_builds, module_for_kernel
+from neuron_env.probe.os_release import kernel_release
 from neuron_env.probe.sysroot import Sysroot
 
 SYSFS_DEVICES = "sys/devices/virtual/neuron_device"
 NEURON_LS_PATHS = ("opt/aws/neuron/bin/neuron-ls", "usr/bin/neuron-ls", "usr/local/bin/neuron-ls")
 # Neuron 2.34 replaced `neuron-ls --json-output` with `--output-format json`; try the new one first.
 NEURON_LS_JSON_FLAGS = (("--output-format", "json"), ("--json-output",))
+NEURON_LS_ERROR_CHARS = 400
 
 
 def probe_driver(sysroot: Path, *, neuron_ls_timeout: float = 5.0) -> DriverFacts:
@@ -25,13 +29,21 @@ def probe_driver(sysroot: Path, *, neuron_ls_timeout: float = 5.0) -> DriverFact
         listing, listing_error = neuron_ls(sysroot, neuron_ls_timeout), None
     except (CommandFailed, RuntimeError) as exc:  # a broken tool must not hide the driver facts
         listing, listing_error = None, getattr(exc, "message", None) or str(exc)
+    root = Sysroot.at(sysroot)
+    loaded = module_loaded(sysroot)
+    holders, unreadable = device_holders(root)
     return DriverFacts(
-        module_loaded=module_loaded(sysroot),
-        module_version=Sysroot.at(sysroot).file_text("sys/module/neuron/version"),
+        module_loaded=loaded,
+        module_version=root.file_text("sys/module/neuron/version"),
         devices=device_nodes(sysroot),
         sysfs=sysfs_devices(sysroot),
         neuron_ls=listing,
         neuron_ls_error=listing_error,
+        holders=holders,
+        holders_unreadable=unreadable,
+        dkms_builds=dkms_builds(root),
+        # A loaded module proves a build exists; only walk the module tree when it is not.
+        module_for_kernel=None if loaded else module_for_kernel(root, kernel_release(sysroot)),
     )
 
 
@@ -97,7 +109,7 @@ def neuron_ls(sysroot: Path, timeout: float) -> Any:
     if found is None:
         return None
     tool = root.resolve(found)  # the host's tool, where the host's links lead
-    last_error: Exception | None = None
+    last_error: object = None
     for flags in NEURON_LS_JSON_FLAGS:
         result = run([tool, *flags], timeout=timeout, env=clean_env(), check=False)
         if result.returncode == 0:
@@ -105,4 +117,11 @@ def neuron_ls(sysroot: Path, timeout: float) -> Any:
                 return json.loads(result.stdout)
             except (ValueError, RecursionError) as exc:  # RecursionError: nested past reason
                 last_error = exc
+        else:  # the dynamic loader's complaint (a missing library, an old glibc) names the cause
+            last_error = _last_line(result.stderr) or f"exit {result.returncode}"
     raise RuntimeError(f"{tool} gave no JSON output ({last_error or 'non-zero exit'})")
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][:NEURON_LS_ERROR_CHARS] if lines else ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from collections.abc import Mapping
 from pathlib import Path
 
 from neuron_env.facts import OsFacts
@@ -23,8 +24,9 @@ LIBC_MAX_BYTES = 64 << 20  # libc.so.6 is about 2 MiB; a larger one is not read 
 ENVIRON_MAX_BYTES = 4 << 20  # PID 1's environment is bounded by the kernel's ARG_MAX
 
 
-def probe_os(sysroot: Path) -> OsFacts:
+def probe_os(sysroot: Path, environ: Mapping[str, str] | None = None) -> OsFacts:
     root = Sysroot.at(sysroot)
+    kubernetes = in_kubernetes(sysroot, os.environ if environ is None else environ)
     release = parse_os_release(
         root.file_text("etc/os-release") or root.file_text("usr/lib/os-release")
     )
@@ -35,7 +37,9 @@ def probe_os(sysroot: Path) -> OsFacts:
         kernel=kernel_release(sysroot),
         arch=root.file_text("proc/sys/kernel/arch") or os.uname().machine,
         glibc=glibc_version(sysroot),
-        container=in_container(sysroot),
+        # A pod is a container even where cgroup v2 and containerd leave no other trace.
+        container=in_container(sysroot) or kubernetes,
+        kubernetes=kubernetes,
     )
 
 
@@ -84,3 +88,16 @@ def in_container(sysroot: Path) -> bool:
     # environment, which systemd-detect-virt reads too.
     environ = root.file_text("proc/1/environ", ENVIRON_MAX_BYTES) or ""
     return any(entry.startswith("container=") for entry in environ.split("\0"))
+
+
+def in_kubernetes(sysroot: Path, environ: Mapping[str, str]) -> bool:
+    """A Kubernetes pod: the kubelet sets ``KUBERNETES_SERVICE_HOST`` in every container, and
+    cgroup v1 paths name ``kubepods``. This process's environment counts only when it runs on the
+    host it judges: under ``--sysroot /host`` a privileged pod judges its node, not itself."""
+    root = Sysroot.at(sysroot)
+    if root.root == Path("/") and environ.get("KUBERNETES_SERVICE_HOST"):
+        return True
+    if "kubepods" in (root.file_text("proc/1/cgroup") or ""):
+        return True
+    environ_1 = root.file_text("proc/1/environ", ENVIRON_MAX_BYTES) or ""
+    return any(entry.startswith("KUBERNETES_SERVICE_HOST=") for entry in environ_1.split("\0"))

@@ -18,7 +18,12 @@ def probe_system(sysroot: Path) -> SystemFacts:
     status = Sysroot.at(sysroot).file_bytes(DPKG_STATUS, DPKG_STATUS_MAX_BYTES)
     packages = dict(dpkg_packages(status.decode("utf-8", errors="replace") if status else ""))
     headers = f"linux-headers-{kernel_release(sysroot)}" in packages if packages else None
-    return SystemFacts(packages=packages, kernel_headers=headers, efa_devices=efa_devices(sysroot))
+    return SystemFacts(
+        packages=packages,
+        kernel_headers=headers,
+        efa_devices=efa_devices(sysroot),
+        efa_bound=efa_bound(sysroot),
+    )
 
 
 def dpkg_packages(text: str) -> Iterator[tuple[str, str]]:
@@ -44,3 +49,13 @@ def _fields(stanza: str) -> dict[str, str]:
 
 def efa_devices(sysroot: Path) -> tuple[str, ...]:
     return tuple(Sysroot.at(sysroot).listdir("sys/class/infiniband"))
+
+
+def efa_bound(sysroot: Path) -> tuple[str, ...]:
+    """The InfiniBand devices whose ``device/driver`` link leads to the ``efa`` driver."""
+    root = Sysroot.at(sysroot)
+    return tuple(
+        name
+        for name in root.listdir("sys/class/infiniband")
+        if root.resolve(f"sys/class/infiniband/{name}/device/driver").name == "efa"
+    )

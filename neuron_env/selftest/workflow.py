@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from neuron_env.device_gate import refuse_on_held_cores
 from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
@@ -59,6 +60,7 @@ def run_smoke_test(request: SmokeRequest) -> SmokeResult:
 
     target = find_target_python(request.python)
     check_device(request.device)
+    refuse_on_held_cores(request.device)
     with _progress(request.progress) as report:
         return run_smoke(
             target,
@@ -78,6 +80,7 @@ def run_selftest(request: SelftestRequest) -> SuiteResult:
     select_variants(request.level, request.only)
     target = find_target_python(request.python)
     check_device(request.device)
+    refuse_on_held_cores(request.device, matrix_dirs=request.matrix_dirs)
     peak = _peak(request)
     with _progress(request.progress) as report:
         return run_suite(

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.integration
         (["--allow", "env.cache", "--allow", "nonsense"], "Unknown check id 'nonsense'"),
         (["--release", "9.99.0"], "No matrix file describes Neuron release '9.99.0'"),
         (["--torch", "1.0"], "No known Neuron release pairs torch-neuronx with PyTorch 1.0"),
-        (["--torch", "2.13", "--release", "2.34.0"], "add --release 2.33.1"),
+        (["--torch", "2.15", "--release", "2.34.0"], "PyTorch 2.13 and 2.14 only, not 2.15"),
         (["--torch", "two"], "--torch 'two' is not a version"),
         (["--timeout", "nan"], "--timeout nan is not a number of seconds"),
         (["--timeout", "inf"], "--timeout inf is not a number of seconds"),

@@ -71,7 +71,7 @@ def test_resolve_on_ubuntu_24_04_answers_with_a_warning_and_exit_0(cli: CliRunne
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (["--torch", "2.15"], "PyTorch 2.14 only, not 2.15"),
+        (["--torch", "2.15"], "PyTorch 2.13 and 2.14 only, not 2.15"),
         (["--torch", "2.15", "--release", "2.33.0"], "PyTorch 2.13 and 2.14 only, not 2.15"),
         (["--torch", "2.14", "--python", "3.11"], "supports Python 3.12–3.14, not 3.11"),
         (["--torch", "2.14", "--instance-type", "trn1.32xlarge"], "Trn1 is not supported"),
@@ -163,8 +163,9 @@ def test_diff_reports_changed_pins_between_releases(cli: CliRunner) -> None:
     assert result.returncode == 0
     assert "aws-neuronx-dkms.version: 2.31.7.0 → 2.31.8.0" in result.stdout
     doc = json.loads(cli("matrix", "diff", "2.33.1", "2.34.0", "--json").stdout)
-    kinds = {c["path"][1]: c["kind"] for c in doc["changes"] if c["path"][0] == "pairings"}
-    assert kinds["torch-2.13"] == "removed"
+    changes = {tuple(c["path"][1:]): c for c in doc["changes"] if c["path"][0] == "pairings"}
+    assert changes["torch-2.13", "torch-neuronx"]["kind"] == "changed"  # 2.13.3.0 → 2.13.3.1
+    assert changes["torch-2.13", "confirmed"]["kind"] == "changed"  # its Pythons unconfirmed
 
 
 def test_show_lists_the_companions_with_their_unconfirmed_facts(cli: CliRunner) -> None:

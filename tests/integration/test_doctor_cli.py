@@ -66,7 +66,7 @@ def test_healthy_host_text_report(cli: CliRunner, healthy: Host) -> None:
     assert "neuron-env doctor · trn2-node-01 (trn2.48xlarge)" in out
     assert "Judged against Neuron 2.33.1 (detected from torch-neuronx 2.14.3.0.2187" in out
     assert "✓ platform.os" in out and "Ubuntu 26.04 LTS: supported, pip wheels available" in out
-    assert out.rstrip().splitlines()[-1].startswith("Ready: 15 ok")
+    assert out.rstrip().splitlines()[-1].startswith("Ready: 20 ok")
     assert "\x1b[" not in out  # no colour codes in a pipe
 
 
@@ -156,7 +156,7 @@ def test_facts_snapshot_judged_elsewhere_gives_the_same_verdict(
     assert json.loads(snapshot.read_text())["schema"] == "neuron-env/facts/v1"
     judged = cli("--matrix-dir", str(healthy.matrix), "doctor", "--facts", str(snapshot))
     assert judged.returncode == 0
-    assert "Ready: 15 ok" in judged.stdout
+    assert "Ready: 20 ok" in judged.stdout
 
 
 def test_judging_against_a_release_and_torch_on_request(cli: CliRunner, healthy: Host) -> None:
@@ -206,7 +206,7 @@ def test_junit_has_one_testcase_per_check(
     root = ET.parse(out).getroot()
     assert root.tag == "testsuites" and root.get("failures") == "2"
     cases = {case.get("name"): case for case in root.iter("testcase")}
-    assert len(cases) == 15
+    assert len(cases) == 20
     failure = cases["driver.module"].find("failure")
     assert failure is not None and "fix: sudo modprobe neuron" in (failure.text or "")
     assert cases["platform.os"].find("failure") is None
@@ -238,8 +238,10 @@ def test_a_hung_target_python_is_a_probe_error_not_a_hang(
         "--python", str(hung), "--probe-timeout", "2", "--format", "json",
         env=healthy.env, timeout=30,
     )  # fmt: skip
-    assert result.returncode == 1
-    findings = {f["check"]: f for f in json.loads(result.stdout)["findings"]}
+    assert result.returncode == 3  # nothing failed: could not judge, not "not ready"
+    doc = json.loads(result.stdout)
+    assert (doc["status"], doc["exit_code"]) == ("unknown", 3)
+    findings = {f["check"]: f for f in doc["findings"]}
     assert findings["python.torch"]["status"] == "error"
     assert "Could not probe python" in findings["python.torch"]["summary"]
     assert findings["platform.os"]["status"] == "ok"  # the other probes' facts survive

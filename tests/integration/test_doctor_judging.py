@@ -27,28 +27,45 @@ def doctor_json(cli: CliRunner, snapshot: Path, *args: str) -> dict[str, object]
     return doc
 
 
-def test_torch_2_13_is_judged_against_the_newest_release_that_pairs_it(cli: CliRunner) -> None:
+def test_torch_2_13_is_judged_against_2_34_which_pairs_it_too(cli: CliRunner) -> None:
+    """2.34.0 ships torch-neuronx 2.13.3.1 beside 2.14.3.1: a 2.13 environment is not sent back."""
     result = cli("doctor", "--facts", str(SNAPSHOTS / "torch-2.13-container.json"))
     line = " ".join(result.stdout.split())
-    assert "Judged against Neuron 2.33.1 (the newest release that pairs the installed torch" in line
-    assert "2.34.0 pairs PyTorch 2.14 only" in line
+    assert "Judged against Neuron 2.34.0" in line and "2.33.1" not in line
     doc = doctor_json(cli, SNAPSHOTS / "torch-2.13-container.json")
     findings = {f["check"]: f for f in doc["findings"]}  # type: ignore[attr-defined]
     assert findings["python.torch"]["status"] == "ok"
-    assert "--torch 2.13 --release 2.33.1" in findings["python.torch-neuronx"]["fix"]
+    assert "--torch 2.13 --release 2.34.0" in findings["python.torch-neuronx"]["fix"]
+
+
+def test_torch_2_13_alone_is_judged_against_the_newest_release_pairing_it(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    """A matrix whose newest release pairs PyTorch 2.14 only sends a 2.13 host to the one before."""
+    from neuron_env.resources import shipped_matrix_dir
+
+    text = (shipped_matrix_dir() / "2.34.0.toml").read_text()
+    start = text.index('[[pairings]]\ntorch = "2.13.0"')
+    (tmp_path / "2.34.0.toml").write_text(
+        text[:start] + text[text.index("[[pairings]]", start + 1) :]
+    )
+    result = cli("--matrix-dir", str(tmp_path), "doctor", "--facts",
+                 str(SNAPSHOTS / "torch-2.13-container.json"))  # fmt: skip
+    line = " ".join(result.stdout.split())
+    assert "Judged against Neuron 2.33.1 (the newest release that pairs the installed torch" in line
+    assert "2.34.0 pairs PyTorch 2.14 only" in line
 
 
 def test_torch_option_picks_the_newest_release_pairing_it(cli: CliRunner) -> None:
     doc = doctor_json(cli, SNAPSHOTS / "torch-2.13-container.json", "--torch", "2.13")
-    assert doc["release"] == "2.33.1"
-    assert "PyTorch 2.13 (--torch)" in str(doc["release_reason"])
+    assert doc["release"] == "2.34.0"
 
 
-def test_a_release_that_does_not_pair_the_torch_names_one_that_does(cli: CliRunner) -> None:
+def test_a_release_that_does_not_pair_the_torch_names_what_it_pairs(cli: CliRunner) -> None:
     snapshot = str(SNAPSHOTS / "torch-2.13-container.json")
-    result = cli("doctor", "--facts", snapshot, "--release", "2.34.0", "--torch", "2.13")
+    result = cli("doctor", "--facts", snapshot, "--release", "2.34.0", "--torch", "2.15")
     assert result.returncode == 2
-    assert "--release 2.33.1" in result.stderr
+    assert "pairs torch-neuronx with PyTorch 2.13 and 2.14 only, not 2.15" in result.stderr
 
 
 def test_a_placeholder_never_names_the_release(cli: CliRunner, tmp_path: Path) -> None:
@@ -77,7 +94,7 @@ def test_a_legacy_or_unknown_build_never_names_the_release(
 def test_every_install_fix_names_a_combination_the_release_pairs(
     cli: CliRunner, tmp_path: Path
 ) -> None:
-    """torch 2.13 beside torch-neuronx 2.14, asked about 2.34.0 (which pairs 2.14 only)."""
+    """torch 2.13 beside torch-neuronx 2.14, asked about 2.34.0."""
     doc = json.loads((SNAPSHOTS / "torch-2.13-container.json").read_text())
     doc["facts"]["python"]["distributions"]["torch-neuronx"] = {"version": "2.14.3.1.5"}
     (tmp_path / "mixed.json").write_text(json.dumps(doc))

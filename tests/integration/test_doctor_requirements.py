@@ -60,7 +60,7 @@ def test_unmet_requirements_fail_naming_each_package_and_requirement(
     summary = finding["summary"]
     assert "needs-missing 1.0 needs missing-dep>=1, but it is not installed" in summary
     assert "greedy 1.0 needs torch==2.15.0, but torch 2.13.0" in summary
-    assert "Neuron 2.33.1 pins torch 2.13.0: greedy cannot share an environment" in summary
+    assert "Neuron 2.34.0 pins torch 2.13.0: greedy cannot share an environment" in summary
     assert "legacy-egg 1.0 needs missing-egg-dep>=2, but it is not installed" in summary
     assert "content" not in summary  # its markers and extras leave nothing unmet
     fix = finding["fix"]

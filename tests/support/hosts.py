@@ -50,6 +50,8 @@ class Scenario:
     expect: dict[str, str] = field(default_factory=dict)
     fix: dict[str, str] = field(default_factory=dict)
     says: dict[str, str] = field(default_factory=dict)
+    never: tuple[str, ...] = ()
+    """Words no fix may contain (``apt-get`` inside a pod or on Bottlerocket)."""
 
     @property
     def folder(self) -> Path:
@@ -64,7 +66,7 @@ def load_scenario(name: str) -> Scenario:
     for dropped in data.pop("drop", []):
         python.pop(dropped)
     tuples: dict[str, Any] = {
-        k: tuple(data.pop(k)) for k in ("placeholders", "remove") if k in data
+        k: tuple(data.pop(k)) for k in ("placeholders", "remove", "never") if k in data
     }
     return Scenario(name=name, python=python, **tuples, **data)
 

@@ -149,3 +149,23 @@ def test_companions_say_what_the_references_say() -> None:
         "torchao",
     )
     assert torchao.conflicts == ("torchao",) and torchao.confirmed
+
+
+def test_2_34_pairs_pytorch_2_13_too_with_its_pythons_unconfirmed() -> None:
+    release = MATRIX.get("2.34.0")
+    pairings = {p.torch_minor: p for p in release.pairings}
+    assert str(pairings["2.13"].torch_neuronx) == "2.13.3.1"
+    assert str(pairings["2.14"].torch_neuronx) == "2.14.3.1"
+    assert not pairings["2.13"].confirmed and "Python" in pairings["2.13"].note
+    source = release.sources[pairings["2.13"].sources[0]]
+    assert source.endswith("aws-neuron/torch-neuronx/releases/tag/v2.34.0")
+    assert release.pairings[-1].torch_minor == "2.14"  # still the default PyTorch
+
+
+def test_2_34_narrows_the_recompile_limitation_without_dropping_it() -> None:
+    release = MATRIX.get("2.34.0")
+    shapes = next(lim for lim in release.limitations if lim.id == "compile-dynamic-shapes")
+    assert "compiles again" in shapes.summary
+    assert "MoE models no longer recompile" in shapes.note
+    assert release.companions["torchtitan-neuron"].families_confirmed
+    assert any("torch.accelerator" in note for note in release.release.notes)

@@ -31,8 +31,9 @@ def test_writing_a_shipped_release_reproduces_its_file(path: Path) -> None:
 
 def test_a_changed_release_is_written_so_that_it_loads_back_equal(tmp_path: Path) -> None:
     release = load_release_file(shipped_matrix_dir() / "2.34.0.toml")
-    pairing = dataclasses.replace(release.pairings[0], python=("3.12",), note='a "quoted" note')
-    changed = dataclasses.replace(release, pairings=(pairing,))
+    first = release.pairings[0]
+    pairing = dataclasses.replace(first, python=("3.12",), note='a "quoted" note')
+    changed = dataclasses.replace(release, pairings=(pairing, *release.pairings[1:]))
     path = tmp_path / "2.34.0.toml"
     path.write_text(release_to_toml(changed), encoding="utf-8")
     assert load_release_file(path) == changed

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
 
 from neuron_env.errors import EXIT_BAD_INPUT, BadInput, UnknownRelease, UnsupportedCombination
 from neuron_env.matrix import Request, load_matrix, resolve_target
+from neuron_env.matrix.load import Matrix
 
 MATRIX = load_matrix()
 
@@ -61,8 +63,13 @@ def test_unknown_torch_lists_the_supported_ones() -> None:
 
 
 def test_torch_paired_only_in_an_older_release_points_there() -> None:
+    """2.34.0 pairs 2.13 as well; a 2.34.0 that did not must send a 2.13 request to 2.33.1."""
+    newest = MATRIX.get("2.34.0")
+    only_2_14 = tuple(p for p in newest.pairings if not str(p.torch).startswith("2.13"))
+    older = [r for r in MATRIX.releases if r is not newest]
+    without = Matrix((*older, dataclasses.replace(newest, pairings=only_2_14)))
     with pytest.raises(UnsupportedCombination) as caught:
-        resolve_target(MATRIX, Request("2.13", release="2.34.0"))
+        resolve_target(without, Request("2.13", release="2.34.0"))
     assert caught.value.hint is not None and "--release 2.33.1" in caught.value.hint
 
 

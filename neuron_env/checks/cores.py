@@ -1,0 +1,185 @@
+"""NeuronCores: the core variables against the instance's logical cores, and cores another
+process holds. One torch ``neuron:N`` device is one logical core; the runtime takes every core a
+process is allowed, so a second job on held cores finds none free."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+from neuron_env.checks.model import Context, Verdict, fail, ok, skip, warn
+from neuron_env.facts import DeviceHolder, HostFacts
+from neuron_env.matrix import Release
+from neuron_env.wording import join_words
+
+# Physical NeuronCores per chip (aws.md: Trainium2 8 NeuronCore-v3, Trainium3 8 NeuronCore-v4,
+# both CONFIRMED). LNC=2 (the default) pairs them: 4 logical cores per chip, 64 on trn2.48xlarge.
+CORES_PER_CHIP = {"trainium2": 8, "trainium3": 8}
+DEFAULT_LNC = 2
+VISIBLE = "NEURON_RT_VISIBLE_CORES"
+NUM = "NEURON_RT_NUM_CORES"
+LNC = "NEURON_LOGICAL_NC_CONFIG"
+CORE_LIST = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
+
+
+@dataclass(frozen=True)
+class Cores:
+    """The logical NeuronCores of this instance at its LNC setting."""
+
+    instance_type: str
+    chips: int
+    physical_per_chip: int
+    lnc: int
+
+    @property
+    def per_device(self) -> int:
+        return self.physical_per_chip // self.lnc
+
+    @property
+    def count(self) -> int:
+        return self.chips * self.per_device
+
+    def describe(self) -> str:
+        other = 1 if self.lnc == 2 else 2
+        at_other = self.chips * self.physical_per_chip // other
+        return (f"this {self.instance_type} has logical NeuronCores 0-{self.count - 1} at LNC="
+                f"{self.lnc} ({self.count} cores; {at_other} at LNC={other})")  # fmt: skip
+
+
+def instance_type(facts: HostFacts) -> str | None:
+    """From IMDS, else from the driver's sysfs."""
+    if facts.ec2 and facts.ec2.instance_type:
+        return facts.ec2.instance_type
+    sysfs = facts.driver.sysfs if facts.driver else ()
+    return next((d.instance_type for d in sysfs if d.instance_type), None)
+
+
+def logical_cores(facts: HostFacts, release: Release) -> Cores | None:
+    """The instance's logical cores, when its type, chip and LNC are known."""
+    name = instance_type(facts)
+    known = release.instance_types.get(name or "")
+    family = release.families.get(known.family) if known else None
+    per_chip = CORES_PER_CHIP.get(family.chip or "") if family else None
+    lnc = (facts.env.variables if facts.env else {}).get(LNC, str(DEFAULT_LNC))
+    if name is None or known is None or per_chip is None or lnc not in ("1", "2"):
+        return None
+    return Cores(name, known.chips, per_chip, int(lnc))
+
+
+def core_set(text: str) -> set[int] | None:
+    """``0-3,8`` as {0, 1, 2, 3, 8}; None when it is not a core list."""
+    text = text.replace(" ", "")
+    if not CORE_LIST.match(text):
+        return None
+    found: set[int] = set()
+    for part in text.split(","):
+        low, _, high = part.partition("-")
+        found.update(range(int(low), int(high or low) + 1))
+    return found
+
+
+def check_core_variables(facts: HostFacts, ctx: Context) -> Verdict:
+    """``env.cores``: NEURON_RT_VISIBLE_CORES and NEURON_RT_NUM_CORES stay within this instance's
+    logical NeuronCores at its NEURON_LOGICAL_NC_CONFIG (default 2)."""
+    assert facts.env is not None
+    env = facts.env.variables
+    if VISIBLE not in env and NUM not in env:
+        return ok("No core variables set: the runtime takes every free core")
+    cores = logical_cores(facts, ctx.release)
+    if cores is None:
+        return skip("The instance's NeuronCore count is unknown; core variables not compared")
+    visible = core_set(env.get(VISIBLE, ""))
+    number = env.get(NUM, "")
+    if visible and max(visible) >= cores.count:
+        return fail(f"{VISIBLE}={env[VISIBLE]} is past the cores: {cores.describe()}",
+                    fix=f"export {VISIBLE}={shlex.quote(f'0-{cores.count - 1}')}")  # fmt: skip
+    if number.isdigit() and int(number) > cores.count:
+        return fail(f"{NUM}={number} is more than the cores: {cores.describe()}",
+                    fix=f"export {NUM}={cores.count}")  # fmt: skip
+    shown = ", ".join(f"{k}={env[k]}" for k in (VISIBLE, NUM) if k in env)
+    return ok(f"{shown}: within logical cores 0-{cores.count - 1} (LNC={cores.lnc})")
+
+
+def holders(facts: HostFacts) -> list[DeviceHolder] | None:
+    """Processes holding a device: /proc's fd links merged with neuron-ls's process list."""
+    assert facts.driver is not None
+    found = {h.pid: h for h in facts.driver.holders or ()}
+    for pid, command, device in _listed_processes(facts.driver.neuron_ls):
+        seen = found.get(pid)
+        devices = tuple(sorted({*(seen.devices if seen else ()), device}, key=_node_number))
+        found[pid] = DeviceHolder(pid, seen.command if seen else command, devices)
+    if facts.driver.holders is None and not found:
+        return None
+    return [found[pid] for pid in sorted(found)]
+
+
+def _listed_processes(listing: Any) -> list[tuple[int, str, str]]:
+    """(pid, command, /dev/neuronN) from neuron-ls JSON (a list of devices, or a dict with one)."""
+    devices = listing.get("neuron_devices", []) if isinstance(listing, dict) else listing
+    found = []
+    for device in devices if isinstance(devices, list) else []:
+        if not isinstance(device, dict) or not isinstance(device.get("neuron_device"), int):
+            continue
+        for proc in device.get("neuron_processes") or []:
+            if isinstance(proc, dict) and isinstance(proc.get("pid"), int):
+                command = str(proc.get("command") or "?")
+                found.append((proc["pid"], command, f"/dev/neuron{device['neuron_device']}"))
+    return found
+
+
+def _node_number(path: str) -> int:
+    digits = path.removeprefix("/dev/neuron")
+    return int(digits) if digits.isdigit() else -1
+
+
+def held_message(found: list[DeviceHolder]) -> str:
+    """``pid 4242 (python train.py) holds /dev/neuron0 … /dev/neuron15 (16 devices)``."""
+    parts = []
+    for holder in found[:3]:
+        nodes = holder.devices
+        shown = (f"{nodes[0]} … {nodes[-1]} ({len(nodes)} devices)" if len(nodes) > 3
+                 else join_words(nodes))  # fmt: skip
+        parts.append(f"pid {holder.pid} ({holder.command[:80]}) holds {shown}")
+    more = f"; {len(found) - 3} more processes" if len(found) > 3 else ""
+    return "; ".join(parts) + more
+
+
+def held_verdict(facts: HostFacts, cores: Cores | None) -> Verdict:
+    """The judgement the doctor and the device commands share: warn on held devices unless
+    NEURON_RT_VISIBLE_CORES keeps this process on free ones (``cores`` None: not known)."""
+    found = holders(facts)
+    if found is None:
+        return skip("Not collected (a snapshot from an older neuron-env)")
+    unreadable = facts.driver.holders_unreadable if facts.driver else 0
+    detail = (f"{unreadable} processes of other users could not be inspected; run as root to "
+              "see them." if unreadable else "")  # fmt: skip
+    if not found:
+        return ok("No other process holds a Neuron device", detail=detail)
+    held = {_node_number(d) for h in found for d in h.devices}
+    message = held_message(found)
+    visible = core_set((facts.env.variables if facts.env else {}).get(VISIBLE, ""))
+    if cores and visible and not {c // cores.per_device for c in visible} & held:
+        return ok(f"{message}; {VISIBLE} keeps this process on free cores", detail=detail)
+    return warn(f"NeuronCores in use: {message}", fix=_free_fix(found, held, cores), detail=detail)
+
+
+def _free_fix(found: list[DeviceHolder], held: set[int], cores: Cores | None) -> str:
+    pids = " ".join(str(h.pid) for h in found[:3])
+    wait = f"Wait for it to finish or stop it (kill {pids})"
+    if cores is None:
+        return wait + "."
+    free = [d for d in range(cores.chips) if d not in held]
+    if not free:
+        return wait + "; every device is held, so no core is free."
+    run = [d for i, d in enumerate(free) if d == free[0] + i]  # the first unbroken run
+    low, high = run[0] * cores.per_device, (run[-1] + 1) * cores.per_device - 1
+    return f"{wait}, or run on free cores: export {VISIBLE}={low}-{high}"
+
+
+def check_cores_held(facts: HostFacts, ctx: Context) -> Verdict:
+    """``driver.cores-held``: no other process holds a /dev/neuron* (its /proc/<pid>/fd, as
+    fuser finds them, and neuron-ls's process list), or NEURON_RT_VISIBLE_CORES avoids them."""
+    assert facts.driver is not None
+    return held_verdict(facts, logical_cores(facts, ctx.release))
