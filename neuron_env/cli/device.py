@@ -169,9 +169,3 @@ def selftest(
         progress=None if quiet else device_progress,
     )
     raise typer.Exit(emit(SUITE, run_selftest(request), choice, output, verbose=verbose))
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``smoke`` and ``selftest`` to the top-level command group."""
-    app.command("smoke")(smoke)
-    app.command("selftest")(selftest)

@@ -138,8 +138,3 @@ def evaluate(
         views.print_tracebacks(console(stderr=True), result)
     choice = chosen_format(EvaluationFormat, format)
     raise typer.Exit(emit(views.EVALUATION, result, choice, output, verbose=verbose))
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``evaluate`` to the top-level command group."""
-    app.command("evaluate")(evaluate)
