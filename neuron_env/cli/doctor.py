@@ -72,7 +72,8 @@ def facts(
       neuron-env facts --format text --redact > report.md
     """
     from neuron_env.doctor.output import FACTS, FactsReport
-    from neuron_env.doctor.workflow import FactsRequest, collect_host_facts
+    from neuron_env.doctor.request import FactsRequest
+    from neuron_env.doctor.workflow import collect_host_facts
     from neuron_env.output.emit import emit
     from neuron_env.redact import redact_facts
 
@@ -149,7 +150,8 @@ def doctor(
       neuron-env doctor --facts host.json --format json
     """
     from neuron_env.doctor.output import DOCTOR
-    from neuron_env.doctor.workflow import DoctorRequest, run_doctor
+    from neuron_env.doctor.request import DoctorOptions, DoctorRequest, FactsRequest
+    from neuron_env.doctor.workflow import run_doctor
     from neuron_env.output.emit import emit
     from neuron_env.project_config import load_project_defaults
 
@@ -158,20 +160,25 @@ def doctor(
         raise typer.Exit(_list_checks(choice, output))
     defaults = load_project_defaults()
     request = DoctorRequest(
-        matrix_dirs=settings(ctx).matrix_dirs,
-        release=release or defaults.release,
-        torch=torch or defaults.torch,
-        allow=tuple(defaults.allow),
-        allow_reasons=defaults.allow,
-        only=tuple(check or ()),
-        skipped=tuple(skip or ()),
-        strict=strict,
-        level=level,
+        facts=FactsRequest(
+            python=python,
+            sysroot=sysroot,
+            probe_timeout=probe_timeout,
+            level=level,
+            device_progress=device_progress,
+        ),
+        judging=DoctorOptions(
+            release=release or defaults.release,
+            torch=torch or defaults.torch,
+            only=tuple(check or ()),
+            skipped=tuple(skip or ()),
+            strict=strict,
+            level=level,
+            allow=tuple(defaults.allow),
+            allow_reasons=defaults.allow,
+        ),
         facts_file=facts_file,
-        python=python,
-        sysroot=sysroot,
-        probe_timeout=probe_timeout,
-        device_progress=device_progress,
+        matrix_dirs=settings(ctx).matrix_dirs,
     )
     report = run_doctor(request)
     if redact:

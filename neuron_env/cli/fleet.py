@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -139,7 +139,16 @@ def collect(
     """
     from neuron_env.fleet.workflow import collect_fleet
 
-    request = _collect_request(locals())
+    request = _collect_request(
+        output=output,
+        targets=targets,
+        instance_ids=instance_ids,
+        concurrency=concurrency,
+        max_errors=max_errors,
+        timeout=timeout,
+        python=python,
+        refresh=refresh,
+    )
     result = collect_fleet(request, lambda: _gateway(region, profile))
     raise typer.Exit(_print_collect(result, output, json, output_format))
 
@@ -171,7 +180,16 @@ def doctor(
 
     choice = chosen_format(ReportFormat, output_format)
     request = FleetDoctorRequest(
-        collect=_collect_request(locals()),
+        collect=_collect_request(
+            output=output,
+            targets=targets,
+            instance_ids=instance_ids,
+            concurrency=concurrency,
+            max_errors=max_errors,
+            timeout=timeout,
+            python=python,
+            refresh=refresh,
+        ),
         matrix_dirs=settings(ctx).matrix_dirs,
         release=release,
         torch=torch,
@@ -195,20 +213,31 @@ def policy() -> None:
     raise typer.Exit(emit(POLICY, IamPolicy("fleet", iam_policy("fleet")), JsonOnly.json))
 
 
-def _collect_request(options: dict[str, Any]) -> CollectRequest:
-    """The collect options of a command line (its ``locals()``) as a :class:`CollectRequest`."""
+def _collect_request(
+    *,
+    output: Path,
+    targets: list[str] | None,
+    instance_ids: list[str] | None,
+    concurrency: str,
+    max_errors: str,
+    timeout: int,
+    python: str | None,
+    refresh: bool,
+) -> CollectRequest:
+    """The collect options that 'fleet collect' and 'fleet doctor' share, as a request whose
+    progress lines go to stderr."""
     from neuron_env.fleet.workflow import CollectRequest
 
     err = console(stderr=True)
     return CollectRequest(
-        output=options["output"],
-        targets=tuple(options["targets"] or ()),
-        instance_ids=tuple(options["instance_ids"] or ()),
-        concurrency=options["concurrency"],
-        max_errors=options["max_errors"],
-        timeout=options["timeout"],
-        python=options["python"],
-        refresh=options["refresh"],
+        output=output,
+        targets=tuple(targets or ()),
+        instance_ids=tuple(instance_ids or ()),
+        concurrency=concurrency,
+        max_errors=max_errors,
+        timeout=timeout,
+        python=python,
+        refresh=refresh,
         progress=lambda line: err.print(f"[dim]{line}[/]"),
     )
 

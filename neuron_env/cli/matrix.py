@@ -90,15 +90,16 @@ def resolve(
 
     Example: neuron-env matrix resolve --torch 2.14 --python 3.12 --os ubuntu-26.04 --json
     """
+    from neuron_env.matrix import Request
     from neuron_env.matrix_commands.output import RESOLVE
     from neuron_env.matrix_commands.workflow import ResolveRequest
     from neuron_env.matrix_commands.workflow import resolve as resolve_request
     from neuron_env.output.emit import emit
 
-    request = ResolveRequest(
-        matrix_dirs=settings(ctx).matrix_dirs, torch=torch, python=python, os=os, arch=arch,
-        instance_type=instance_type, release=release,
-    )  # fmt: skip
+    wanted = Request(
+        torch=torch, python=python, os=os, arch=arch, instance_type=instance_type, release=release
+    )
+    request = ResolveRequest(wanted=wanted, matrix_dirs=settings(ctx).matrix_dirs)
     choice = chosen_format(DocumentFormat, output_format, json)
     raise typer.Exit(emit(RESOLVE, resolve_request(request), choice))
 

@@ -96,7 +96,8 @@ def preflight(
 
       neuron-env preflight --emit slurm-healthcheck --python /opt/venv/bin/python > healthcheck.sh
     """
-    from neuron_env.doctor.workflow import DoctorRequest, run_doctor
+    from neuron_env.doctor.request import DoctorOptions, DoctorRequest, FactsRequest
+    from neuron_env.doctor.workflow import run_doctor
     from neuron_env.preflight.slurm import (
         EMITTABLE,
         HealthcheckRequest,
@@ -125,18 +126,24 @@ def preflight(
         )
         sys.stdout.write(slurm_healthcheck(healthcheck))
         return
+    level = 1 if level is None else level
     request = DoctorRequest(
+        facts=FactsRequest(
+            python=python,
+            sysroot=sysroot,
+            probe_timeout=probe_timeout,
+            level=level,
+            device_progress=device_progress,
+        ),
+        judging=DoctorOptions(
+            release=release,
+            torch=torch,
+            strict=strict,
+            level=level,
+            allow=tuple(allow or ()),
+            allow_reasons=defaults.allow,
+        ),
         matrix_dirs=settings(ctx).matrix_dirs,
-        release=release,
-        torch=torch,
-        strict=strict,
-        level=1 if level is None else level,
-        allow=tuple(allow or ()),
-        allow_reasons=defaults.allow,
-        python=python,
-        sysroot=sysroot,
-        probe_timeout=probe_timeout,
-        device_progress=device_progress,
     )
     report = run_doctor(request)
     raise typer.Exit(_deliver(report, plan_outputs(output_format, output, detect_ci(os.environ))))
