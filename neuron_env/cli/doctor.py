@@ -7,15 +7,20 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import chosen_format, device_progress, format_choice, settings
+from neuron_env.cli._common import chosen_format, device_progress, settings
 from neuron_env.cli.options import (
+    DoctorLevelOption,
+    DocumentOutputOption,
     JudgeReleaseOption,
     JudgeTorchOption,
     ProbeTimeoutOption,
     PythonOption,
     ReportFormatOption,
     ReportOutputOption,
+    StrictOption,
     SysrootOption,
+    VerboseOption,
+    format_option,
 )
 from neuron_env.output.formats import FactsFormat, ReportFormat
 
@@ -28,35 +33,18 @@ RedactOption = Annotated[
     ),
 ]
 
-LevelOption = typer.Option(
-    "--level",
-    min=0,
-    max=2,
-    metavar="0|1|2",
-    help="0: host and environment; 1: also the device smoke test; 2: also the standard self-test.",
-)
-
 
 def facts(
     ctx: typer.Context,
     python: PythonOption = None,
     sysroot: SysrootOption = Path("/"),
     probe_timeout: ProbeTimeoutOption = 15.0,
-    level: Annotated[int, LevelOption] = 0,
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output", "-o", metavar="FILE", help="Write the snapshot to FILE.", dir_okay=False
-        ),
-    ] = None,
+    level: DoctorLevelOption = 0,
+    output: DocumentOutputOption = None,
     output_format: Annotated[
         str,
-        typer.Option(
-            "--format",
-            metavar="FORMAT",
-            is_eager=True,  # an error is the envelope too, said from the start
-            callback=format_choice(FactsFormat),
-            help="json (a snapshot doctor reads back) or text (Markdown for a bug report).",
+        format_option(
+            FactsFormat, "json (a snapshot doctor reads back) or text (Markdown for a bug report)."
         ),
     ] = "json",
     redact: RedactOption = False,
@@ -111,12 +99,7 @@ def doctor(
     ] = None,
     release: JudgeReleaseOption = None,
     torch: JudgeTorchOption = None,
-    level: Annotated[
-        int,
-        typer.Option(
-            "--level", min=0, max=2, metavar="0|1|2", help="0: host and environment only."
-        ),
-    ] = 0,
+    level: DoctorLevelOption = 0,
     check: Annotated[
         list[str] | None,
         typer.Option("--check", metavar="ID", help="Run only this check id (repeatable)."),
@@ -130,10 +113,8 @@ def doctor(
     ] = False,
     output_format: ReportFormatOption = "text",
     output: ReportOutputOption = None,
-    strict: Annotated[bool, typer.Option("--strict", help="Warnings fail too (exit 1).")] = False,
-    verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="Show details of every check.")
-    ] = False,
+    strict: StrictOption = False,
+    verbose: VerboseOption = False,
     redact: RedactOption = False,
 ) -> None:
     """Validate this host and a Python environment for TorchNeuron; say what to fix.

@@ -10,12 +10,17 @@ import typer
 from neuron_env.cli._common import chosen_format, console, settings
 from neuron_env.cli.options import (
     DocumentFormatOption,
+    FleetPythonOption,
+    HostTimeoutOption,
     JsonOption,
     JudgeReleaseOption,
     JudgeTorchOption,
+    ProfileOption,
+    RegionOption,
     ReportFormatOption,
     ReportOutputOption,
     SnapshotsOption,
+    VerboseOption,
 )
 from neuron_env.output.formats import DocumentFormat, ReportFormat
 
@@ -45,10 +50,6 @@ InstanceIdsOption = Annotated[
         "--instance-ids", metavar="ID", help="Instance ids (repeat, or separate by commas)."
     ),
 ]
-RegionOption = Annotated[str | None, typer.Option("--region", metavar="REGION", help="AWS region.")]
-ProfileOption = Annotated[
-    str | None, typer.Option("--profile", metavar="NAME", help="AWS profile.")
-]
 ConcurrencyOption = Annotated[
     str,
     typer.Option("--concurrency", metavar="N|N%", help="SSM MaxConcurrency: hosts asked at once."),
@@ -57,18 +58,6 @@ MaxErrorsOption = Annotated[
     str,
     typer.Option(
         "--max-errors", metavar="N|N%", help="SSM MaxErrors: stop sending after this many."
-    ),
-]
-TimeoutOption = Annotated[
-    int,
-    typer.Option("--timeout", min=30, metavar="SECONDS", help="How long each host may take."),
-]
-HostPythonOption = Annotated[
-    str | None,
-    typer.Option(
-        "--python",
-        metavar="PATH",
-        help="The Python environment to inspect on the hosts (default: the bootstrap's venv).",
     ),
 ]
 RefreshOption = Annotated[
@@ -84,7 +73,7 @@ def report(
     torch: JudgeTorchOption = None,
     output_format: ReportFormatOption = "text",
     output: ReportOutputOption = None,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every host.")] = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Judge every snapshot in DIR with the doctor's checks and summarise the fleet.
 
@@ -118,8 +107,8 @@ def collect(
     profile: ProfileOption = None,
     concurrency: ConcurrencyOption = "50",
     max_errors: MaxErrorsOption = "100%",
-    timeout: TimeoutOption = 120,
-    python: HostPythonOption = None,
+    timeout: HostTimeoutOption = 120,
+    python: FleetPythonOption = None,
     refresh: RefreshOption = False,
     json: JsonOption = False,
     output_format: DocumentFormatOption = "text",
@@ -163,8 +152,8 @@ def doctor(
     profile: ProfileOption = None,
     concurrency: ConcurrencyOption = "50",
     max_errors: MaxErrorsOption = "100%",
-    timeout: TimeoutOption = 120,
-    python: HostPythonOption = None,
+    timeout: HostTimeoutOption = 120,
+    python: FleetPythonOption = None,
     refresh: RefreshOption = False,
     release: JudgeReleaseOption = None,
     torch: JudgeTorchOption = None,

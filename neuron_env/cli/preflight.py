@@ -9,13 +9,18 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import device_progress, format_choice, settings, write_output
+from neuron_env.cli._common import device_progress, settings, write_output
 from neuron_env.cli.options import (
+    CheckTimeoutOption,
     JudgeReleaseOption,
     JudgeTorchOption,
+    PreflightLevelOption,
+    PreflightOutputOption,
     ProbeTimeoutOption,
     PythonOption,
+    StrictOption,
     SysrootOption,
+    format_option,
 )
 from neuron_env.errors import BadInput
 from neuron_env.output.formats import ReportFormat
@@ -29,40 +34,19 @@ def preflight(
     ctx: typer.Context,
     torch: JudgeTorchOption = None,
     release: JudgeReleaseOption = None,
-    level: Annotated[
-        int | None,
-        typer.Option(
-            "--level",
-            min=0,
-            max=2,
-            metavar="0|1|2",
-            help="0: host and environment; 1 (default): also the device smoke test; 2: also the "
-            "standard self-test. The Slurm health check defaults to 0.",
-        ),
-    ] = None,
+    level: PreflightLevelOption = None,
     python: PythonOption = None,
     sysroot: SysrootOption = Path("/"),
     output_format: Annotated[
         str | None,
-        typer.Option(
-            "--format",
-            metavar="FORMAT",
-            is_eager=True,
-            callback=format_choice(ReportFormat),
-            help="text, json, junit or github (default: github on GitHub Actions, junit files on "
+        format_option(
+            ReportFormat,
+            "text, json, junit or github (default: github on GitHub Actions, junit files on "
             "GitLab CI, else text).",
         ),
     ] = None,
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="PATH",
-            help="A FILE for the report, or a DIR/ that receives it plus preflight.json.",
-        ),
-    ] = None,
-    strict: Annotated[bool, typer.Option("--strict", help="Warnings fail the run too.")] = False,
+    output: PreflightOutputOption = None,
+    strict: StrictOption = False,
     allow: Annotated[
         list[str] | None,
         typer.Option(
@@ -76,12 +60,7 @@ def preflight(
             "--emit", metavar="WHAT", help="Print an integration instead: slurm-healthcheck."
         ),
     ] = None,
-    timeout: Annotated[
-        float,
-        typer.Option(
-            "--timeout", metavar="SECONDS", help="With --emit: stop the whole check after this."
-        ),
-    ] = 120.0,
+    timeout: CheckTimeoutOption = 120.0,
 ) -> None:
     """Gate a CI job or a node on a healthy Trainium environment (doctor + device levels).
 
