@@ -61,7 +61,7 @@ def facts(
     """
     from neuron_env.doctor.output import FACTS, FactsReport
     from neuron_env.doctor.request import FactsRequest
-    from neuron_env.doctor.workflow import collect_host_facts
+    from neuron_env.doctor.workflow import probe_host_facts
     from neuron_env.output.emit import emit
     from neuron_env.redact import redact_facts
 
@@ -73,13 +73,13 @@ def facts(
         device_progress=device_progress,
     )
     choice = chosen_format(FactsFormat, output_format)
-    collected = collect_host_facts(request)
+    probed = probe_host_facts(request)
     markdown = ""
     if choice is FactsFormat.text:
         from neuron_env.doctor.facts_report import markdown_report
 
-        markdown = markdown_report(settings(ctx).matrix_dirs, collected, redact=redact)
-    shown = redact_facts(collected) if redact else collected
+        markdown = markdown_report(settings(ctx).matrix_dirs, probed, redact=redact)
+    shown = redact_facts(probed) if redact else probed
     raise typer.Exit(emit(FACTS, FactsReport(shown, markdown), choice, output))
 
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from neuron_env.checks.model import DoctorReport, Verdict
     from neuron_env.facts import DeviceFacts, HostFacts
 
-__all__ = ["DoctorRequest", "FactsRequest", "collect_host_facts", "levels_held", "run_doctor"]
+__all__ = ["DoctorRequest", "FactsRequest", "levels_held", "probe_host_facts", "run_doctor"]
 
 
 def run_doctor(request: DoctorRequest) -> DoctorReport:
@@ -46,7 +46,7 @@ def run_doctor(request: DoctorRequest) -> DoctorReport:
         return judge(matrix, host.result(), options)
 
 
-def collect_host_facts(request: FactsRequest) -> HostFacts:
+def probe_host_facts(request: FactsRequest) -> HostFacts:
     """This host and the target interpreter's facts, with the device levels' results if asked."""
     from neuron_env.probe.collect import ProbeOptions, collect_facts
     from neuron_env.probe.python_env import find_target_python
@@ -64,7 +64,7 @@ def _facts_for(request: DoctorRequest) -> HostFacts:
     from neuron_env.facts import read_snapshot
 
     if request.facts_file is None:
-        return collect_host_facts(request.facts)
+        return probe_host_facts(request.facts)
     if request.facts.python is not None or request.facts.sysroot != Path("/"):
         raise BadInput(
             "--facts judges a saved snapshot; it cannot be combined with --python or --sysroot."
