@@ -32,7 +32,7 @@ from pathlib import Path
 
 from neuron_env.matrix import load_matrix
 from neuron_env.scan import rules_for, scan_file
-from neuron_env.scan.engine import ScanOptions, python_files
+from neuron_env.scan.engine import ScanOptions, scanned_files
 
 NEURON_ENV = Path(sys.executable).with_name("neuron-env")
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "scan" / "corpus"
@@ -66,7 +66,7 @@ def side_by_side(commands: dict[str, list[str]], runs: int) -> dict[str, float]:
 
 
 def scan_against_parse(tree: Path, runs: int) -> None:
-    files = [str(path) for path, _ in python_files([tree], ScanOptions(tree))]
+    files = [str(each.path) for each in scanned_files([tree], ScanOptions(tree))]
     listing = Path(tempfile.mkdtemp()) / "files.txt"
     listing.write_text("\n".join(files))
     print(f"{tree}: {len(files)} files, median of {runs} runs")

@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from neuron_env.errors import NeuronEnvError
-    from neuron_env.matrix import Matrix
     from neuron_env.selftest import ProgressCallback
 
 
@@ -40,12 +39,6 @@ def settings(ctx: typer.Context) -> Settings:
     if not isinstance(root.obj, Settings):
         root.obj = Settings()
     return root.obj
-
-
-def load_matrix(ctx: typer.Context) -> Matrix:
-    from neuron_env.matrix import load_matrix as _load
-
-    return _load(settings(ctx).matrix_dirs)
 
 
 def console(stderr: bool = False) -> Console:

@@ -7,22 +7,23 @@ loads boto3 or jinja2.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import aws_session, chosen_format, format_choice, settings
+from neuron_env.cli._common import aws_session, chosen_format, settings
 from neuron_env.cli.options import (
+    AmiBaseOption,
     AmiOption,
     BootLevelOption,
+    BuilderInstanceTypeOption,
     CapacityBlockOption,
     CapacityReservationOption,
     ContainersOption,
     DocumentFormatOption,
     DocumentOutputOption,
+    DryRunOption,
     HostSourceOption,
-    HostTorchOption,
     InstanceTypeOption,
     JsonOption,
     KeyNameOption,
@@ -30,6 +31,7 @@ from neuron_env.cli.options import (
     PlacementGroupOption,
     ProfileNameOption,
     ProfileOption,
+    RecipeDirOption,
     RegionOption,
     ReleaseOption,
     ResolveAmiOption,
@@ -37,7 +39,9 @@ from neuron_env.cli.options import (
     Sha256Option,
     SpecOption,
     SubnetOption,
+    TorchOption,
     VolumeSizeOption,
+    format_option,
 )
 from neuron_env.output.formats import DocumentFormat, JsonOnly, LaunchTemplateFormat, TextOnly
 
@@ -58,7 +62,7 @@ ami_app = typer.Typer(
 def render(
     ctx: typer.Context,
     instance_type: InstanceTypeOption,
-    torch: HostTorchOption,
+    torch: TorchOption,
     release: ReleaseOption = None,
     os: OsOption = None,
     ami: AmiOption = None,
@@ -78,12 +82,9 @@ def render(
     neuron_env_spec: SpecOption = None,
     output_format: Annotated[
         str,
-        typer.Option(
-            "--format",
-            metavar="FORMAT",
-            is_eager=True,
-            callback=format_choice(LaunchTemplateFormat),
-            help="json (LaunchTemplateData), cloudformation, terraform or user-data.",
+        format_option(
+            LaunchTemplateFormat,
+            "json (LaunchTemplateData), cloudformation, terraform or user-data.",
         ),
     ] = "json",
     output: DocumentOutputOption = None,
@@ -134,7 +135,7 @@ def create(
     ctx: typer.Context,
     name: Annotated[str, typer.Option("--name", metavar="NAME", help="Launch-template name.")],
     instance_type: InstanceTypeOption,
-    torch: HostTorchOption,
+    torch: TorchOption,
     release: ReleaseOption = None,
     os: OsOption = None,
     ami: AmiOption = None,
@@ -155,12 +156,7 @@ def create(
     set_default: Annotated[
         bool, typer.Option("--set-default", help="Make the resulting version the default.")
     ] = False,
-    dry_run: Annotated[
-        bool,
-        typer.Option(
-            "--dry-run", help="Check permissions and report what would change; change nothing."
-        ),
-    ] = False,
+    dry_run: DryRunOption = False,
     json: JsonOption = False,
     output_format: DocumentFormatOption = "text",
     region: RegionOption = None,
@@ -229,31 +225,12 @@ def policy(
 @ami_app.command("render")
 def ami_render(
     ctx: typer.Context,
-    torch: HostTorchOption,
-    output: Annotated[
-        Path,
-        typer.Option(
-            "--output", "-o", metavar="DIR", help="Directory for the recipe.", file_okay=False
-        ),
-    ],
+    torch: TorchOption,
+    output: RecipeDirOption,
     release: ReleaseOption = None,
     os: OsOption = None,
-    base: Annotated[
-        str,
-        typer.Option(
-            "--base",
-            metavar="dlami|ubuntu",
-            help="Start from the Neuron DLAMI or from plain Ubuntu.",
-        ),
-    ] = "dlami",
-    builder: Annotated[
-        str,
-        typer.Option(
-            "--instance-type",
-            metavar="TYPE",
-            help="Builder instance type (a Trainium instance: the build runs neuron-env doctor).",
-        ),
-    ] = "trn2.3xlarge",
+    base: AmiBaseOption = "dlami",
+    builder: BuilderInstanceTypeOption = "trn2.3xlarge",
     level: BootLevelOption = 1,
     volume_size: VolumeSizeOption = 512,
     neuron_env_source: HostSourceOption = None,

@@ -10,21 +10,20 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import (
-    chosen_format,
-    device_progress,
-    format_choice,
-    seconds_at_least,
-    settings,
-)
+from neuron_env.cli._common import chosen_format, device_progress, settings
 from neuron_env.cli.options import (
     AllowFallbackOption,
+    CaseTimeoutOption,
     CompileBackendOption,
     DeviceOption,
+    PeakInstanceTypeOption,
+    PythonOption,
     QuietOption,
     RepeatsOption,
-    WorkerOutputOption,
-    WorkerPythonOption,
+    ReportOutputOption,
+    SelftestLevelOption,
+    VerboseOption,
+    format_option,
 )
 from neuron_env.output.formats import SuiteFormat
 
@@ -37,24 +36,7 @@ class Level(str, enum.Enum):
     long = "long"
 
 
-TimeoutOption = Annotated[
-    float,
-    typer.Option(
-        "--timeout",
-        callback=seconds_at_least(1),
-        help="Seconds each case (and the worker's start) may take.",
-    ),
-]
-FormatOption = Annotated[
-    str,
-    typer.Option(
-        "--format",
-        metavar="FORMAT",
-        help="text, json or junit.",
-        is_eager=True,
-        callback=format_choice(SuiteFormat),
-    ),
-]
+FormatOption = Annotated[str, format_option(SuiteFormat, "text, json or junit.")]
 KeepGoingOption = Annotated[
     bool,
     typer.Option(
@@ -66,11 +48,11 @@ KeepGoingOption = Annotated[
 
 
 def smoke(
-    python: WorkerPythonOption = None,
+    python: PythonOption = None,
     device: DeviceOption = "neuron",
-    timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    timeout: CaseTimeoutOption = DEFAULT_TIMEOUT,
     format: FormatOption = "text",
-    output: WorkerOutputOption = None,
+    output: ReportOutputOption = None,
     quiet: QuietOption = False,
     keep_going: KeepGoingOption = False,
 ) -> None:
@@ -99,39 +81,33 @@ def smoke(
 
 def selftest(
     ctx: typer.Context,
-    level: Annotated[
-        Level,
-        typer.Option(
-            "--level",
-            help="quick: ops, training, beta behaviours; standard: + "
-            "2-process all-reduce; long: + sustained matmul and copy bandwidth.",
-        ),
-    ] = Level.quick,
+    level: Annotated[Level, SelftestLevelOption] = Level.quick,
     only: Annotated[
         list[str] | None,
         typer.Option(
             "--only",
+            metavar="CASE",
             help="Run only matching cases: a case (matmul), case/dtype, "
             "a variant, or a glob ('*/bf16/compile'). May repeat.",
         ),
     ] = None,
     list_cases: Annotated[bool, typer.Option("--list", help="List the cases and exit.")] = False,
-    python: WorkerPythonOption = None,
+    python: PythonOption = None,
     device: DeviceOption = "neuron",
-    timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    timeout: CaseTimeoutOption = DEFAULT_TIMEOUT,
     format: FormatOption = "text",
-    output: WorkerOutputOption = None,
+    output: ReportOutputOption = None,
     allow_fallback: AllowFallbackOption = False,
     chip: Annotated[
-        str | None, typer.Option("--chip", help="Chip for the throughput peak, e.g. trainium2.")
-    ] = None,
-    instance_type: Annotated[
         str | None,
-        typer.Option("--instance-type", help="Instance type for the peak, e.g. trn2.48xlarge."),
+        typer.Option(
+            "--chip", metavar="CHIP", help="Chip for the throughput peak, e.g. trainium2."
+        ),
     ] = None,
+    instance_type: PeakInstanceTypeOption = None,
     compile_backend: CompileBackendOption = None,
     repeats: RepeatsOption = 5,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show every tensor.")] = False,
+    verbose: VerboseOption = False,
     quiet: QuietOption = False,
     keep_going: KeepGoingOption = False,
 ) -> None:
@@ -169,9 +145,3 @@ def selftest(
         progress=None if quiet else device_progress,
     )
     raise typer.Exit(emit(SUITE, run_selftest(request), choice, output, verbose=verbose))
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``smoke`` and ``selftest`` to the top-level command group."""
-    app.command("smoke")(smoke)
-    app.command("selftest")(selftest)

@@ -7,15 +7,20 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import chosen_format, device_progress, format_choice, settings
+from neuron_env.cli._common import chosen_format, device_progress, settings
 from neuron_env.cli.options import (
+    DoctorLevelOption,
+    DocumentOutputOption,
     JudgeReleaseOption,
     JudgeTorchOption,
     ProbeTimeoutOption,
     PythonOption,
     ReportFormatOption,
     ReportOutputOption,
+    StrictOption,
     SysrootOption,
+    VerboseOption,
+    format_option,
 )
 from neuron_env.output.formats import FactsFormat, ReportFormat
 
@@ -28,35 +33,18 @@ RedactOption = Annotated[
     ),
 ]
 
-LevelOption = typer.Option(
-    "--level",
-    min=0,
-    max=2,
-    metavar="0|1|2",
-    help="0: host and environment; 1: also the device smoke test; 2: also the standard self-test.",
-)
-
 
 def facts(
     ctx: typer.Context,
     python: PythonOption = None,
     sysroot: SysrootOption = Path("/"),
     probe_timeout: ProbeTimeoutOption = 15.0,
-    level: Annotated[int, LevelOption] = 0,
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output", "-o", metavar="FILE", help="Write the snapshot to FILE.", dir_okay=False
-        ),
-    ] = None,
+    level: DoctorLevelOption = 0,
+    output: DocumentOutputOption = None,
     output_format: Annotated[
         str,
-        typer.Option(
-            "--format",
-            metavar="FORMAT",
-            is_eager=True,  # an error is the envelope too, said from the start
-            callback=format_choice(FactsFormat),
-            help="json (a snapshot doctor reads back) or text (Markdown for a bug report).",
+        format_option(
+            FactsFormat, "json (a snapshot doctor reads back) or text (Markdown for a bug report)."
         ),
     ] = "json",
     redact: RedactOption = False,
@@ -72,7 +60,8 @@ def facts(
       neuron-env facts --format text --redact > report.md
     """
     from neuron_env.doctor.output import FACTS, FactsReport
-    from neuron_env.doctor.workflow import FactsRequest, collect_host_facts
+    from neuron_env.doctor.request import FactsRequest
+    from neuron_env.doctor.workflow import probe_host_facts
     from neuron_env.output.emit import emit
     from neuron_env.redact import redact_facts
 
@@ -84,13 +73,13 @@ def facts(
         device_progress=device_progress,
     )
     choice = chosen_format(FactsFormat, output_format)
-    collected = collect_host_facts(request)
+    probed = probe_host_facts(request)
     markdown = ""
     if choice is FactsFormat.text:
         from neuron_env.doctor.facts_report import markdown_report
 
-        markdown = markdown_report(settings(ctx).matrix_dirs, collected, redact=redact)
-    shown = redact_facts(collected) if redact else collected
+        markdown = markdown_report(settings(ctx).matrix_dirs, probed, redact=redact)
+    shown = redact_facts(probed) if redact else probed
     raise typer.Exit(emit(FACTS, FactsReport(shown, markdown), choice, output))
 
 
@@ -110,12 +99,7 @@ def doctor(
     ] = None,
     release: JudgeReleaseOption = None,
     torch: JudgeTorchOption = None,
-    level: Annotated[
-        int,
-        typer.Option(
-            "--level", min=0, max=2, metavar="0|1|2", help="0: host and environment only."
-        ),
-    ] = 0,
+    level: DoctorLevelOption = 0,
     check: Annotated[
         list[str] | None,
         typer.Option("--check", metavar="ID", help="Run only this check id (repeatable)."),
@@ -129,10 +113,8 @@ def doctor(
     ] = False,
     output_format: ReportFormatOption = "text",
     output: ReportOutputOption = None,
-    strict: Annotated[bool, typer.Option("--strict", help="Warnings fail too (exit 1).")] = False,
-    verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="Show details of every check.")
-    ] = False,
+    strict: StrictOption = False,
+    verbose: VerboseOption = False,
     redact: RedactOption = False,
 ) -> None:
     """Validate this host and a Python environment for TorchNeuron; say what to fix.
@@ -149,7 +131,8 @@ def doctor(
       neuron-env doctor --facts host.json --format json
     """
     from neuron_env.doctor.output import DOCTOR
-    from neuron_env.doctor.workflow import DoctorRequest, run_doctor
+    from neuron_env.doctor.request import DoctorOptions, DoctorRequest, FactsRequest
+    from neuron_env.doctor.workflow import run_doctor
     from neuron_env.output.emit import emit
     from neuron_env.project_config import load_project_defaults
 
@@ -158,20 +141,25 @@ def doctor(
         raise typer.Exit(_list_checks(choice, output))
     defaults = load_project_defaults()
     request = DoctorRequest(
-        matrix_dirs=settings(ctx).matrix_dirs,
-        release=release or defaults.release,
-        torch=torch or defaults.torch,
-        allow=tuple(defaults.allow),
-        allow_reasons=defaults.allow,
-        only=tuple(check or ()),
-        skipped=tuple(skip or ()),
-        strict=strict,
-        level=level,
+        facts=FactsRequest(
+            python=python,
+            sysroot=sysroot,
+            probe_timeout=probe_timeout,
+            level=level,
+            device_progress=device_progress,
+        ),
+        judging=DoctorOptions(
+            release=release or defaults.release,
+            torch=torch or defaults.torch,
+            only=tuple(check or ()),
+            skipped=tuple(skip or ()),
+            strict=strict,
+            level=level,
+            allow=tuple(defaults.allow),
+            allow_reasons=defaults.allow,
+        ),
         facts_file=facts_file,
-        python=python,
-        sysroot=sysroot,
-        probe_timeout=probe_timeout,
-        device_progress=device_progress,
+        matrix_dirs=settings(ctx).matrix_dirs,
     )
     report = run_doctor(request)
     if redact:

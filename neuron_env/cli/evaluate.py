@@ -11,22 +11,18 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import (
-    chosen_format,
-    console,
-    format_choice,
-    seconds_at_least,
-    settings,
-    write_output,
-)
+from neuron_env.cli._common import chosen_format, console, settings, write_output
 from neuron_env.cli.options import (
     AllowFallbackOption,
     CompileBackendOption,
     DeviceOption,
+    PythonOption,
     QuietOption,
     RepeatsOption,
-    WorkerOutputOption,
-    WorkerPythonOption,
+    ReportOutputOption,
+    StageTimeoutOption,
+    VerboseOption,
+    format_option,
 )
 from neuron_env.output.formats import EvaluationFormat
 
@@ -43,7 +39,7 @@ def evaluate(
             show_default=False,
         ),
     ],
-    python: WorkerPythonOption = None,
+    python: PythonOption = None,
     device: DeviceOption = "neuron",
     compile: Annotated[
         bool,
@@ -58,31 +54,15 @@ def evaluate(
             "implies --compile): counts recompiles.",
         ),
     ] = None,
-    timeout: Annotated[
-        float,
-        typer.Option(
-            "--timeout",
-            callback=seconds_at_least(1),
-            help="Seconds each stage may take (loading, eager, compile, each shape).",
-        ),
-    ] = DEFAULT_TIMEOUT,
+    timeout: StageTimeoutOption = DEFAULT_TIMEOUT,
     repeats: RepeatsOption = 5,
     allow_fallback: AllowFallbackOption = False,
     compile_backend: CompileBackendOption = None,
     format: Annotated[
-        str,
-        typer.Option(
-            "--format",
-            metavar="FORMAT",
-            help="text, json, or html (one self-contained page).",
-            is_eager=True,
-            callback=format_choice(EvaluationFormat),
-        ),
+        str, format_option(EvaluationFormat, "text, json, or html (one self-contained page).")
     ] = "text",
-    output: WorkerOutputOption = None,
-    verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="Show every tensor and every op.")
-    ] = False,
+    output: ReportOutputOption = None,
+    verbose: VerboseOption = False,
     quiet: QuietOption = False,
 ) -> None:
     """Run your model on the device and compare it with the CPU: numerics, CPU fallback, timings.
@@ -138,8 +118,3 @@ def evaluate(
         views.print_tracebacks(console(stderr=True), result)
     choice = chosen_format(EvaluationFormat, format)
     raise typer.Exit(emit(views.EVALUATION, result, choice, output, verbose=verbose))
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``evaluate`` to the top-level command group."""
-    app.command("evaluate")(evaluate)

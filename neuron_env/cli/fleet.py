@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from neuron_env.cli._common import chosen_format, console, settings
 from neuron_env.cli.options import (
     DocumentFormatOption,
+    FleetPythonOption,
+    HostTimeoutOption,
     JsonOption,
     JudgeReleaseOption,
     JudgeTorchOption,
+    ProfileOption,
+    RegionOption,
     ReportFormatOption,
     ReportOutputOption,
     SnapshotsOption,
+    VerboseOption,
 )
 from neuron_env.output.formats import DocumentFormat, ReportFormat
 
@@ -45,10 +50,6 @@ InstanceIdsOption = Annotated[
         "--instance-ids", metavar="ID", help="Instance ids (repeat, or separate by commas)."
     ),
 ]
-RegionOption = Annotated[str | None, typer.Option("--region", metavar="REGION", help="AWS region.")]
-ProfileOption = Annotated[
-    str | None, typer.Option("--profile", metavar="NAME", help="AWS profile.")
-]
 ConcurrencyOption = Annotated[
     str,
     typer.Option("--concurrency", metavar="N|N%", help="SSM MaxConcurrency: hosts asked at once."),
@@ -57,18 +58,6 @@ MaxErrorsOption = Annotated[
     str,
     typer.Option(
         "--max-errors", metavar="N|N%", help="SSM MaxErrors: stop sending after this many."
-    ),
-]
-TimeoutOption = Annotated[
-    int,
-    typer.Option("--timeout", min=30, metavar="SECONDS", help="How long each host may take."),
-]
-HostPythonOption = Annotated[
-    str | None,
-    typer.Option(
-        "--python",
-        metavar="PATH",
-        help="The Python environment to inspect on the hosts (default: the bootstrap's venv).",
     ),
 ]
 RefreshOption = Annotated[
@@ -84,7 +73,7 @@ def report(
     torch: JudgeTorchOption = None,
     output_format: ReportFormatOption = "text",
     output: ReportOutputOption = None,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every host.")] = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Judge every snapshot in DIR with the doctor's checks and summarise the fleet.
 
@@ -118,8 +107,8 @@ def collect(
     profile: ProfileOption = None,
     concurrency: ConcurrencyOption = "50",
     max_errors: MaxErrorsOption = "100%",
-    timeout: TimeoutOption = 120,
-    python: HostPythonOption = None,
+    timeout: HostTimeoutOption = 120,
+    python: FleetPythonOption = None,
     refresh: RefreshOption = False,
     json: JsonOption = False,
     output_format: DocumentFormatOption = "text",
@@ -139,7 +128,16 @@ def collect(
     """
     from neuron_env.fleet.workflow import collect_fleet
 
-    request = _collect_request(locals())
+    request = _collect_request(
+        output=output,
+        targets=targets,
+        instance_ids=instance_ids,
+        concurrency=concurrency,
+        max_errors=max_errors,
+        timeout=timeout,
+        python=python,
+        refresh=refresh,
+    )
     result = collect_fleet(request, lambda: _gateway(region, profile))
     raise typer.Exit(_print_collect(result, output, json, output_format))
 
@@ -154,8 +152,8 @@ def doctor(
     profile: ProfileOption = None,
     concurrency: ConcurrencyOption = "50",
     max_errors: MaxErrorsOption = "100%",
-    timeout: TimeoutOption = 120,
-    python: HostPythonOption = None,
+    timeout: HostTimeoutOption = 120,
+    python: FleetPythonOption = None,
     refresh: RefreshOption = False,
     release: JudgeReleaseOption = None,
     torch: JudgeTorchOption = None,
@@ -171,7 +169,16 @@ def doctor(
 
     choice = chosen_format(ReportFormat, output_format)
     request = FleetDoctorRequest(
-        collect=_collect_request(locals()),
+        collect=_collect_request(
+            output=output,
+            targets=targets,
+            instance_ids=instance_ids,
+            concurrency=concurrency,
+            max_errors=max_errors,
+            timeout=timeout,
+            python=python,
+            refresh=refresh,
+        ),
         matrix_dirs=settings(ctx).matrix_dirs,
         release=release,
         torch=torch,
@@ -195,20 +202,31 @@ def policy() -> None:
     raise typer.Exit(emit(POLICY, IamPolicy("fleet", iam_policy("fleet")), JsonOnly.json))
 
 
-def _collect_request(options: dict[str, Any]) -> CollectRequest:
-    """The collect options of a command line (its ``locals()``) as a :class:`CollectRequest`."""
+def _collect_request(
+    *,
+    output: Path,
+    targets: list[str] | None,
+    instance_ids: list[str] | None,
+    concurrency: str,
+    max_errors: str,
+    timeout: int,
+    python: str | None,
+    refresh: bool,
+) -> CollectRequest:
+    """The collect options that 'fleet collect' and 'fleet doctor' share, as a request whose
+    progress lines go to stderr."""
     from neuron_env.fleet.workflow import CollectRequest
 
     err = console(stderr=True)
     return CollectRequest(
-        output=options["output"],
-        targets=tuple(options["targets"] or ()),
-        instance_ids=tuple(options["instance_ids"] or ()),
-        concurrency=options["concurrency"],
-        max_errors=options["max_errors"],
-        timeout=options["timeout"],
-        python=options["python"],
-        refresh=options["refresh"],
+        output=output,
+        targets=tuple(targets or ()),
+        instance_ids=tuple(instance_ids or ()),
+        concurrency=concurrency,
+        max_errors=max_errors,
+        timeout=timeout,
+        python=python,
+        refresh=refresh,
         progress=lambda line: err.print(f"[dim]{line}[/]"),
     )
 

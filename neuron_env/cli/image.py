@@ -7,33 +7,28 @@ imported inside the command so that ``neuron-env --help`` never loads jinja2.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import chosen_format, format_choice, settings
+from neuron_env.cli._common import chosen_format, settings
 from neuron_env.cli.options import (
     DocumentOutputOption,
-    HostTorchOption,
+    ImageBaseOption,
+    ImageSourceOption,
     IndexUrlOption,
     NeuronIndexOption,
     OsOption,
     PytorchIndexOption,
+    ReleaseOption,
+    RequirementOption,
     Sha256Option,
     SpecOption,
+    TorchOption,
+    format_option,
 )
 from neuron_env.output.formats import DocumentFormat
 
-SourceOption = Annotated[
-    str | None,
-    typer.Option(
-        "--neuron-env-source",
-        metavar="URL|pypi",
-        help="Where the build gets neuron-env (required): a wheel or wheelhouse URL with "
-        "--neuron-env-sha256, or pypi (the build's configured index).",
-    ),
-]
 image_app = typer.Typer(
     help="Container images for Trainium: a Dockerfile with the release's Neuron user space, EFA "
     "and the Python environment built by neuron-env install, rendered from the support matrix.",
@@ -45,7 +40,7 @@ image_app = typer.Typer(
 @image_app.command("render")
 def render(
     ctx: typer.Context,
-    torch: HostTorchOption,
+    torch: TorchOption,
     packages: Annotated[
         list[str] | None,
         typer.Argument(
@@ -53,31 +48,11 @@ def render(
             help="Your packages, each pinned (NAME==VERSION), installed after the environment.",
         ),
     ] = None,
-    release: Annotated[
-        str | None,
-        # no -r: image render's -r is --requirement
-        typer.Option(
-            "--release", metavar="R", help="Neuron release, e.g. 2.33.1 (default: the latest)."
-        ),
-    ] = None,
+    release: ReleaseOption = None,  # no -r: image render's -r is --requirement
     os: OsOption = None,
-    base: Annotated[
-        str | None,
-        typer.Option(
-            "--base", metavar="IMAGE", help="Base image (default: ubuntu:VERSION of --os)."
-        ),
-    ] = None,
-    requirements: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--requirement",
-            "-r",
-            metavar="FILE",
-            help="Your packages from a requirements file (requirement lines only; repeatable).",
-            dir_okay=False,
-        ),
-    ] = None,
-    neuron_env_source: SourceOption = None,
+    base: ImageBaseOption = None,
+    requirements: RequirementOption = None,
+    neuron_env_source: ImageSourceOption = None,
     neuron_env_sha256: Sha256Option = None,
     neuron_env_spec: SpecOption = None,
     index_url: IndexUrlOption = None,
@@ -85,12 +60,9 @@ def render(
     pytorch_index: PytorchIndexOption = None,
     output_format: Annotated[
         str,
-        typer.Option(
-            "--format",
-            metavar="FORMAT",
-            is_eager=True,
-            callback=format_choice(DocumentFormat),
-            help="text (the Dockerfile) or json (neuron-env/image-render/v1: text and pins).",
+        format_option(
+            DocumentFormat,
+            "text (the Dockerfile) or json (neuron-env/image-render/v1: text and pins).",
         ),
     ] = "text",
     output: DocumentOutputOption = None,

@@ -15,21 +15,22 @@ import typer
 from neuron_env.cli._common import chosen_format, settings
 from neuron_env.cli.options import (
     DocumentFormatOption,
+    DryRunOption,
     IndexUrlOption,
+    InstallOsOption,
+    InstallPythonOption,
+    InstallQuietOption,
+    InstallSysrootOption,
+    InstallTorchOption,
     JsonOption,
     NeuronIndexOption,
     PytorchIndexOption,
+    ReleaseOption,
+    RequirementOption,
+    YesOption,
 )
 from neuron_env.output.formats import DocumentFormat
 
-TorchOption = Annotated[
-    str | None, typer.Option("--torch", help="PyTorch minor to install, e.g. 2.14.")
-]
-# No -r: on install and download it is -r/--requirement, as in pip and uv.
-ReleaseOption = Annotated[
-    str | None,
-    typer.Option("--release", help="Neuron release, e.g. 2.33.1 (default: the latest)."),
-]
 PackagesArgument = Annotated[
     list[str] | None,
     typer.Argument(
@@ -40,61 +41,40 @@ PackagesArgument = Annotated[
         show_default=False,
     ),
 ]
-RequirementOption = Annotated[
-    list[Path] | None,
-    typer.Option(
-        "--requirement",
-        "-r",
-        metavar="FILE",
-        help="Packages from a requirements file, one a line (repeatable; no option lines).",
-        dir_okay=False,
-        show_default=False,
-    ),
-]
-OsOption = Annotated[
-    str | None,
-    typer.Option(
-        "--os", help="OS as ID-VERSION (default: this host's /etc/os-release), e.g. ubuntu-26.04."
-    ),
-]
-QuietOption = Annotated[
-    bool, typer.Option("--quiet", "-q", help="No plan and no progress: errors only (for scripts).")
-]
-DryRunOption = Annotated[bool, typer.Option("--dry-run", help="Print the plan and change nothing.")]
 LogOption = Annotated[
     Path | None,
     typer.Option(
         "--log",
+        metavar="FILE",
         help="Write the backend's output here "
         "(default: $XDG_STATE_HOME/neuron-env/logs/, i.e. ~/.local/state/neuron-env/logs/).",
         dir_okay=False,
     ),
-]
-SysrootOption = Annotated[
-    Path, typer.Option("--sysroot", hidden=True, help="Read host files under this directory.")
 ]
 
 
 def install(
     ctx: typer.Context,
     packages: PackagesArgument = None,
-    torch: TorchOption = None,
+    torch: InstallTorchOption = None,
     requirement: RequirementOption = None,
     release: ReleaseOption = None,
     venv: Annotated[
         Path | None,
-        typer.Option("--venv", help="Environment to create or upgrade (default: the active one)."),
-    ] = None,
-    python: Annotated[
-        Path | None,
         typer.Option(
-            "--python",
-            help="Interpreter of the environment to upgrade; with a new --venv, the one to "
-            "create it with.",
+            "--venv",
+            metavar="DIR",
+            help="Environment to create or upgrade (default: the active one).",
         ),
     ] = None,
+    python: InstallPythonOption = None,
     backend: Annotated[
-        str, typer.Option("--backend", help="auto (uv when available, else pip), uv or pip.")
+        str,
+        typer.Option(
+            "--backend",
+            metavar="auto|uv|pip",
+            help="auto (uv when available, else pip), uv or pip.",
+        ),
     ] = "auto",
     index_url: IndexUrlOption = None,
     neuron_index: NeuronIndexOption = None,
@@ -103,6 +83,7 @@ def install(
         Path | None,
         typer.Option(
             "--wheelhouse",
+            metavar="DIR",
             help="Install from this wheelhouse alone ('neuron-env download').",
             file_okay=False,
         ),
@@ -110,11 +91,12 @@ def install(
     offline: Annotated[
         bool, typer.Option("--offline", help="Use no network (needs --wheelhouse).")
     ] = False,
-    os: OsOption = None,
+    os: InstallOsOption = None,
     export: Annotated[
         Path | None,
         typer.Option(
             "--export",
+            metavar="FILE",
             help="Write a requirements file pinning every package by version and sha256 "
             "('-' for stdout; with --json, the JSON's 'requirements' field), and install nothing.",
             dir_okay=False,
@@ -128,12 +110,12 @@ def install(
         bool, typer.Option("--execute", help="With --system: run the apt steps (as root).")
     ] = False,
     dry_run: DryRunOption = False,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    yes: YesOption = False,
     json: JsonOption = False,
     output_format: DocumentFormatOption = "text",
-    quiet: QuietOption = False,
+    quiet: InstallQuietOption = False,
     log: LogOption = None,
-    sysroot: SysrootOption = Path("/"),
+    sysroot: InstallSysrootOption = Path("/"),
 ) -> None:
     """Install TorchNeuron into a virtual environment: exact pins, each from its own index.
 
@@ -182,29 +164,33 @@ def install(
 def download(
     ctx: typer.Context,
     dest: Annotated[
-        Path, typer.Option("--dest", "-d", help="New or empty directory to fill.", file_okay=False)
+        Path,
+        typer.Option(
+            "--dest", "-d", metavar="DIR", help="New or empty directory to fill.", file_okay=False
+        ),
     ],
     packages: PackagesArgument = None,
-    torch: TorchOption = None,
+    torch: InstallTorchOption = None,
     requirement: RequirementOption = None,
     release: ReleaseOption = None,
     python_version: Annotated[
         str | None,
         typer.Option(
             "--python-version",
+            metavar="X.Y",
             help="Python of the machine that will install, e.g. 3.12 (default: this host's).",
         ),
     ] = None,
-    os: OsOption = None,
+    os: InstallOsOption = None,
     index_url: IndexUrlOption = None,
     neuron_index: NeuronIndexOption = None,
     pytorch_index: PytorchIndexOption = None,
     dry_run: DryRunOption = False,
     json: JsonOption = False,
     output_format: DocumentFormatOption = "text",
-    quiet: QuietOption = False,
+    quiet: InstallQuietOption = False,
     log: LogOption = None,
-    sysroot: SysrootOption = Path("/"),
+    sysroot: InstallSysrootOption = Path("/"),
 ) -> None:
     """Fill a wheelhouse for an air-gapped machine, routed like 'install'.
 

@@ -8,7 +8,18 @@ from typing import Annotated
 import typer
 
 from neuron_env.cli._common import chosen_format, settings
-from neuron_env.cli.options import DocumentFormatOption, JsonOption, ReleaseOption
+from neuron_env.cli.options import (
+    AnyInstanceTypeOption,
+    DocumentFormatOption,
+    JsonOption,
+    NeuronIndexOption,
+    PythonVersionOption,
+    PytorchIndexOption,
+    ReleaseOption,
+    RequestTimeoutOption,
+    ResolveOsOption,
+    TorchOption,
+)
 from neuron_env.output.formats import DocumentFormat
 
 app = typer.Typer(
@@ -59,27 +70,13 @@ def show(
 @app.command("resolve")
 def resolve(
     ctx: typer.Context,
-    torch: Annotated[str, typer.Option("--torch", metavar="X.Y", help="PyTorch minor, e.g. 2.14.")],
-    python: Annotated[
-        str | None, typer.Option("--python", metavar="V", help="Python version, e.g. 3.12.")
-    ] = None,
-    os: Annotated[
-        str | None,
-        typer.Option(
-            "--os",
-            metavar="ID-VERSION",
-            help="OS as ID-VERSION from /etc/os-release, e.g. ubuntu-26.04.",
-        ),
-    ] = None,
+    torch: TorchOption,
+    python: PythonVersionOption = None,
+    os: ResolveOsOption = None,
     arch: Annotated[
         str | None, typer.Option("--arch", metavar="ARCH", help="CPU architecture, e.g. x86_64.")
     ] = None,
-    instance_type: Annotated[
-        str | None,
-        typer.Option(
-            "--instance-type", metavar="TYPE", help="EC2 instance type, e.g. trn2.48xlarge."
-        ),
-    ] = None,
+    instance_type: AnyInstanceTypeOption = None,
     release: ReleaseOption = None,
     json: JsonOption = False,
     output_format: DocumentFormatOption = "text",
@@ -90,15 +87,16 @@ def resolve(
 
     Example: neuron-env matrix resolve --torch 2.14 --python 3.12 --os ubuntu-26.04 --json
     """
+    from neuron_env.matrix import Request
     from neuron_env.matrix_commands.output import RESOLVE
     from neuron_env.matrix_commands.workflow import ResolveRequest
     from neuron_env.matrix_commands.workflow import resolve as resolve_request
     from neuron_env.output.emit import emit
 
-    request = ResolveRequest(
-        matrix_dirs=settings(ctx).matrix_dirs, torch=torch, python=python, os=os, arch=arch,
-        instance_type=instance_type, release=release,
-    )  # fmt: skip
+    wanted = Request(
+        torch=torch, python=python, os=os, arch=arch, instance_type=instance_type, release=release
+    )
+    request = ResolveRequest(wanted=wanted, matrix_dirs=settings(ctx).matrix_dirs)
     choice = chosen_format(DocumentFormat, output_format, json)
     raise typer.Exit(emit(RESOLVE, resolve_request(request), choice))
 
@@ -153,16 +151,8 @@ def validate(
 def verify(
     ctx: typer.Context,
     release: ReleaseOption = None,
-    neuron_index: Annotated[
-        str | None,
-        typer.Option("--neuron-index", metavar="URL", help="Read this mirror of the Neuron index."),
-    ] = None,
-    pytorch_index: Annotated[
-        str | None,
-        typer.Option(
-            "--pytorch-index", metavar="URL", help="Read this mirror of the PyTorch index."
-        ),
-    ] = None,
+    neuron_index: NeuronIndexOption = None,
+    pytorch_index: PytorchIndexOption = None,
     json: JsonOption = False,
     output_format: DocumentFormatOption = "text",
     write: Annotated[
@@ -174,10 +164,7 @@ def verify(
             "$NEURON_ENV_MATRIX_DIR.",
         ),
     ] = None,
-    timeout: Annotated[
-        float,
-        typer.Option("--timeout", metavar="SECONDS", min=0.1, help="Wait per request."),
-    ] = 15.0,
+    timeout: RequestTimeoutOption = 15.0,
 ) -> None:
     """Check a release file against the package indexes themselves.
 

@@ -1,14 +1,32 @@
-"""Options that several commands take, declared once so that their flags and help agree."""
+"""Every option that more than one command module takes, declared once, so that its flag, help
+and metavar agree wherever it appears (a test keeps a flag out of two modules).
+
+Metavars follow one style: a placeholder in capitals (PATH, FILE, DIR, VERSION, X.Y, SECONDS,
+URL ...), a literal value as it is typed (``0|1|2``, ``dlami|ubuntu``). Where one flag means
+different things in different commands (``--timeout`` of a case, of a host, of a request), each
+meaning has its own name here, beside the others.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from neuron_env.cli._common import format_choice, json_flag, seconds_at_least
-from neuron_env.output.formats import DocumentFormat, ReportFormat
+from neuron_env.output.formats import DocumentFormat, OutputFormat, ReportFormat
+
+
+def format_option(formats: type[OutputFormat], help: str) -> Any:  # typer.Option's own type
+    """``--format`` for a command whose formats enum is ``formats``; ``help`` names its members.
+
+    Eager, so that an error found later is still written in the format asked for.
+    """
+    return typer.Option(
+        "--format", metavar="FORMAT", is_eager=True, callback=format_choice(formats), help=help
+    )
+
 
 PythonOption = Annotated[
     Path | None,
@@ -41,7 +59,7 @@ SysrootOption = Annotated[
 # What a command judges against (doctor, preflight, fleet) ...
 JudgeReleaseOption = Annotated[
     str | None,
-    typer.Option("--release", metavar="R", help="Judge against this Neuron release."),
+    typer.Option("--release", metavar="VERSION", help="Judge against this Neuron release."),
 ]
 JudgeTorchOption = Annotated[
     str | None,
@@ -51,7 +69,9 @@ JudgeTorchOption = Annotated[
 ReleaseOption = Annotated[
     str | None,
     typer.Option(
-        "--release", metavar="R", help="Neuron release, e.g. 2.33.1 (default: the latest)."
+        "--release",
+        metavar="VERSION",
+        help="Neuron release, e.g. 2.33.1 (default: the latest).",
     ),
 ]
 
@@ -65,25 +85,9 @@ JsonOption = Annotated[
     ),
 ]
 DocumentFormatOption = Annotated[
-    str,
-    typer.Option(
-        "--format",
-        metavar="FORMAT",
-        is_eager=True,
-        callback=format_choice(DocumentFormat),
-        help="text or json (the versioned JSON envelope).",
-    ),
+    str, format_option(DocumentFormat, "text or json (the versioned JSON envelope).")
 ]
-ReportFormatOption = Annotated[
-    str,
-    typer.Option(
-        "--format",
-        metavar="FORMAT",
-        is_eager=True,
-        callback=format_choice(ReportFormat),
-        help="text, json, junit or github.",
-    ),
-]
+ReportFormatOption = Annotated[str, format_option(ReportFormat, "text, json, junit or github.")]
 ReportOutputOption = Annotated[
     Path | None,
     typer.Option(
@@ -105,23 +109,51 @@ SnapshotsOption = Annotated[
 ]
 
 # smoke, selftest and evaluate: the worker in the target interpreter, and its report.
-WorkerPythonOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--python",
-        help="Target interpreter (default: the active virtualenv, else neuron-env's own).",
-        dir_okay=False,
-    ),
-]
 DeviceOption = Annotated[
-    str, typer.Option("--device", help="neuron, neuron:N, cpu, cuda or cuda:N.")
-]
-WorkerOutputOption = Annotated[
-    Path | None, typer.Option("--output", "-o", help="Write the report to FILE.", dir_okay=False)
+    str, typer.Option("--device", metavar="DEVICE", help="neuron, neuron:N, cpu, cuda or cuda:N.")
 ]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")]
 RepeatsOption = Annotated[
-    int, typer.Option("--repeats", min=1, help="Timed repeats after the first call.")
+    int, typer.Option("--repeats", min=1, metavar="N", help="Timed repeats after the first call.")
+]
+VerboseOption = Annotated[
+    bool,
+    typer.Option(
+        "--verbose", "-v", help="Show every detail (each check, host, tensor or op), not a summary."
+    ),
+]
+# Each command's own time limit: one flag, several meanings, all in seconds.
+CaseTimeoutOption = Annotated[
+    float,
+    typer.Option(
+        "--timeout",
+        callback=seconds_at_least(1),
+        metavar="SECONDS",
+        help="Seconds each case (and the worker's start) may take.",
+    ),
+]
+StageTimeoutOption = Annotated[
+    float,
+    typer.Option(
+        "--timeout",
+        callback=seconds_at_least(1),
+        metavar="SECONDS",
+        help="Seconds each stage may take (loading, eager, compile, each shape).",
+    ),
+]
+HostTimeoutOption = Annotated[
+    int,
+    typer.Option("--timeout", min=30, metavar="SECONDS", help="How long each host may take."),
+]
+RequestTimeoutOption = Annotated[
+    float,
+    typer.Option("--timeout", metavar="SECONDS", min=0.1, help="Wait per request."),
+]
+CheckTimeoutOption = Annotated[
+    float,
+    typer.Option(
+        "--timeout", metavar="SECONDS", help="With --emit: stop the whole check after this."
+    ),
 ]
 AllowFallbackOption = Annotated[
     bool, typer.Option("--allow-fallback", help="Do not fail on ops that fell back to CPU.")
@@ -130,22 +162,91 @@ CompileBackendOption = Annotated[
     str | None,
     typer.Option(
         "--compile-backend",
+        metavar="BACKEND",
         help="torch.compile backend (default: neuron on neuron, aot_eager on cpu, inductor "
         "on cuda).",
     ),
 ]
 
 # launch-template, ami and image render: the host (or image) being described.
-HostTorchOption = Annotated[
-    str, typer.Option("--torch", metavar="X.Y", help="PyTorch minor for the host, e.g. 2.14.")
-]
+_torch = typer.Option("--torch", metavar="X.Y", help="PyTorch minor, e.g. 2.14.")
+TorchOption = Annotated[str, _torch]
+InstallTorchOption = Annotated[str | None, _torch]  # --system needs none
 OsOption = Annotated[
     str | None,
     typer.Option(
         "--os",
         metavar="ID-VERSION",
-        help="Host OS, e.g. ubuntu-26.04 (default: the newest OS with pip wheels).",
+        help="OS as ID-VERSION of /etc/os-release, e.g. ubuntu-26.04 (default: the newest OS "
+        "with pip wheels).",
     ),
+]
+InstallOsOption = Annotated[
+    str | None,
+    typer.Option(
+        "--os",
+        metavar="ID-VERSION",
+        help="OS as ID-VERSION of /etc/os-release, e.g. ubuntu-26.04 (default: this host's).",
+    ),
+]
+ResolveOsOption = Annotated[
+    str | None,
+    typer.Option(
+        "--os", metavar="ID-VERSION", help="OS as ID-VERSION of /etc/os-release, e.g. ubuntu-26.04."
+    ),
+]
+PythonVersionOption = Annotated[
+    str | None, typer.Option("--python", metavar="X.Y", help="Python version, e.g. 3.12.")
+]
+InstallPythonOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--python",
+        metavar="PATH",
+        help="Interpreter of the environment to upgrade; with a new --venv, the one to create it "
+        "with.",
+    ),
+]
+FleetPythonOption = Annotated[
+    str | None,
+    typer.Option(
+        "--python",
+        metavar="PATH",
+        help="The Python environment to inspect on the hosts (default: the bootstrap's venv).",
+    ),
+]
+InstallSysrootOption = Annotated[
+    # Hidden: the apt-step tests plan for a chosen OS with a writable /etc/apt, without root.
+    Path,
+    typer.Option(
+        "--sysroot", hidden=True, metavar="DIR", help="Read host files under this directory."
+    ),
+]
+RequirementOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--requirement",
+        "-r",
+        metavar="FILE",
+        help="Your packages from a requirements file, one a line (repeatable; no option lines).",
+        dir_okay=False,
+        show_default=False,
+    ),
+]
+StrictOption = Annotated[bool, typer.Option("--strict", help="Warnings fail too (exit 1).")]
+DryRunOption = Annotated[
+    bool, typer.Option("--dry-run", help="Say what would change, and change nothing.")
+]
+YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")]
+# scan --fix: the same two questions, asked of the rewrite.
+FixDryRunOption = Annotated[
+    bool, typer.Option("--dry-run", help="With --fix: show the diff, write nothing.")
+]
+FixYesOption = Annotated[
+    bool, typer.Option("--yes", "-y", help="With --fix: write without asking.")
+]
+InstallQuietOption = Annotated[
+    bool, typer.Option("--quiet", "-q", help="No plan and no progress: errors only (for scripts).")
 ]
 Sha256Option = Annotated[
     str | None,
@@ -170,6 +271,7 @@ IndexUrlOption = Annotated[
     str | None,
     typer.Option(
         "--index-url",
+        metavar="URL",
         help="Default index (mirror) for everything that is not routed "
         "(default: the backend's configuration).",
     ),
@@ -177,17 +279,35 @@ IndexUrlOption = Annotated[
 NeuronIndexOption = Annotated[
     str | None,
     typer.Option(
-        "--neuron-index", help="Mirror of the Neuron index (torch-neuronx, neuronx-cc, nki)."
+        "--neuron-index",
+        metavar="URL",
+        help="Mirror of the Neuron index (torch-neuronx, neuronx-cc, nki).",
     ),
 ]
 PytorchIndexOption = Annotated[
-    str | None, typer.Option("--pytorch-index", help="Mirror of the PyTorch CPU index (torch).")
+    str | None,
+    typer.Option("--pytorch-index", metavar="URL", help="Mirror of the PyTorch CPU index (torch)."),
 ]
 
 # launch-template render/create and ami render: the host and where it launches.
-InstanceTypeOption = Annotated[
+_instance_type = typer.Option(
+    "--instance-type", metavar="TYPE", help="EC2 instance type, e.g. trn2.48xlarge."
+)
+InstanceTypeOption = Annotated[str, _instance_type]
+AnyInstanceTypeOption = Annotated[str | None, _instance_type]
+BuilderInstanceTypeOption = Annotated[
     str,
-    typer.Option("--instance-type", metavar="TYPE", help="EC2 instance type, e.g. trn2.48xlarge."),
+    typer.Option(
+        "--instance-type",
+        metavar="TYPE",
+        help="Builder instance type (a Trainium instance: the build runs neuron-env doctor).",
+    ),
+]
+PeakInstanceTypeOption = Annotated[
+    str | None,
+    typer.Option(
+        "--instance-type", metavar="TYPE", help="Instance type for the peak, e.g. trn2.48xlarge."
+    ),
 ]
 AmiOption = Annotated[
     str | None,
@@ -255,6 +375,35 @@ VolumeSizeOption = Annotated[
 ContainersOption = Annotated[
     bool, typer.Option("--containers", help="IMDS hop limit 2, so containers can get tokens.")
 ]
+DoctorLevelOption = Annotated[
+    int,
+    typer.Option(
+        "--level",
+        min=0,
+        max=2,
+        metavar="0|1|2",
+        help="0: host and environment; 1: also the device smoke test; 2: also the standard "
+        "self-test.",
+    ),
+]
+PreflightLevelOption = Annotated[
+    int | None,
+    typer.Option(
+        "--level",
+        min=0,
+        max=2,
+        metavar="0|1|2",
+        help="0: host and environment; 1 (default): also the device smoke test; 2: also the "
+        "standard self-test. The Slurm health check defaults to 0.",
+    ),
+]
+# selftest's levels are suites, not doctor's device levels; the enum is the command's own.
+SelftestLevelOption = typer.Option(
+    "--level",
+    metavar="quick|standard|long",
+    help="quick: ops, training, beta behaviours; standard: + 2-process all-reduce; long: + "
+    "sustained matmul and copy bandwidth.",
+)
 BootLevelOption = Annotated[
     int,
     typer.Option(
@@ -273,6 +422,40 @@ HostSourceOption = Annotated[
         help="Where the host gets neuron-env (required): a wheel or wheelhouse URL or S3 object "
         "with --neuron-env-sha256, ami (the copy on an image built by 'neuron-env ami render'), "
         "or pypi (the host's configured index).",
+    ),
+]
+ImageSourceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--neuron-env-source",
+        metavar="URL|pypi",
+        help="Where the build gets neuron-env (required): a wheel or wheelhouse URL with "
+        "--neuron-env-sha256, or pypi (the build's configured index).",
+    ),
+]
+AmiBaseOption = Annotated[
+    str,
+    typer.Option(
+        "--base", metavar="dlami|ubuntu", help="Start from the Neuron DLAMI or from plain Ubuntu."
+    ),
+]
+ImageBaseOption = Annotated[
+    str | None,
+    typer.Option("--base", metavar="IMAGE", help="Base image (default: ubuntu:VERSION of --os)."),
+]
+RecipeDirOption = Annotated[
+    Path,
+    typer.Option(
+        "--output", "-o", metavar="DIR", help="Directory for the recipe.", file_okay=False
+    ),
+]
+PreflightOutputOption = Annotated[
+    str | None,
+    typer.Option(
+        "--output",
+        "-o",
+        metavar="PATH",
+        help="A FILE for the report, or a DIR/ that receives it plus preflight.json.",
     ),
 ]
 RegionOption = Annotated[

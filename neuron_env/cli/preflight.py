@@ -9,13 +9,18 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import device_progress, format_choice, settings, write_output
+from neuron_env.cli._common import device_progress, settings, write_output
 from neuron_env.cli.options import (
+    CheckTimeoutOption,
     JudgeReleaseOption,
     JudgeTorchOption,
+    PreflightLevelOption,
+    PreflightOutputOption,
     ProbeTimeoutOption,
     PythonOption,
+    StrictOption,
     SysrootOption,
+    format_option,
 )
 from neuron_env.errors import BadInput
 from neuron_env.output.formats import ReportFormat
@@ -29,40 +34,19 @@ def preflight(
     ctx: typer.Context,
     torch: JudgeTorchOption = None,
     release: JudgeReleaseOption = None,
-    level: Annotated[
-        int | None,
-        typer.Option(
-            "--level",
-            min=0,
-            max=2,
-            metavar="0|1|2",
-            help="0: host and environment; 1 (default): also the device smoke test; 2: also the "
-            "standard self-test. The Slurm health check defaults to 0.",
-        ),
-    ] = None,
+    level: PreflightLevelOption = None,
     python: PythonOption = None,
     sysroot: SysrootOption = Path("/"),
     output_format: Annotated[
         str | None,
-        typer.Option(
-            "--format",
-            metavar="FORMAT",
-            is_eager=True,
-            callback=format_choice(ReportFormat),
-            help="text, json, junit or github (default: github on GitHub Actions, junit files on "
+        format_option(
+            ReportFormat,
+            "text, json, junit or github (default: github on GitHub Actions, junit files on "
             "GitLab CI, else text).",
         ),
     ] = None,
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="PATH",
-            help="A FILE for the report, or a DIR/ that receives it plus preflight.json.",
-        ),
-    ] = None,
-    strict: Annotated[bool, typer.Option("--strict", help="Warnings fail the run too.")] = False,
+    output: PreflightOutputOption = None,
+    strict: StrictOption = False,
     allow: Annotated[
         list[str] | None,
         typer.Option(
@@ -76,12 +60,7 @@ def preflight(
             "--emit", metavar="WHAT", help="Print an integration instead: slurm-healthcheck."
         ),
     ] = None,
-    timeout: Annotated[
-        float,
-        typer.Option(
-            "--timeout", metavar="SECONDS", help="With --emit: stop the whole check after this."
-        ),
-    ] = 120.0,
+    timeout: CheckTimeoutOption = 120.0,
 ) -> None:
     """Gate a CI job or a node on a healthy Trainium environment (doctor + device levels).
 
@@ -96,7 +75,8 @@ def preflight(
 
       neuron-env preflight --emit slurm-healthcheck --python /opt/venv/bin/python > healthcheck.sh
     """
-    from neuron_env.doctor.workflow import DoctorRequest, run_doctor
+    from neuron_env.doctor.request import DoctorOptions, DoctorRequest, FactsRequest
+    from neuron_env.doctor.workflow import run_doctor
     from neuron_env.preflight.slurm import (
         EMITTABLE,
         HealthcheckRequest,
@@ -125,18 +105,24 @@ def preflight(
         )
         sys.stdout.write(slurm_healthcheck(healthcheck))
         return
+    level = 1 if level is None else level
     request = DoctorRequest(
+        facts=FactsRequest(
+            python=python,
+            sysroot=sysroot,
+            probe_timeout=probe_timeout,
+            level=level,
+            device_progress=device_progress,
+        ),
+        judging=DoctorOptions(
+            release=release,
+            torch=torch,
+            strict=strict,
+            level=level,
+            allow=tuple(allow or ()),
+            allow_reasons=defaults.allow,
+        ),
         matrix_dirs=settings(ctx).matrix_dirs,
-        release=release,
-        torch=torch,
-        strict=strict,
-        level=1 if level is None else level,
-        allow=tuple(allow or ()),
-        allow_reasons=defaults.allow,
-        python=python,
-        sysroot=sysroot,
-        probe_timeout=probe_timeout,
-        device_progress=device_progress,
     )
     report = run_doctor(request)
     raise typer.Exit(_deliver(report, plan_outputs(output_format, output, detect_ci(os.environ))))

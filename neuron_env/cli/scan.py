@@ -8,8 +8,14 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import chosen_format, console, format_choice, settings
-from neuron_env.cli.options import ReleaseOption, ReportOutputOption
+from neuron_env.cli._common import chosen_format, console, settings
+from neuron_env.cli.options import (
+    FixDryRunOption,
+    FixYesOption,
+    ReleaseOption,
+    ReportOutputOption,
+    format_option,
+)
 from neuron_env.output.formats import ScanFormat
 
 
@@ -20,16 +26,7 @@ def scan(
         typer.Argument(metavar="PATH...", help="Python files, or directories to search for *.py."),
     ] = None,
     release: ReleaseOption = None,
-    output_format: Annotated[
-        str,
-        typer.Option(
-            "--format",
-            metavar="FORMAT",
-            is_eager=True,
-            callback=format_choice(ScanFormat),
-            help="text, json or sarif.",
-        ),
-    ] = "text",
+    output_format: Annotated[str, format_option(ScanFormat, "text, json or sarif.")] = "text",
     output: ReportOutputOption = None,
     fail_on: Annotated[
         str,
@@ -59,12 +56,8 @@ def scan(
     fix: Annotated[
         bool, typer.Option("--fix", help="Rewrite the safe cases; shows a diff first.")
     ] = False,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="With --fix: show the diff, write nothing.")
-    ] = False,
-    yes: Annotated[
-        bool, typer.Option("--yes", "-y", help="With --fix: write without asking.")
-    ] = False,
+    dry_run: FixDryRunOption = False,
+    yes: FixYesOption = False,
     list_rules: Annotated[
         bool, typer.Option("--list-rules", help="List the release's rules and exit.")
     ] = False,

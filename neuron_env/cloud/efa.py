@@ -49,8 +49,3 @@ def _other_cards(instance: InstanceType, card0_has_efa: bool) -> list[NetworkInt
     device = 0 if instance.enis_per_card == 1 else 1
     last_card = min(instance.network_cards - 1, remaining)
     return [NetworkInterface(card, device, "efa-only") for card in range(1, last_card + 1)]
-
-
-def efa_count(layout: tuple[NetworkInterface, ...]) -> int:
-    """How many EFA devices the layout gives the instance."""
-    return sum(1 for nic in layout if nic.interface_type != "interface")

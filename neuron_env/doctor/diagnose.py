@@ -3,33 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from packaging.version import Version
 
 from neuron_env.checks.context import build_context
 from neuron_env.checks.model import DoctorReport, summarize
 from neuron_env.checks.registry import run_checks, select_checks
+from neuron_env.doctor.request import DoctorOptions
 from neuron_env.errors import EXIT_FAILED, BadInput, UnsupportedCombination
 from neuron_env.facts import HostFacts
 from neuron_env.matrix import Matrix
 from neuron_env.wording import join_words
-
-
-@dataclass(frozen=True)
-class DoctorOptions:
-    """How facts are judged: the release and PyTorch to judge against (None: detected), which
-    checks run, whether warnings fail, the device level, and the finding ids allowed to fail."""
-
-    release: str | None = None
-    torch: str | None = None
-    only: Sequence[str] = ()
-    skipped: Sequence[str] = ()
-    strict: bool = False
-    level: int = 0
-    allow: Sequence[str] = ()
-    allow_reasons: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
 def check_request(matrix: Matrix, release: str | None, torch: str | None) -> None:

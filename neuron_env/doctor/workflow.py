@@ -4,76 +4,20 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from neuron_env.doctor.request import DoctorRequest, FactsRequest
 from neuron_env.errors import BadInput
 from neuron_env.signals import future_result
 
 if TYPE_CHECKING:
     from neuron_env.checks.model import DoctorReport, Verdict
-    from neuron_env.doctor.diagnose import DoctorOptions
     from neuron_env.facts import DeviceFacts, HostFacts
 
-from neuron_env.selftest.workflow import ProgressFactory
-
-
-@dataclass(frozen=True, kw_only=True)
-class FactsRequest:
-    """What to probe: the target interpreter, the host's root, and how deep (device levels)."""
-
-    python: Path | None = None
-    sysroot: Path = Path("/")
-    probe_timeout: float = 15.0
-    level: int = 0
-    device_progress: ProgressFactory | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class DoctorRequest:
-    """One doctor (or preflight) run: where the facts come from and how they are judged."""
-
-    matrix_dirs: Sequence[Path] = ()
-    release: str | None = None
-    torch: str | None = None
-    only: Sequence[str] = ()
-    skipped: Sequence[str] = ()
-    strict: bool = False
-    level: int = 0
-    allow: Sequence[str] = ()
-    allow_reasons: Mapping[str, str] = dataclasses.field(default_factory=dict)
-    facts_file: Path | None = None
-    python: Path | None = None
-    sysroot: Path = Path("/")
-    probe_timeout: float = 15.0
-    device_progress: ProgressFactory | None = None
-
-    def judging(self) -> DoctorOptions:
-        from neuron_env.doctor.diagnose import DoctorOptions
-
-        return DoctorOptions(
-            release=self.release,
-            torch=self.torch,
-            only=tuple(self.only),
-            skipped=tuple(self.skipped),
-            strict=self.strict,
-            level=self.level,
-            allow=tuple(self.allow),
-            allow_reasons=dict(self.allow_reasons),
-        )
-
-    def probing(self) -> FactsRequest:
-        return FactsRequest(
-            python=self.python,
-            sysroot=self.sysroot,
-            probe_timeout=self.probe_timeout,
-            level=self.level,
-            device_progress=self.device_progress,
-        )
+__all__ = ["DoctorRequest", "FactsRequest", "levels_held", "probe_host_facts", "run_doctor"]
 
 
 def run_doctor(request: DoctorRequest) -> DoctorReport:
@@ -85,7 +29,7 @@ def run_doctor(request: DoctorRequest) -> DoctorReport:
     from contextlib import nullcontext
 
     guard: AbstractContextManager[object] = nullcontext()
-    if request.level:
+    if request.facts.level:
         # The device levels run in the pool's thread, which signals cannot reach: Ctrl-C or
         # SIGTERM here kills their workers, and the run ends with exit 130 once it has returned.
         from neuron_env.worker.interrupts import stop_on_interrupt
@@ -97,13 +41,13 @@ def run_doctor(request: DoctorRequest) -> DoctorReport:
         from neuron_env.doctor.diagnose import check_request, judge
         from neuron_env.matrix import load_matrix
 
-        options = request.judging()
+        options = request.judging
         matrix = load_matrix(list(request.matrix_dirs))
         check_request(matrix, options.release, options.torch)
         return judge(matrix, future_result(host), options)
 
 
-def collect_host_facts(request: FactsRequest) -> HostFacts:
+def probe_host_facts(request: FactsRequest) -> HostFacts:
     """This host and the target interpreter's facts, with the device levels' results if asked."""
     from neuron_env.probe.collect import ProbeOptions, collect_facts
     from neuron_env.probe.python_env import find_target_python
@@ -121,13 +65,13 @@ def _facts_for(request: DoctorRequest) -> HostFacts:
     from neuron_env.facts import read_snapshot
 
     if request.facts_file is None:
-        return collect_host_facts(request.probing())
-    if request.python is not None or request.sysroot != Path("/"):
+        return probe_host_facts(request.facts)
+    if request.facts.python is not None or request.facts.sysroot != Path("/"):
         raise BadInput(
             "--facts judges a saved snapshot; it cannot be combined with --python or --sysroot."
         )
     snapshot = read_snapshot(request.facts_file)
-    recorded, level = levels_held(snapshot), request.level
+    recorded, level = levels_held(snapshot), request.facts.level
     if level > recorded:
         raise BadInput(
             f"{request.facts_file} holds level-{recorded} facts; --level {level} needs the device "

@@ -13,7 +13,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from neuron_env.doctor.diagnose import DoctorOptions, check_request, judge
+from neuron_env.doctor.diagnose import check_request, judge
+from neuron_env.doctor.request import DoctorOptions
 from neuron_env.errors import BadInput, MalformedFile
 from neuron_env.facts import read_snapshot
 from neuron_env.fleet.model import NOT_COLLECTED, FleetReport, Group, HostVerdict, Missing

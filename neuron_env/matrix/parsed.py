@@ -9,9 +9,10 @@ and a missing, damaged or stale ``parsed.json`` costs only the time. A document 
 bounded and validated exactly like a parsed one.
 
 Only the shipped directory is read this way. ``parsed.json`` is written by the maintainers
-(``python -m neuron_env.matrix.parsed`` after editing a shipped file; a test fails until they
-do) and ships inside the package, never written at run time; a ``parsed.json`` in a
-``--matrix-dir`` directory is never read, so nothing planted there can stand in for a file.
+(``python scripts/refresh_parsed.py`` after editing a shipped file, with :func:`render` and
+:func:`write`; a test fails until they do) and ships inside the package, never written at run
+time; a ``parsed.json`` in a ``--matrix-dir`` directory is never read, so nothing planted there
+can stand in for a file.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from __future__ import annotations
 import datetime
 import json
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -133,74 +133,3 @@ def write(directory: Path, text: str) -> Path:
         Path(temporary).unlink(missing_ok=True)
         raise
     return target
-
-
-_USAGE = "usage: python -m neuron_env.matrix.parsed [DIR]"
-_HELP = f"""{_USAGE}
-
-Refresh DIR's parsed.json (default: the shipped matrices) after editing its *.toml files.
-Every file is read and validated as the loader does, then parsed.json is replaced atomically.
-
-Exit status: 0 written, 1 cannot write, 2 a file that is not a valid release (or no files),
-130 interrupted (the message says whether parsed.json was replaced).
-
-Example, after editing matrices/2.34.0.toml in a checkout:
-  python -m neuron_env.matrix.parsed"""
-
-
-def main(argv: list[str]) -> int:
-    """``python -m neuron_env.matrix.parsed [DIR]``: refresh DIR's (default: the shipped
-    matrices') ``parsed.json`` after editing its files."""
-    from neuron_env.errors import EXIT_BAD_INPUT, EXIT_FAILED
-    from neuron_env.escape import terminal
-    from neuron_env.resources import shipped_matrix_dir
-    from neuron_env.signals import held_interrupts, interrupt_exit_code, sigterm_as_interrupt
-
-    if argv[:1] in (["-h"], ["--help"]):
-        print(_HELP)
-        return 0
-    if len(argv) > 1:
-        print(_USAGE, file=sys.stderr)
-        return EXIT_BAD_INPUT
-    directory = Path(argv[0]) if argv else shipped_matrix_dir()
-    if not directory.is_dir():
-        print(f"error: {terminal(str(directory))} is not a directory.", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    count = len(list(directory.glob("*.toml")))
-    if not count:
-        print(f"error: {terminal(str(directory))} holds no *.toml matrix files.", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    # Ctrl-C or SIGTERM while the files are read stops the refresh with nothing written; during
-    # the write they wait for the replace, so that what is said below is what happened.
-    target: Path | None = None
-    late = False  # a signal that came once parsed.json was replaced
-    try:
-        with sigterm_as_interrupt():
-            text = render(directory)
-            with held_interrupts() as held:
-                target = write(directory, text)
-            late = bool(held)
-    except KeyboardInterrupt:
-        if target is None:
-            print(
-                f"Interrupted. The refresh of {PARSED_FILE} was stopped. "
-                f"{PARSED_FILE} is as it was.",
-                file=sys.stderr,
-            )
-            return interrupt_exit_code()
-        late = True
-    except ValueError as exc:  # a file that does not load: bad input
-        print(f"error: {terminal(str(exc))}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except OSError as exc:
-        print(f"error: cannot write {PARSED_FILE}: {terminal(str(exc))}", file=sys.stderr)
-        return EXIT_FAILED
-    print(f"Wrote {terminal(str(target))} ({count} matrix file{'s' if count != 1 else ''}).")
-    if late:
-        print("Interrupted after the refresh had finished.", file=sys.stderr)
-        return interrupt_exit_code()
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -44,15 +44,11 @@ def show_release(request: MatrixRequest) -> ReleaseShown:
 
 @dataclass(frozen=True, kw_only=True)
 class ResolveRequest:
-    """A combination to resolve to exact pins (what is not given is chosen by the matrix)."""
+    """A combination to resolve to exact pins (what ``wanted`` leaves out is chosen by the
+    matrix), against the shipped files and any overlays."""
 
+    wanted: Request
     matrix_dirs: Sequence[Path] = ()
-    torch: str
-    python: str | None = None
-    os: str | None = None
-    arch: str | None = None
-    instance_type: str | None = None
-    release: str | None = None
 
 
 @dataclass(frozen=True)
@@ -65,14 +61,7 @@ def resolve(request: ResolveRequest) -> ResolvedTarget:
     """The exact pins, their indexes and notes; an unsupported combination is bad input."""
     from neuron_env.matrix import resolve_target
 
-    wanted = Request(
-        request.torch,
-        request.python,
-        request.os,
-        request.arch,
-        request.instance_type,
-        request.release,
-    )
+    wanted = request.wanted
     return ResolvedTarget(wanted, resolve_target(_load(request.matrix_dirs), wanted))
 
 

@@ -152,12 +152,6 @@ class ScannedFile:
     outside: bool = False  # reached through a symbolic link that leaves the scanned tree
 
 
-def python_files(paths: Iterable[Path], options: ScanOptions) -> Iterator[tuple[Path, str]]:
-    """(path, display name) of each file to scan, sorted within directories, each file once."""
-    for each in scanned_files(paths, options):
-        yield each.path, each.display
-
-
 def scanned_files(paths: Iterable[Path], options: ScanOptions) -> Iterator[ScannedFile]:
     """Each file to scan, sorted within directories, each file once."""
     seen: set[Path] = set()

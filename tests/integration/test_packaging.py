@@ -43,6 +43,17 @@ def test_the_wheel_ships_every_matrix_file(wheel: Path) -> None:
     assert not [n for n in names if n.startswith("tests/")]
 
 
+def test_the_wheel_ships_the_scripts_it_reads_and_no_maintainer_tool(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    shipped = sorted(n for n in names if n.startswith("neuron_env/_data/scripts/"))
+    assert [n.rsplit("/", 1)[1] for n in shipped] == [
+        "bootstrap.sh",
+        "github-action.sh",
+        "slurm-healthcheck.sh",
+    ]
+    assert not [n for n in names if n.endswith(("refresh_parsed.py", "test.sh"))]
+
+
 def test_the_installed_wheel_reads_its_own_matrix_files(wheel: Path, tmp_path: Path) -> None:
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)

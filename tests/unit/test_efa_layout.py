@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from neuron_env.cloud.efa import NetworkInterface, efa_count, efa_layout
+from neuron_env.cloud.efa import NetworkInterface, efa_layout
 from neuron_env.matrix import load_matrix
 from neuron_env.matrix.model import InstanceType
+from tests.support.efa import efa_count
 
 
 def instance(cards: int, max_efa: int, enis_per_card: int) -> InstanceType:

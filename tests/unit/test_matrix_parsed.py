@@ -18,17 +18,17 @@ from neuron_env.errors import MatrixError
 from neuron_env.matrix import load_release_file
 from neuron_env.matrix.parsed import PARSED_FILE, parsed_ahead, render
 from neuron_env.resources import shipped_matrix_dir
-from tests.conftest import DATA, CliRunner
+from tests.conftest import DATA, REPO, CliRunner
 from tests.support.pausing import paused_env, wait_until_paused
 
 SHIPPED = sorted(shipped_matrix_dir().glob("*.toml"))
-REFRESH = [sys.executable, "-m", "neuron_env.matrix.parsed"]
+REFRESH = [sys.executable, str(REPO / "scripts" / "refresh_parsed.py")]
 
 
 def test_the_shipped_parsed_json_is_current() -> None:
     current = (shipped_matrix_dir() / PARSED_FILE).read_text(encoding="utf-8")
     assert current == render(shipped_matrix_dir()), (
-        "matrices/parsed.json is stale: run 'python -m neuron_env.matrix.parsed' after editing "
+        "matrices/parsed.json is stale: run 'python scripts/refresh_parsed.py' after editing "
         "a matrix file"
     )
 
@@ -225,10 +225,10 @@ def test_a_kill_before_the_replace_keeps_the_old_parsed_json(copied: Path, tmp_p
 def test_the_refresh_explains_itself() -> None:
     proc = subprocess.run([*REFRESH, "--help"], capture_output=True, text=True)
     assert proc.returncode == 0
-    assert proc.stdout.startswith("usage: python -m neuron_env.matrix.parsed [DIR]\n\nRefresh")
+    assert proc.stdout.startswith("usage: python scripts/refresh_parsed.py [DIR]\n\nRefresh")
     assert "``" not in proc.stdout  # plain text, not the docstring's markup
     wrong = subprocess.run([*REFRESH, "a", "b"], capture_output=True, text=True)
     assert (wrong.returncode, wrong.stderr) == (
         2,
-        "usage: python -m neuron_env.matrix.parsed [DIR]\n",
+        "usage: python scripts/refresh_parsed.py [DIR]\n",
     )

@@ -84,6 +84,7 @@ def _scan(list_rules: bool) -> Any:
 
 
 def _matrix(kind: str) -> Any:
+    from neuron_env.matrix import Request
     from neuron_env.matrix_commands import workflow as ops
     from neuron_env.resources import shipped_matrix_dir
 
@@ -91,7 +92,7 @@ def _matrix(kind: str) -> Any:
     made: dict[str, Callable[[], Any]] = {
         "list": lambda: ops.list_releases(plain),
         "show": lambda: ops.show_release(plain),
-        "resolve": lambda: ops.resolve(ops.ResolveRequest(matrix_dirs=[], torch="2.14")),
+        "resolve": lambda: ops.resolve(ops.ResolveRequest(wanted=Request(torch="2.14"))),
         "diff": lambda: ops.diff(ops.DiffRequest(matrix_dirs=[], old="2.33.0", new="2.33.1")),
         "validate": lambda: ops.validate(
             ops.ValidateRequest(files=(shipped_matrix_dir() / "2.33.0.toml",))

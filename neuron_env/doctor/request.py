@@ -1,0 +1,62 @@
+"""What a ``doctor``, ``preflight`` or ``facts`` run asks for: one request per command, composed.
+
+A doctor request holds a facts request (what to probe) and the judging options (how to judge);
+``facts`` takes the facts request alone and ``fleet`` the judging options alone. This module
+imports no check and no probe, so a command builds its request before either loads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from neuron_env.selftest.workflow import ProgressFactory
+
+
+@dataclass(frozen=True, kw_only=True)
+class FactsRequest:
+    """What to probe: the target interpreter, the host's root, and how deep (device levels)."""
+
+    python: Path | None = None
+    sysroot: Path = Path("/")
+    probe_timeout: float = 15.0
+    level: int = 0
+    device_progress: ProgressFactory | None = None
+
+
+@dataclass(frozen=True)
+class DoctorOptions:
+    """How facts are judged: the release and PyTorch to judge against (None: detected), which
+    checks run, whether warnings fail, the device level, and the finding ids allowed to fail."""
+
+    release: str | None = None
+    torch: str | None = None
+    only: Sequence[str] = ()
+    skipped: Sequence[str] = ()
+    strict: bool = False
+    level: int = 0
+    allow: Sequence[str] = ()
+    allow_reasons: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class DoctorRequest:
+    """One doctor (or preflight) run: the facts, probed as ``facts`` asks or read from
+    ``facts_file``, judged as ``judging`` asks against the matrix in ``matrix_dirs``.
+
+    The device level is one: the facts are probed as deep as they are judged, so ``facts`` and
+    ``judging`` must name the same level.
+    """
+
+    facts: FactsRequest = dataclasses.field(default_factory=FactsRequest)
+    judging: DoctorOptions = dataclasses.field(default_factory=DoctorOptions)
+    facts_file: Path | None = None
+    matrix_dirs: Sequence[Path] = ()
+
+    def __post_init__(self) -> None:
+        if self.facts.level != self.judging.level:
+            raise ValueError(
+                f"facts probed at level {self.facts.level} but judged at {self.judging.level}"
+            )
