@@ -69,6 +69,14 @@ class FilePatch:
         changed = [(j2 - j1, i2 - i1) for tag, i1, i2, j1, j2 in opcodes if tag != "equal"]
         return sum(a for a, _ in changed), sum(r for _, r in changed)
 
+    def landed(self) -> bool:
+        """Whether the file holds the new text now: after an interrupt, the disk says whether
+        it was written (the signal may come after the rename but before the caller noted it)."""
+        try:
+            return read_bounded(self.file) == self.new.encode(self.encoding)
+        except (OSError, NotASourceFile):
+            return False
+
     def write(self) -> None:
         """Replace the file atomically; FileChanged when it is no longer what was scanned."""
         if self.problem:

@@ -178,16 +178,18 @@ def _fix(report: ScanReport, rules: RuleSet, request: ScanRequest, review: FixRe
             else:
                 written.append(patch)
     except KeyboardInterrupt:
-        raise _interrupted_fix(written, len(plan.patches)) from None
+        raise _interrupted_fix(plan.patches) from None
     review.written(FixOutcome(tuple(written), tuple(not_written)))
     return True
 
 
-def _interrupted_fix(written: Sequence[FilePatch], planned: int) -> Interrupted:
-    """Each file is written whole or not at all; say which ones the interrupt let through."""
+def _interrupted_fix(patches: Sequence[FilePatch]) -> Interrupted:
+    """Each file is written whole or not at all; say which ones the interrupt let through (read
+    back from the disk, which knows better than the loop that was interrupted)."""
+    written = [p for p in patches if p.landed()]
     names = ", ".join(p.display for p in written) or "none"
     return Interrupted(
-        f"Interrupted after {len(written)} of {planned} files were fixed ({names}); "
+        f"Interrupted after {len(written)} of {len(patches)} files were fixed ({names}); "
         "every file is either as it was or completely fixed, none is half-written.",
         hint="Run the same command again to fix the rest.",
     )

@@ -52,6 +52,30 @@ PHASES: dict[str, tuple[Point, ...]] = {
     "replace": (
         Point("call", "pathlib.py", "replace", caller=("neuron_env/matrix/parsed.py", "write")),
     ),
+    # an -o file (image render, launch-template render, ...): the new text written beside it,
+    # not yet renamed over it
+    "output-rename": (
+        Point(
+            "call", "pathlib.py", "replace", caller=("neuron_env/output/emit.py", "_replace_whole")
+        ),
+    ),
+    # scan --fix: a fixed file written beside the original, not yet renamed over it
+    "fix-rename": (
+        Point(
+            "call", "pathlib.py", "replace", caller=("neuron_env/scan/fix.py", "replace_atomically")
+        ),
+    ),
+    # scan --fix: the first file fixed, the next not yet begun
+    "fix-next": (Point("return", "neuron_env/scan/fix.py", "replace_atomically"),),
+    # fleet collect: a snapshot written beside its final name, not yet renamed
+    "snapshot-rename": (
+        Point(
+            "call",
+            "pathlib.py",
+            "replace",
+            caller=("neuron_env/fleet/collect.py", "_write_atomically"),
+        ),
+    ),
 }
 
 
