@@ -93,6 +93,14 @@ def install(
             "create it with.",
         ),
     ] = None,
+    python_version: Annotated[
+        str | None,
+        typer.Option(
+            "--python-version",
+            help="With a new --venv: the pairing's Python to create it with, e.g. 3.12 "
+            "(found on PATH, in pyenv or among uv's Pythons).",
+        ),
+    ] = None,
     backend: Annotated[
         str, typer.Option("--backend", help="auto (uv when available, else pip), uv or pip.")
     ] = "auto",
@@ -169,6 +177,7 @@ def install(
     torch = torch or (None if system else defaults.torch)  # --system installs no PyTorch
     request = operation.InstallRequest(
         torch=torch, release=release, venv=venv, python=python, backend=backend,
+        python_version=python_version,
         index_url=index_url, neuron_index=neuron_index, pytorch_index=pytorch_index,
         wheelhouse=wheelhouse, offline=offline, os=os, export=export, system=system,
         execute=execute, dry_run=dry_run, yes=yes, log=log, sysroot=sysroot,
