@@ -15,6 +15,7 @@ from neuron_env.checks.placeholders import is_placeholder
 from neuron_env.checks.versions import loose_version, same_release_line
 from neuron_env.errors import UnsupportedCombination
 from neuron_env.facts import HostFacts, PythonFacts
+from neuron_env.invocation import program
 from neuron_env.matrix import Matrix, Release
 from neuron_env.matrix.model import Pairing
 from neuron_env.wording import join_words
@@ -37,7 +38,8 @@ def build_context(
         _fix_target(python),
         requested=release is not None,
         known=matrix.releases,
-        new_env=_new_env(python, pairing or chosen.pairings[-1]),
+        new_env=_needs_new_env(python, pairing or chosen.pairings[-1]),
+        program=program(),
         python=shlex.quote(python.executable) if python else "",
         has_pip=python is None or "pip" in python.distributions,
     )
@@ -176,12 +178,14 @@ def _fix_target(python: PythonFacts | None) -> str:
     return f"--venv {NEW_ENV} --python {shlex.quote(python.executable)}"
 
 
-def _new_env(python: PythonFacts | None, pairing: Pairing) -> str:
-    """What to create first when an install into the target could not work as printed."""
+def _needs_new_env(python: PythonFacts | None, pairing: Pairing) -> bool:
+    """An install into the target could not work as printed: fixes install into a new one."""
     if python is None:
-        return ""
-    if python.minor not in pairing.python:
-        return f"python{pairing.python[0]} -m venv {NEW_ENV}"
-    if OWN_DISTRIBUTION in python.distributions:  # never install into neuron-env's own venv
-        return f"python{python.minor} -m venv {NEW_ENV}"
-    return ""
+        return False
+    # never install into neuron-env's own venv, nor keep a Python the pairing lacks
+    return python.minor not in pairing.python or is_own_environment(python)
+
+
+def is_own_environment(python: PythonFacts) -> bool:
+    """The target is the environment neuron-env itself runs in (the quick start's venv)."""
+    return OWN_DISTRIBUTION in python.distributions

@@ -12,7 +12,7 @@ from neuron_env.facts import DeviceRun, HostFacts
 def check_smoke(facts: HostFacts, ctx: Context) -> Verdict:
     """``device.smoke`` (level 1): the smoke test's result, with the command that reruns it."""
     assert facts.device is not None
-    return _judge(facts.device.smoke, "smoke", f"neuron-env smoke{_where(facts, ctx)}")
+    return _judge(facts.device.smoke, "smoke", f"{ctx.program} smoke{_where(facts, ctx)}")
 
 
 def _where(facts: HostFacts, ctx: Context) -> str:
@@ -40,7 +40,7 @@ def check_selftest(facts: HostFacts, ctx: Context) -> Verdict:
         and not facts.device.smoke.ok
     ):
         return skip("Not run: the smoke test failed first")
-    command = f"neuron-env selftest --level standard -v{_where(facts, ctx)}"
+    command = f"{ctx.program} selftest --level standard -v{_where(facts, ctx)}"
     return _judge(facts.device.selftest, "self-test", command)
 
 

@@ -76,9 +76,11 @@ class Context:
     """The release was asked for with ``--release``: another release's build fails, not warns."""
     known: tuple[Release, ...] = ()
     """Every release of the matrix: tells another release's version from an unknown one."""
-    new_env: str = ""
-    """When the target cannot take an install (wrong Python, neuron-env's own environment):
-    the command that creates one that can, e.g. ``python3.12 -m venv .venv-neuron``."""
+    new_env: bool = False
+    """The target cannot take an install (wrong Python, neuron-env's own environment): fixes
+    install into a new environment, which ``install --venv`` creates with a supported Python."""
+    program: str = "neuron-env"
+    """How fixes name neuron-env so that they run as pasted into a fresh shell."""
     python: str = ""
     """The target interpreter, shell-quoted, for ``pip`` steps in fixes."""
     has_pip: bool = True
@@ -91,9 +93,9 @@ class Context:
         minor = torch or (self.pairing.torch_minor if self.pairing else None)
         if minor is None or self.release.pairing_for(minor) is None:  # else install refuses it
             minor = self.release.pairings[-1].torch_minor
-        parts = ["neuron-env install --torch", minor, "--release", str(self.release.version)]
+        parts = [self.program, "install --torch", minor, "--release", str(self.release.version)]
         if self.new_env:
-            return " ".join([self.new_env, "&&", *parts, "--venv", NEW_ENV])
+            return " ".join([*parts, "--venv", NEW_ENV])
         return " ".join([*parts, self.fix_target]).strip()
 
     def uninstall_then_install(self, names: Iterable[str], torch: str | None = None) -> str:
@@ -177,6 +179,9 @@ class DoctorReport:
     torch_reason: str
     facts: HostFacts
     level: int = 0
+    next_step: str = ""
+    """When the target is neuron-env's own environment (no PyTorch): the one command that
+    creates a TorchNeuron environment, which the report leads with."""
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ def check_packages(facts: HostFacts, ctx: Context) -> Verdict:
         return fail(
             f"Missing Neuron system packages: {', '.join(missing)}",
             fix="sudo apt-get install -y " + " ".join(pins),
-            detail=f"'neuron-env install --system --torch {_torch(ctx)} --release "
+            detail=f"'{ctx.program} install --system --torch {_torch(ctx)} --release "
             f"{ctx.release.version}' prints every apt step (repository, key, pins).",
         )
     headers = _headers_problem(facts)

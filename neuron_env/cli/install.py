@@ -24,9 +24,11 @@ from neuron_env.cli.options import (
     InstallTorchOption,
     JsonOption,
     NeuronIndexOption,
+    NewVenvPythonVersionOption,
     PytorchIndexOption,
     ReleaseOption,
     RequirementOption,
+    WheelhousePythonVersionOption,
     YesOption,
 )
 from neuron_env.output.formats import DocumentFormat
@@ -68,6 +70,7 @@ def install(
         ),
     ] = None,
     python: InstallPythonOption = None,
+    python_version: NewVenvPythonVersionOption = None,
     backend: Annotated[
         str,
         typer.Option(
@@ -151,6 +154,7 @@ def install(
     torch = torch or (None if system else defaults.torch)  # --system installs no PyTorch
     request = operation.InstallRequest(
         torch=torch, release=release, venv=venv, python=python, backend=backend,
+        python_version=python_version,
         index_url=index_url, neuron_index=neuron_index, pytorch_index=pytorch_index,
         wheelhouse=wheelhouse, offline=offline, os=os, export=export, system=system,
         execute=execute, dry_run=dry_run, yes=yes, log=log, sysroot=sysroot,
@@ -173,14 +177,7 @@ def download(
     torch: InstallTorchOption = None,
     requirement: RequirementOption = None,
     release: ReleaseOption = None,
-    python_version: Annotated[
-        str | None,
-        typer.Option(
-            "--python-version",
-            metavar="X.Y",
-            help="Python of the machine that will install, e.g. 3.12 (default: this host's).",
-        ),
-    ] = None,
+    python_version: WheelhousePythonVersionOption = None,
     os: InstallOsOption = None,
     index_url: IndexUrlOption = None,
     neuron_index: NeuronIndexOption = None,

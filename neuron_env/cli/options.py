@@ -198,6 +198,23 @@ ResolveOsOption = Annotated[
 PythonVersionOption = Annotated[
     str | None, typer.Option("--python", metavar="X.Y", help="Python version, e.g. 3.12.")
 ]
+NewVenvPythonVersionOption = Annotated[
+    str | None,
+    typer.Option(
+        "--python-version",
+        metavar="X.Y",
+        help="With a new --venv: the pairing's Python to create it with, e.g. 3.12 (found on "
+        "PATH, in pyenv or among uv's Pythons).",
+    ),
+]
+WheelhousePythonVersionOption = Annotated[
+    str | None,
+    typer.Option(
+        "--python-version",
+        metavar="X.Y",
+        help="Python of the machine that will install, e.g. 3.12 (default: this host's).",
+    ),
+]
 InstallPythonOption = Annotated[
     Path | None,
     typer.Option(

@@ -6,8 +6,8 @@ import dataclasses
 
 from packaging.version import Version
 
-from neuron_env.checks.context import build_context
-from neuron_env.checks.model import DoctorReport, summarize
+from neuron_env.checks.context import build_context, is_own_environment
+from neuron_env.checks.model import Context, DoctorReport, summarize
 from neuron_env.checks.registry import run_checks, select_checks
 from neuron_env.doctor.request import DoctorOptions
 from neuron_env.errors import EXIT_FAILED, BadInput, UnsupportedCombination
@@ -62,4 +62,13 @@ def judge(matrix: Matrix, facts: HostFacts, options: DoctorOptions) -> DoctorRep
         torch_reason=ctx.torch_reason,
         facts=facts,
         level=options.level,
+        next_step=_create_first(facts, ctx),
     )
+
+
+def _create_first(facts: HostFacts, ctx: Context) -> str:
+    """The install command, when the target is neuron-env's own environment without PyTorch."""
+    python = facts.python
+    if python is None or "torch" in python.distributions or not is_own_environment(python):
+        return ""
+    return ctx.install_command()

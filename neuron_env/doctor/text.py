@@ -67,6 +67,7 @@ def print_report(
     )
     for line in _wrap(terminal(judged), out.width):
         out.line((line, "dim"))
+    _print_target(out, report)
     width = max((len(f.check) for f in report.findings), default=0)
     for category in CATEGORIES:
         members = [f for f in report.findings if f.category == category]
@@ -81,6 +82,21 @@ def print_report(
     out.line(verdict, (first[len(verdict[0]) :], ""))  # the verdict is a few words: never wrapped
     for line in more:
         out.line((line, ""))
+
+
+def _print_target(out: Writer, report: DoctorReport) -> None:
+    """The interpreter judged; on neuron-env's own environment, the command to create one."""
+    python = report.facts.python
+    if python is None:
+        return
+    judged = f"Target: {python.executable} (Python {python.version})"
+    for line in _wrap(terminal(judged), out.width):
+        out.line((line, "dim"))
+    if report.next_step:  # the command on a line of its own, never wrapped: it is pasted
+        out.line(
+            ("This is neuron-env's own environment (no PyTorch). Create a TorchNeuron one:", "bold")
+        )
+        out.line(("  " + terminal(report.next_step), ""))
 
 
 def _wrap(text: str, width: int) -> list[str]:

@@ -32,6 +32,7 @@ from neuron_env.install.outcome import (
     InstallOutcome,
     SystemInstall,
 )
+from neuron_env.invocation import command
 from neuron_env.output.console import new_console
 from neuron_env.output.emit import Format, Outcome, Output, by_exit_code, dumps
 from neuron_env.output.emit import document as envelope_document
@@ -325,6 +326,10 @@ def print_result(out: Console, plan: InstallPlan, result: InstallResult) -> None
     out.print(f"  log: {escape(result.log)}")
     activate = shlex.join(["source", str(Path(result.venv) / "bin" / "activate")])
     out.print(f"  activate: {escape(activate)}")
+    python = str(Path(result.venv) / "bin" / "python")
+    out.print("Next: judge it, then run the smoke test on the device:")
+    out.print(f"  {escape(command('doctor', '--python', python))}", soft_wrap=True)
+    out.print(f"  {escape(command('smoke', '--python', python))}", soft_wrap=True)
 
 
 def print_download_plan(

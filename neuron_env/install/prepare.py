@@ -7,7 +7,6 @@ environment for another machine), so the matrix decides with the same facts the 
 
 from __future__ import annotations
 
-import shlex
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -36,6 +35,7 @@ from neuron_env.install.wheelhouse import (
     manylinux_platforms,
     read_wheelhouse,
 )
+from neuron_env.invocation import command
 from neuron_env.matrix import Matrix, Note, Release, Request, resolve_target
 from neuron_env.probe.os_release import probe_os
 
@@ -60,6 +60,9 @@ def prepare(
     torch = request.pinned_torch()
     release = matrix.get(request.release)
     allowed = allowed_pythons(release, torch)
+    # An unsupported PyTorch is the answer the user needs first, before a missing interpreter.
+    resolve_target(matrix, Request(torch=torch, release=str(release.version)))
+    allowed = _chosen_python(allowed, request.python_version)
     _judge_names_first(matrix, release, torch, packages, allowed)
     target_env = locate_target(request.venv, request.python, allowed)
     _refuse_own_environment(target_env, request, allowed)
@@ -156,23 +159,17 @@ def create_first_hint(target: TargetEnv, allowed: tuple[str, ...], request: Inst
     if target.exists:
         return (
             f"An upgrade keeps the Python of {target.path}, so create a Python {allowed[0]} "
-            f"environment first: {new_env_commands(request, target.path.parent, allowed[0])}"
+            f"environment instead: {new_env_commands(request, target.path.parent, allowed[0])}"
         )
-    again = ["neuron-env", "install", *_release_args(request), "--venv", str(target.path)]
-    again += ["--python", f"python{allowed[0]}"]
-    return (
-        f"Create it with a supported interpreter: {shlex.join(again)} (no python{allowed[0]}? "
-        f"'uv python install {allowed[0]}' installs one)."
-    )
+    again = [*_release_args(request), "--venv", str(target.path), "--python-version", allowed[0]]
+    return f"Create it with a supported Python: {command('install', *again)}"
 
 
 def new_env_commands(request: InstallRequest, parent: Path, python: str) -> str:
-    """``python3.12 -m venv DIR && neuron-env install ... --venv DIR`` (or with uv), quoted."""
+    """``neuron-env install ... --venv DIR --python-version 3.12``: install creates DIR with a
+    Python it finds (on PATH, in pyenv, among uv's), so no interpreter the host lacks is named."""
     new = _shown(parent / ".venv-neuron")
-    install = shlex.join(["neuron-env", "install", *_release_args(request), "--venv", new])
-    create = shlex.join([f"python{python}", "-m", "venv", new])
-    with_uv = shlex.join(["uv", "venv", "--python", python, new])
-    return f"{create} && {install} (or create it with: {with_uv})"
+    return command("install", *_release_args(request), "--venv", new, "--python-version", python)
 
 
 def _release_args(request: InstallRequest) -> list[str]:
@@ -207,6 +204,18 @@ def _judge_names_first(
     except BadInput:  # the pairing itself: said later, with the environment's own facts
         return
     classify(matrix, release, target, packages, python=target.python)
+
+
+def _chosen_python(allowed: tuple[str, ...], wanted: str | None) -> tuple[str, ...]:
+    """``--python-version``: one of the pairing's Pythons, to create the environment with."""
+    if wanted is None:
+        return allowed
+    if wanted not in allowed:
+        raise BadInput(
+            f"--python-version {wanted}: this pairing supports Python {', '.join(allowed)}.",
+            hint=f"Give one of them, e.g. --python-version {allowed[0]}.",
+        )
+    return (wanted,)
 
 
 def allowed_pythons(release: Release, torch: str) -> tuple[str, ...]:
@@ -283,5 +292,9 @@ def prepare_download(
 
 def host_python_minor(release: Release, torch: str) -> str:
     """The minor version of the interpreter ``install`` would create an environment with."""
-    base = find_base_python(allowed_pythons(release, torch))
+    allowed = allowed_pythons(release, torch)
+    try:
+        base = find_base_python(allowed)
+    except BadInput:  # a download or an export needs no interpreter: the pairing's first Python
+        return allowed[0]
     return ".".join(python_version(base).split(".")[:2])

@@ -84,6 +84,8 @@ class InstallRequest(Selection):
 
     venv: Path | None = None
     python: Path | None = None
+    python_version: str | None = None
+    """``--python-version``: the pairing's Python to create a new environment with."""
     backend: str = "auto"
     wheelhouse: Path | None = None
     offline: bool = False

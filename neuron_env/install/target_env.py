@@ -226,19 +226,8 @@ def _pyvenv_cfg(venv: Path) -> dict[str, str]:
 
 
 def find_base_python(allowed: Sequence[str]) -> Path:
-    """``python3`` when its version is allowed, else ``python3.X`` for an allowed X on PATH."""
-    names = ["python3", *(f"python{v}" for v in allowed)]
-    for name in names:
-        found = shutil.which(name)
-        if found is None:
-            continue
-        try:
-            version = python_version(Path(found))
-        except BadInput:
-            continue  # a shim for a version that is not installed
-        if ".".join(version.split(".")[:2]) in allowed:
-            return Path(found)
-    raise BadInput(
-        f"No Python {', '.join(allowed)} found on PATH to create the environment with.",
-        hint="Pass one with --python PATH, or install one (e.g. 'uv python install 3.12').",
-    )
+    """An interpreter of an ``allowed`` minor: on PATH, in pyenv or among uv's Pythons."""
+    from neuron_env.install.interpreters import find_interpreter
+    from neuron_env.probe.os_release import probe_os
+
+    return find_interpreter(allowed, probe_os(Path("/")).key)

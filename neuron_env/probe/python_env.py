@@ -14,14 +14,18 @@ from pathlib import Path
 from neuron_env.command import run
 from neuron_env.errors import BadInput, OperationFailed
 from neuron_env.facts import PythonFacts
+from neuron_env.invocation import command
 from neuron_env.schema import JSON_LENIENT, SchemaError, parse
 
 PROBE_SCRIPT = Path(__file__).with_name("_python_probe.py")
+DEFAULT_VENV = ".venv-neuron"
+"""The environment printed fixes create; judged by default when it is in the working directory."""
 
 
 def find_target_python(python: Path | None = None, venv: Path | None = None) -> Path:
     """The interpreter to inspect: ``--python``, else ``--venv``, else the active virtualenv,
-    else the interpreter neuron-env runs in."""
+    else a ``.venv-neuron`` in the working directory (where the printed install command creates
+    one), else the interpreter neuron-env runs in."""
     if python is not None and venv is not None:
         raise BadInput("Give either --python or --venv, not both.")
     if venv is not None:
@@ -29,7 +33,9 @@ def find_target_python(python: Path | None = None, venv: Path | None = None) -> 
         if not candidate.exists():
             raise BadInput(
                 f"{venv} is not a virtual environment (no bin/python).",
-                hint=f"Create it with 'python3.12 -m venv {venv}', or pass --python PATH.",
+                hint="Create it with: "
+                + command("install", "--torch", "2.14", "--venv", str(venv))
+                + " (or pass --python PATH).",
             )
         return candidate
     if python is not None:
@@ -37,8 +43,9 @@ def find_target_python(python: Path | None = None, venv: Path | None = None) -> 
             raise BadInput(f"Python interpreter {python} does not exist.")
         return python
     active = os.environ.get("VIRTUAL_ENV")
-    if active and (Path(active) / "bin" / "python").exists():
-        return Path(active) / "bin" / "python"
+    for candidate in ([Path(active)] if active else []) + [Path(DEFAULT_VENV).absolute()]:
+        if (candidate / "bin" / "python").exists():
+            return candidate / "bin" / "python"
     return Path(sys.executable)
 
 

@@ -86,10 +86,9 @@ def test_an_environment_with_another_python_is_told_what_to_create_first(
     assert result.returncode == 2
     message = flat(result.stderr)
     assert "supports Python 3.12–3.14, not 3.11" in message
-    assert (
-        "python3.12 -m venv .venv-neuron && neuron-env install --torch 2.14 --venv .venv-neuron"
-    ) in message
-    assert "uv venv --python 3.12 .venv-neuron" in message
+    # install creates the new environment itself: no interpreter the host may lack is named
+    assert "install --torch 2.14 --venv .venv-neuron --python-version 3.12" in message
+    assert "python3.12 -m venv" not in message
 
 
 def test_neuron_envs_own_environment_is_never_a_target(neuron_env: NeuronEnv) -> None:
@@ -123,3 +122,58 @@ def test_help_shows_examples(neuron_env: NeuronEnv) -> None:
         result = neuron_env(command, "--help")
         assert result.returncode == 0
         assert f"neuron-env {command} --torch 2.14" in result.stdout
+
+
+def _host_without_a_supported_python(tmp_path: Path) -> dict[str, str]:
+    """Only the system's directories on PATH (Python 3.11 here), no pyenv, no uv Pythons, and
+    the shipped releases only (Python 3.12-3.14)."""
+    return {
+        "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        "HOME": str(tmp_path / "home"),
+        "PYENV_ROOT": str(tmp_path / "no-pyenv"),
+        "UV_PYTHON_INSTALL_DIR": str(tmp_path / "no-uv"),
+        "NEURON_ENV_MATRIX_DIR": "",
+    }
+
+
+def test_errors_in_the_order_a_user_fixes_them_unsupported_torch_before_missing_python(
+    neuron_env: NeuronEnv, tmp_path: Path
+) -> None:
+    result = neuron_env(
+        "install", "--torch", "2.15", "--venv", str(tmp_path / "env"), "--os", "ubuntu-24.04",
+        "--dry-run", env=_host_without_a_supported_python(tmp_path),
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "not 2.15" in flat(result.stderr)
+    assert "No Python" not in result.stderr
+
+
+def test_export_and_download_need_no_python_found_to_create_env(
+    neuron_env: NeuronEnv, tmp_path: Path
+) -> None:
+    env = _host_without_a_supported_python(tmp_path)
+    export = neuron_env(
+        "install", "--torch", "2.14", "--export", str(tmp_path / "req.txt"),
+        "--os", "ubuntu-24.04", "--dry-run", env=env,
+    )  # fmt: skip
+    download = neuron_env(
+        "download", "--torch", "2.14", "-d", str(tmp_path / "wheels"), "--os", "ubuntu-24.04",
+        "--dry-run", env=env,
+    )  # fmt: skip
+    for result in (export, download):
+        assert result.returncode == 0, result.stderr
+        assert "No Python" not in result.stderr
+        assert "Python 3.12" in result.stdout  # the pairing's first Python
+
+
+def test_install_without_a_supported_python_says_how_to_get_one_on_this_os(
+    neuron_env: NeuronEnv, tmp_path: Path
+) -> None:
+    result = neuron_env(
+        "install", "--torch", "2.14", "--venv", str(tmp_path / "env"), "--os", "ubuntu-24.04",
+        "--dry-run", env=_host_without_a_supported_python(tmp_path),
+    )  # fmt: skip
+    assert result.returncode == 2
+    message = flat(result.stderr)
+    assert "No Python 3.12, 3.13, 3.14 found (on PATH, in pyenv or among uv's Pythons)" in message
+    assert "python3.12 -m venv" not in message

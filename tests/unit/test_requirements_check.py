@@ -8,6 +8,7 @@ from neuron_env.checks.context import build_context
 from neuron_env.checks.model import Verdict
 from neuron_env.checks.requirements import check_requirements
 from neuron_env.facts import Distribution, Ec2Facts, HostFacts, PythonFacts
+from neuron_env.invocation import program
 from neuron_env.matrix import load_matrix
 
 MATRIX = load_matrix()
@@ -52,7 +53,7 @@ def test_extras_count_only_when_another_distribution_asks_for_them() -> None:
 def test_a_requirement_the_release_can_meet_is_fixed_by_installing_the_release() -> None:
     verdict = judge({"torch": ("2.14.0+cpu", ()), "app": ("1.0", ("torch-neuronx>=2.14",))})
     assert "app 1.0 needs torch-neuronx>=2.14, but it is not installed" in verdict.summary
-    assert verdict.fix == "neuron-env install --torch 2.14 --release 2.34.0 --venv /venv"
+    assert verdict.fix == f"{program()} install --torch 2.14 --release 2.34.0 --venv /venv"
 
 
 def test_another_release_s_companion_warns_and_an_impostor_fails() -> None:
@@ -71,7 +72,7 @@ def test_a_companion_on_the_wrong_pytorch_or_family_fails() -> None:
         {"torch": ("2.13.0", ()), "torchtitan-neuron": ("0.2.2+neuron.1", ())}, release="2.33.1"
     )
     assert "runs on PyTorch 2.14 only, but torch 2.13.0 is installed" in older.summary
-    assert "neuron-env install --torch 2.14" in older.fix
+    assert f"{program()} install --torch 2.14" in older.fix
     trn2 = judge({**STACK_2_14, "torchao-neuron": ("0.18.0+neuron.1", ())}, instance="trn2.3xlarge")
     assert (
         trn2.status == "fail"
@@ -90,4 +91,4 @@ def test_a_part_of_the_release_is_reinstalled_with_it_never_removed() -> None:
         release="2.33.1",
     )
     assert "torch-neuronx 2.14.3.0.2187 needs torch==2.14.0, but torch 2.13.0" in verdict.summary
-    assert verdict.fix == "neuron-env install --torch 2.13 --release 2.33.1 --venv /venv"
+    assert verdict.fix == f"{program()} install --torch 2.13 --release 2.33.1 --venv /venv"

@@ -1,0 +1,55 @@
+"""How a printed command names neuron-env so that it runs as pasted into a fresh shell.
+
+A quick start leaves neuron-env in a virtual environment's ``bin``, which a new shell does not
+have on its PATH: a fix that begins ``neuron-env ...`` would fail there. The command is the bare
+name only when the system's own PATH finds this very script; otherwise it is the script's
+absolute path, or ``PYTHON -m neuron_env`` when neuron-env was not started from its script.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+NAME = "neuron-env"
+SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+"""What a fresh login shell's PATH holds on every Linux distribution we support."""
+
+
+@functools.cache
+def program() -> str:
+    """``neuron-env``, its absolute path, or ``PYTHON -m neuron_env``; shell-quoted."""
+    started = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    script = _script(started)
+    if script is None:
+        return shlex.join([sys.executable, "-m", "neuron_env"])
+    on_path = shutil.which(NAME, path=SYSTEM_PATH)
+    if on_path is not None and _same(Path(on_path), script):
+        return NAME
+    return shlex.quote(str(script))
+
+
+def _script(started: Path | None) -> Path | None:
+    """The console script neuron-env was started from, made absolute (None: ``-m``, tests)."""
+    if started is None or started.name != NAME:
+        return None
+    found = shutil.which(str(started)) if "/" not in str(started) else str(started)
+    if found is None or not os.access(found, os.X_OK):
+        return None
+    return Path(found).absolute()
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b)
+    except OSError:
+        return False
+
+
+def command(*args: str) -> str:
+    """``neuron-env ARGS...`` as pasted into a fresh shell (every argument quoted)."""
+    return " ".join([program(), *(shlex.quote(a) for a in args)])
