@@ -80,6 +80,11 @@ COMMANDS: dict[str, LazyCommand] = {
         "selftest",
         "Kernel self-test: each case on the device vs CPU, eager and torch.compile, fwd and bwd.",
     ),
+    "collectives": LazyCommand(
+        "neuron_env.cli.collectives",
+        "collectives",
+        "All-reduce, all-gather, reduce-scatter, all-to-all and broadcast over a size sweep.",
+    ),
     "scan": LazyCommand(
         "neuron_env.cli.scan",
         "scan",

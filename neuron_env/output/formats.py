@@ -93,3 +93,11 @@ class LaunchTemplateFormat(OutputFormat):
     cloudformation = "cloudformation"
     terraform = "terraform"
     user_data = "user-data"
+
+
+class CollectivesFormat(OutputFormat):
+    """collectives' sweep: nccl-tests' table, the JSON envelope, JUnit for CI."""
+
+    text = "text"
+    json = "json"
+    junit = "junit"

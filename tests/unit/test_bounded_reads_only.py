@@ -34,6 +34,9 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("selftest/worker/main.py", "read"): "the worker's own request on stdin",
     ("selftest/worker/main.py", "json.loads"): "the worker's own request on stdin",
     ("selftest/worker/distributed.py", "json.loads"): "rank results from its own children",
+    ("collectives/worker/main.py", "json.loads"): "its request (argv) and ranks' records (store)",
+    # A line of the ranks' JSON lines, capped by StreamingCommand's max_line.
+    ("collectives/workflow.py", "json.loads"): "one line of the ranks' events (max_line)",
     ("evaluate/worker/main.py", "read"): "the worker's own request on stdin",
     ("evaluate/worker/main.py", "json.loads"): "the worker's own request on stdin",
     # The harness side: _Reader.read is our own method, reading lines capped by worker/stream.

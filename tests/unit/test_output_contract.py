@@ -170,6 +170,15 @@ def _policy() -> Any:
     return iam_policy_for("cli")
 
 
+def _collectives() -> Any:
+    from neuron_env.collectives.models import CollectivesResult, Failure, Peak, Row
+
+    row = Row("all_reduce", 1024, 256, "float32", "sum", 1e-4, 2e-4, 3e-4, 0.005, 0.005, 1, 0.1)
+    failure = Failure("wrong", "all_reduce at 1024 B: rank 1 ...", 1, "all_reduce", 1024)
+    return CollectivesResult("gloo", 2, "float32", hosts=["vm"], rows=[row], failures=[failure],
+                             peak=Peak(400.0, "EFA"), complete=True)  # fmt: skip
+
+
 def _image() -> Any:
     from neuron_env.container.dockerfile import ImageRequest
     from neuron_env.container.workflow import ImageRenderRequest, render_image
@@ -196,6 +205,7 @@ SAMPLES: dict[str, Callable[[Path], Any]] = {
     "SuiteResult": lambda _: _suite(smoke=False),
     "CaseListing": lambda _: _case_listing(),
     "Evaluation": lambda _: _evaluation(),
+    "CollectivesResult": lambda _: _collectives(),
     "InstallOutcome": lambda _: _declined(),
     "LaunchTemplate": lambda _: _launch_template(),
     "LaunchTemplateCreated": lambda _: _created(),

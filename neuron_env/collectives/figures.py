@@ -1,0 +1,124 @@
+"""From the ranks' records to rows and failures: nccl-tests' bandwidths and the judgements.
+
+Pure functions over the worker's ``step`` records (no I/O). algbw is the buffer's size over the
+time; busbw scales it by the bytes each rank must move for the op (nccl-tests' PERFORMANCE.md),
+so it is comparable with the link's peak whatever the op and the rank count.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+from neuron_env.collectives.models import Failure, Peak, Row
+
+REDOP = {"all_reduce": "sum", "reduce_scatter": "sum"}
+LARGE = 64 * 1024 * 1024
+"""Bandwidth is judged from this size up: below it a collective measures latency, and an 8-byte
+connectivity run must never fail on bandwidth."""
+
+
+def bus_factor(op: str, world: int) -> float:
+    """nccl-tests' factor from algbw to busbw for ``world`` ranks."""
+    if op == "all_reduce":
+        return 2 * (world - 1) / world
+    if op == "broadcast":
+        return 1.0
+    return (world - 1) / world
+
+
+def row(step: dict[str, Any], dtype: str, world: int, peak: Peak | None) -> Row:
+    times = [r["time_s"] for r in step["ranks"] if not r.get("skipped")]
+    median = statistics.median(times) if times else 0.0
+    algbw = step["size"] / median / 1e9 if median > 0 else 0.0
+    busbw = algbw * bus_factor(step["op"], world)
+    return Row(
+        op=step["op"], size=step["size"], count=step["count"], dtype=dtype,
+        redop=REDOP.get(step["op"], "none"), time_min_s=min(times, default=0.0), time_s=median,
+        time_max_s=max(times, default=0.0), algbw=algbw, busbw=busbw,
+        wrong=sum((r.get("wrong") or {}).get("wrong", 0) for r in step["ranks"]),
+        peak_ratio=busbw / peak.gbytes_per_s if peak and step["size"] else None,
+    )  # fmt: skip
+
+
+def wrong_values(step: dict[str, Any]) -> list[Failure]:
+    """Each rank whose output missed the CPU golden: op, size, rank and first bad index."""
+    failures = []
+    for record in step["ranks"]:
+        wrong = record.get("wrong")
+        if wrong:
+            failures.append(Failure(
+                "wrong",
+                f"{step['op']} at {step['size']} B: rank {record['rank']} returned "
+                f"{wrong['wrong']} wrong element(s), the first at index {wrong['index']} "
+                f"(got {wrong['got']:g}, expected {wrong['expected']:g})",
+                rank=record["rank"], op=step["op"], size=step["size"],
+            ))  # fmt: skip
+    return failures
+
+
+def mismatched_ranks(step: dict[str, Any]) -> list[Failure]:
+    """For ops whose output is the same everywhere: ranks whose output differs from the most
+    common one (within the golden's bound each rank may still differ from the others)."""
+    prints = [(r["rank"], tuple(r["fingerprint"])) for r in step["ranks"] if r.get("fingerprint")]
+    if not prints:
+        return []
+    common = statistics.mode(p for _, p in prints)
+    return [
+        Failure("mismatch", f"{step['op']} at {step['size']} B: rank {rank}'s output differs "
+                f"from the other ranks'", rank=rank, op=step["op"], size=step["size"])
+        for rank, p in prints if p != common
+    ]  # fmt: skip
+
+
+def slow_ranks(steps: Sequence[dict[str, Any]], threshold: float) -> list[Failure]:
+    """Ranks slower than the median rank by more than ``threshold`` (0.2: 20 %), judged on the
+    median over the steps of the rank's time over the step's median (one noisy step is not a
+    slow rank)."""
+    ratios: dict[int, list[float]] = {}
+    for step in steps:
+        records = [r for r in step["ranks"] if not r.get("skipped")]
+        median = statistics.median(r["time_s"] for r in records) if records else 0.0
+        for record in records if median > 0 else []:
+            ratios.setdefault(record["rank"], []).append(record["time_s"] / median)
+    failures = []
+    for rank, values in sorted(ratios.items()):
+        typical = statistics.median(values)
+        if typical > 1 + threshold:
+            failures.append(Failure(
+                "slow-rank",
+                f"rank {rank} is {100 * (typical - 1):.0f} % slower than the median rank "
+                f"(median over {len(values)} steps; limit {100 * threshold:.0f} %)",
+                rank=rank,
+            ))  # fmt: skip
+    return failures
+
+
+def low_busbw(rows: Sequence[Row], minimum: float | None, peak: Peak | None) -> list[Failure]:
+    """Rows at :data:`LARGE` sizes and above whose busbw is under ``minimum`` of the peak."""
+    if minimum is None or peak is None:
+        return []
+    return [
+        Failure("low-busbw", f"{r.op} at {r.size} B: busbw {r.busbw:.2f} GB/s is "
+                f"{100 * (r.peak_ratio or 0):.1f} % of {peak.label}, under the "
+                f"{100 * minimum:.0f} % asked for", op=r.op, size=r.size)
+        for r in rows if r.size >= LARGE and (r.peak_ratio or 0) < minimum
+    ]  # fmt: skip
+
+
+def hang_failure(event: dict[str, Any]) -> Failure:
+    """The watchdog's report: the ranks that never reached the step, else those stuck in it."""
+    where = f"{event['op']} at {event['size']} B"
+    missing = event.get("missing") or []
+    if missing:
+        names = ", ".join(str(r) for r in missing)
+        text = f"{where}: rank {names} did not answer within {event['timeout']:g} s (never "
+        text += "reached the collective); the job was stopped"
+        return Failure("hang", text, rank=missing[0], op=event["op"], size=event["size"])
+    stuck = event.get("unfinished") or []
+    names = ", ".join(str(r) for r in stuck) or "?"
+    text = f"{where}: every rank reached it but rank {names} did not finish within "
+    text += f"{event['timeout']:g} s; the job was stopped"
+    return Failure("hang", text, rank=stuck[0] if stuck else None, op=event["op"],
+                   size=event["size"])  # fmt: skip

@@ -1,0 +1,188 @@
+"""``neuron-env collectives``: start the ranks, follow their reports, judge the sweep.
+
+Data flow: request -> the launcher's variables or torchrun here (``launch``) -> the worker on
+every rank -> ``step`` / ``hang`` / ``fatal`` lines -> :mod:`figures` -> :class:`CollectivesResult`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from neuron_env.collectives import figures, launch
+from neuron_env.collectives.models import CollectivesResult, Failure, Peak
+from neuron_env.collectives.peaks import peak_for
+from neuron_env.command import LineTimeout, LineTooLong, StreamingCommand
+from neuron_env.errors import BadInput, CommandFailed
+
+OPS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast")
+DTYPES = ("float32", "float16", "bfloat16", "int32", "int64", "int8")
+BACKENDS = ("neuron", "gloo", "nccl")
+DEFAULT_SIZES = tuple(8 * 2**i for i in range(28))  # 8 B ... 1 GiB, by x2
+STARTUP_S = 120.0  # torchrun, the imports and the rendezvous, before the first step's timeout
+
+
+@dataclass(frozen=True)
+class CollectivesRequest:
+    python: Path | None = None
+    backend: str = "neuron"
+    ops: tuple[str, ...] = OPS
+    sizes: tuple[int, ...] = DEFAULT_SIZES
+    dtype: str = "float32"
+    iters: int = 20
+    warmup: int = 5
+    timeout: float = 300.0
+    nproc_per_node: int | None = None
+    instance_type: str | None = None
+    peak_gbps: float | None = None
+    min_busbw_ratio: float | None = None
+    slow_rank: float = 0.2
+    environ: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+
+
+def validate(request: CollectivesRequest) -> None:
+    """Bad input before anything starts (exit 2)."""
+    for name, allowed, given in (("--backend", BACKENDS, (request.backend,)),
+                                 ("--dtype", DTYPES, (request.dtype,)),
+                                 ("--ops", OPS, request.ops)):  # fmt: skip
+        unknown = [g for g in given if g not in allowed]
+        if unknown:
+            raise BadInput(f"Unknown {name} value: {', '.join(unknown)}.",
+                           hint=f"Choose from: {', '.join(allowed)}.")  # fmt: skip
+    if not request.sizes or min(request.sizes) <= 0:
+        raise BadInput("--sizes needs positive byte counts.", hint="e.g. --sizes 8,1024,1M")
+    if request.iters < 1 or request.warmup < 0 or request.timeout <= 0:
+        raise BadInput("--iters must be at least 1, --warmup at least 0, --timeout positive.")
+    peak_for(request.instance_type, request.peak_gbps, one_host=True)  # an unknown type: exit 2
+
+
+def run_collectives(request: CollectivesRequest) -> CollectivesResult:
+    """Run the sweep on every rank and judge it; never raises for what the ranks did."""
+    from neuron_env.probe.python_env import find_target_python
+
+    validate(request)
+    python = find_target_python(request.python)
+    payload = json.dumps(_payload(request))
+    ranks = None if request.nproc_per_node else launch.rank_env(request.environ)
+    if ranks is None and not request.nproc_per_node:
+        raise BadInput(
+            "No launcher variables (RANK/WORLD_SIZE, SLURM_PROCID/SLURM_NTASKS or "
+            "OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE) and no --nproc-per-node.",
+            hint="Run it under torchrun, srun or mpirun, or on one host: "
+            "neuron-env collectives --nproc-per-node 2",
+        )
+    if ranks is None:
+        assert request.nproc_per_node is not None
+        argv = launch.torchrun_argv(python, request.nproc_per_node, launch.free_port(), payload)
+        env, rank, world = dict(request.environ), 0, request.nproc_per_node
+    else:
+        argv = launch.direct_argv(python, payload)
+        env = {**request.environ, **ranks}
+        rank, world = int(ranks["RANK"]), int(ranks["WORLD_SIZE"])
+    result = CollectivesResult(request.backend, world, request.dtype, rank=rank)
+    _follow(argv, env, request, result)
+    return result
+
+
+def _payload(request: CollectivesRequest) -> dict[str, Any]:
+    return {
+        "backend": request.backend, "ops": list(request.ops), "sizes": list(request.sizes),
+        "dtype": request.dtype, "iters": request.iters, "warmup": request.warmup,
+        "timeout": request.timeout,
+    }  # fmt: skip
+
+
+def _follow(
+    argv: list[str], env: dict[str, str], request: CollectivesRequest, result: CollectivesResult
+) -> None:
+    steps: list[dict[str, Any]] = []
+    hangs: list[dict[str, Any]] = []
+    try:
+        with StreamingCommand(argv, env=env, max_line=16 * 1024 * 1024) as job:
+            _read_events(job, request, result, steps, hangs)
+            code = job.wait(30)
+            tail = job.stderr_tail()
+    except CommandFailed as exc:
+        result.failures.append(Failure("error", exc.message))
+        return
+    _judge(request, result, steps, hangs)
+    if result.rank != 0 and code == 0 and not result.failures:
+        result.complete = True  # rank 0 gathers and reports every rank's figures
+        result.notes.append(f"rank {result.rank} finished; rank 0 reports the figures")
+    if not result.complete and not result.failures:
+        last = tail.strip().splitlines()[-1:] or [f"exit code {code}"]
+        result.failures.append(Failure("error", f"the ranks ended early: {last[0]}"))
+
+
+def _read_events(
+    job: StreamingCommand,
+    request: CollectivesRequest,
+    result: CollectivesResult,
+    steps: list[dict[str, Any]],
+    hangs: list[dict[str, Any]],
+) -> None:
+    silence = request.timeout + STARTUP_S
+    while True:
+        try:
+            line = job.next_line(silence)
+        except (LineTimeout, LineTooLong):
+            job.kill()
+            result.failures.append(Failure(
+                "hang", f"no rank reported for {silence:g} s; the job was stopped"))  # fmt: skip
+            return
+        if line is None:
+            return
+        event = _parse(line)
+        kind = event.get("event")
+        if kind == "step":
+            steps.append(event)
+        elif kind == "hang":
+            hangs.append(event)
+        elif kind == "fatal":
+            result.failures.append(Failure("error", _fatal_text(event, request.backend),
+                                           rank=event.get("rank")))  # fmt: skip
+        elif kind == "done":
+            result.complete = True
+
+
+def _parse(line: str) -> dict[str, Any]:
+    if not line.startswith("{"):
+        return {}
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return {}
+    return event if isinstance(event, dict) else {}
+
+
+def _fatal_text(event: dict[str, Any], backend: str) -> str:
+    return f"rank {event.get('rank')} could not join the {backend} job: {event.get('message')}"
+
+
+def _judge(
+    request: CollectivesRequest,
+    result: CollectivesResult,
+    steps: list[dict[str, Any]],
+    hangs: list[dict[str, Any]],
+) -> None:
+    result.hosts = sorted({r["host"] for s in steps for r in s["ranks"] if r.get("host")})
+    result.peak = _peak(request, result)
+    result.rows = [figures.row(s, request.dtype, result.world_size, result.peak) for s in steps]
+    for step in steps:
+        result.failures += figures.wrong_values(step) + figures.mismatched_ranks(step)
+    if hangs:
+        named = [h for h in hangs if h.get("missing")] or hangs
+        result.failures.append(figures.hang_failure(named[0]))
+    result.failures += figures.slow_ranks(steps, request.slow_rank)
+    result.failures += figures.low_busbw(result.rows, request.min_busbw_ratio, result.peak)
+    if request.min_busbw_ratio is not None and not any(
+        r.size >= figures.LARGE for r in result.rows
+    ):
+        result.notes.append(f"busbw was not judged: no size reached {figures.LARGE // 2**20} MiB")
+
+
+def _peak(request: CollectivesRequest, result: CollectivesResult) -> Peak | None:
+    return peak_for(request.instance_type, request.peak_gbps, len(result.hosts) <= 1)
