@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import chosen_format, format_choice
-from neuron_env.cli.options import ReportOutputOption
+from neuron_env.cli._common import chosen_format
+from neuron_env.cli.options import (
+    CollectiveTimeoutOption,
+    DistributedBackendOption,
+    PeakInstanceTypeOption,
+    PythonOption,
+    ReportOutputOption,
+    format_option,
+)
 from neuron_env.errors import BadInput
 from neuron_env.output.formats import CollectivesFormat
 
@@ -40,18 +46,13 @@ def _split(text: str | None) -> tuple[str, ...] | None:
 
 
 def collectives(
-    python: Annotated[
-        Path | None,
-        typer.Option("--python", metavar="PATH", help="The target interpreter (with torch)."),
-    ] = None,
-    backend: Annotated[
-        str, typer.Option("--backend", help="neuron, gloo (CPU) or nccl.")
-    ] = "neuron",
+    python: PythonOption = None,
+    backend: DistributedBackendOption = "neuron",
     ops: Annotated[
         str | None,
         typer.Option(
             "--ops",
-            metavar="OP,...",
+            metavar="OPS",
             help="all_reduce, all_gather, reduce_scatter, all_to_all, broadcast.",
         ),
     ] = None,
@@ -62,28 +63,23 @@ def collectives(
         ),
     ] = None,
     dtype: Annotated[
-        str, typer.Option("--dtype", help="float32, float16, bfloat16, int32, int64 or int8.")
-    ] = "float32",
-    iters: Annotated[int, typer.Option("--iters", help="Timed iterations per size.")] = 20,
-    warmup: Annotated[int, typer.Option("--warmup", help="Untimed iterations first.")] = 5,
-    timeout: Annotated[
-        float,
+        str,
         typer.Option(
-            "--timeout", metavar="SECONDS", help="Per op and size; a hung rank ends the job."
+            "--dtype", metavar="DTYPE", help="float32, float16, bfloat16, int32, int64 or int8."
         ),
-    ] = 300.0,
+    ] = "float32",
+    iters: Annotated[
+        int, typer.Option("--iters", metavar="N", help="Timed iterations per size.")
+    ] = 20,
+    warmup: Annotated[
+        int, typer.Option("--warmup", metavar="N", help="Untimed iterations first.")
+    ] = 5,
+    timeout: CollectiveTimeoutOption = 300.0,
     nproc_per_node: Annotated[
         int | None,
         typer.Option("--nproc-per-node", metavar="N", help="Start N ranks here with torchrun."),
     ] = None,
-    instance_type: Annotated[
-        str | None,
-        typer.Option(
-            "--instance-type",
-            metavar="TYPE",
-            help="Compare busbw with its EFA (NeuronLink on one host).",
-        ),
-    ] = None,
+    instance_type: PeakInstanceTypeOption = None,
     peak_gbps: Annotated[
         float | None,
         typer.Option(
@@ -105,14 +101,7 @@ def collectives(
         ),
     ] = 0.2,
     output_format: Annotated[
-        str,
-        typer.Option(
-            "--format",
-            metavar="FORMAT",
-            is_eager=True,
-            callback=format_choice(CollectivesFormat),
-            help="text, json or junit.",
-        ),
+        str, format_option(CollectivesFormat, "text, json or junit.")
     ] = "text",
     output: ReportOutputOption = None,
 ) -> None:

@@ -17,6 +17,7 @@ from neuron_env.cli.options import (
     DocumentFormatOption,
     DryRunOption,
     IndexUrlOption,
+    InstallBackendOption,
     InstallOsOption,
     InstallPythonOption,
     InstallQuietOption,
@@ -71,14 +72,7 @@ def install(
     ] = None,
     python: InstallPythonOption = None,
     python_version: NewVenvPythonVersionOption = None,
-    backend: Annotated[
-        str,
-        typer.Option(
-            "--backend",
-            metavar="auto|uv|pip",
-            help="auto (uv when available, else pip), uv or pip.",
-        ),
-    ] = "auto",
+    backend: InstallBackendOption = "auto",
     index_url: IndexUrlOption = None,
     neuron_index: NeuronIndexOption = None,
     pytorch_index: PytorchIndexOption = None,

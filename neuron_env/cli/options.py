@@ -481,3 +481,20 @@ RegionOption = Annotated[
 ProfileOption = Annotated[
     str | None, typer.Option("--profile", metavar="NAME", help="AWS profile (default: boto3's).")
 ]
+
+# install's package installer and collectives' torch.distributed backend: two meanings of
+# --backend, each declared once here.
+InstallBackendOption = Annotated[
+    str,
+    typer.Option(
+        "--backend", metavar="auto|uv|pip", help="auto (uv when available, else pip), uv or pip."
+    ),
+]
+DistributedBackendOption = Annotated[
+    str,
+    typer.Option("--backend", metavar="neuron|gloo|nccl", help="neuron, gloo (CPU) or nccl."),
+]
+CollectiveTimeoutOption = Annotated[
+    float,
+    typer.Option("--timeout", metavar="SECONDS", help="Per op and size; a hung rank ends the job."),
+]
