@@ -9,8 +9,12 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.integration.install_helpers import PrebuiltEnvs
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"
@@ -38,6 +42,14 @@ CliRunner = Callable[..., Result]
 def cli(tmp_path: Path) -> CliRunner:
     """Run the real ``neuron-env`` console script in a subprocess, as a user would."""
     return cli_runner(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def prebuilt_envs(tmp_path_factory: pytest.TempPathFactory) -> PrebuiltEnvs:
+    """The install tests' starting environments, each installed once per session (and process)."""
+    from tests.integration.install_helpers import PrebuiltEnvs
+
+    return PrebuiltEnvs(tmp_path_factory.mktemp("prebuilt"))
 
 
 def cli_argv(*args: str) -> list[str]:

@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import installed, python_here
+from tests.integration.conftest import installed
 from tests.integration.indexes import Indexes, start_indexes
 from tests.integration.install_helpers import (
+    PrebuiltEnvs,
     fingerprint,
     flat,
     install_env,
@@ -49,19 +50,20 @@ CASES = [
 class World:
     indexes: Indexes
     env: dict[str, str]
+    prebuilt: PrebuiltEnvs
 
     def install(self, venv: Path, torch: str) -> None:
-        args = ["install", "--torch", torch, "--venv", str(venv), "--python", python_here()]
-        result = run_cli(self.env, *args, *self.indexes.args(), "--backend", "uv")
-        assert result.returncode == 0, result.stderr
+        """``venv`` as ``install --torch TORCH --backend uv`` makes it (installed once, copied)."""
+        self.prebuilt.copy(venv, "--backend", "uv", torch=torch)
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+def world(tmp_path_factory: pytest.TempPathFactory, prebuilt_envs: PrebuiltEnvs) -> Iterator[World]:
     """One set of indexes and one uv cache for the module (the installs are then quick)."""
     tmp = tmp_path_factory.mktemp("interrupt")
     running = start_indexes(tmp / "indexes")
-    yield World(running, install_env(tmp, write_install_matrix(tmp / "matrix")))
+    env = install_env(tmp, write_install_matrix(tmp / "matrix"))
+    yield World(running, env, prebuilt_envs)
     running.stop()
 
 

@@ -28,6 +28,7 @@ import pytest
 from neuron_env.probe.os_release import probe_os
 from tests.conftest import REPO, Result, cli_runner
 from tests.integration.indexes import DATA, Indexes, start_indexes
+from tests.support.aws import MotoServer, moto_server, reset
 
 FAKE_NEURONX = REPO / "tests" / "fakes" / "torch-neuronx"
 TORCH_PIN = "torch==2.13.0"
@@ -108,6 +109,21 @@ def _site_packages(python: Path) -> str:
 @pytest.fixture(scope="session")
 def bare_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _venv(tmp_path_factory.mktemp("bare") / "venv", pip=False)
+
+
+# --- AWS ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def moto_session() -> Iterator[MotoServer]:
+    with moto_server() as server:
+        yield server
+
+
+@pytest.fixture
+def aws(moto_session: MotoServer) -> MotoServer:
+    """moto's server on 127.0.0.1, reset: no resources and no seeded parameters."""
+    return reset(moto_session)
 
 
 # --- install tests ------------------------------------------------------------------------------

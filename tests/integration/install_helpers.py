@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
+import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -114,3 +115,58 @@ def obeying_permissions() -> Callable[[], None] | None:
 _PR_CAPBSET_DROP = 24
 _CAP_DAC_OVERRIDE = 1
 _CAP_DAC_READ_SEARCH = 2
+
+
+class PrebuiltEnvs:
+    """Environments that tests start from ("an environment with 2.13"), each installed once per
+    session by the real ``neuron-env install`` and copied to where a test wants it.
+
+    The copy is moved the way ``neuron-env install`` moves its staging venv into place: every
+    file (other than compiled ones) that names the source path is rewritten to name the copy.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.built: dict[tuple[str, ...], tuple[Path, list[Path]]] = {}
+
+    def copy(self, venv: Path, *extra: str, torch: str) -> None:
+        """``venv`` as ``install --torch TORCH EXTRA...`` from the standard indexes makes it."""
+        key = (torch, *extra)
+        if key not in self.built:
+            self.built[key] = self._build(self.root / f"env-{len(self.built)}", key)
+        source, naming = self.built[key]
+        shutil.copytree(source, venv, symlinks=True)
+        old, new = os.fsencode(source), os.fsencode(venv)
+        for relative in naming:
+            path = venv / relative
+            path.write_bytes(path.read_bytes().replace(old, new))
+
+    def _build(self, tmp: Path, key: tuple[str, ...]) -> tuple[Path, list[Path]]:
+        from tests.integration.indexes import start_indexes
+
+        running = start_indexes(tmp / "indexes")
+        venv = tmp / "env"
+        try:
+            env = install_env(tmp, write_install_matrix(tmp / "matrix"))
+            args = ["install", "--torch", key[0], "--venv", str(venv), "--python", python_here()]
+            result = run_cli(env, *args, *running.args(), *key[1:])
+        finally:
+            running.stop()
+        assert result.returncode == 0, result.stderr
+        return venv, _naming(venv)
+
+
+def _naming(venv: Path) -> list[Path]:
+    """The files under ``venv`` that name its path (compiled files, which hold it only as the
+    source file name of their tracebacks, left out)."""
+    needle = os.fsencode(venv)
+    found = []
+    for root, _, files in os.walk(venv):
+        for name in files:
+            path = Path(root) / name
+            if path.is_symlink() or path.suffix == ".pyc":
+                continue
+            data = path.read_bytes()
+            if needle in data and b"\0" not in data:
+                found.append(path.relative_to(venv))
+    return found

@@ -4,13 +4,25 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from neuron_env.probe.os_release import probe_os
+from tests.conftest import Result
 from tests.integration.conftest import NeuronEnv, StartIndexes, installed, python_here
-from tests.integration.install_helpers import flat, install, leftovers, run_in
+from tests.integration.indexes import Indexes, start_indexes
+from tests.integration.install_helpers import (
+    flat,
+    install,
+    install_env,
+    leftovers,
+    run_cli,
+    run_in,
+    write_install_matrix,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -18,13 +30,35 @@ BACKENDS = ["uv", "pip"]
 NEURON_NAMES = ("torch-neuronx", "neuronx-cc", "nki")
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_clean_install_takes_each_package_from_its_own_index(
-    neuron_env: NeuronEnv, indexes: StartIndexes, tmp_path: Path, backend: str
-) -> None:
-    running = indexes()
-    venv = tmp_path / "env"
-    result = install(neuron_env, venv, running.args(), "--backend", backend)
+@dataclass(frozen=True)
+class CleanInstall:
+    """One clean install into ``venv`` (beside nothing else under ``parent``) and what it said."""
+
+    result: Result
+    venv: Path
+    parent: Path
+    running: Indexes
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def clean_install(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[CleanInstall]:
+    """The same clean install, run once per backend for the tests that read what it did."""
+    tmp = tmp_path_factory.mktemp(f"clean-{request.param}")
+    running = start_indexes(tmp / "indexes")
+    parent = tmp / "target"
+    parent.mkdir()
+    venv = parent / "env"
+    env = install_env(tmp, write_install_matrix(tmp / "matrix"))
+    args = ["install", "--torch", "2.14", "--venv", str(venv), "--python", python_here()]
+    result = run_cli(env, *args, *running.args(), "--backend", request.param)
+    yield CleanInstall(result, venv, parent, running)
+    running.stop()
+
+
+def test_clean_install_takes_each_package_from_its_own_index(clean_install: CleanInstall) -> None:
+    result, venv, running = clean_install.result, clean_install.venv, clean_install.running
     assert result.returncode == 0, result.stderr
     versions = installed(venv)
     assert versions["torch"] == "2.14.0+cpu"  # the PyTorch CPU build, not the default index's
@@ -38,12 +72,8 @@ def test_clean_install_takes_each_package_from_its_own_index(
     assert "import torch → 2.14.0+cpu" in result.stdout
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_swapped_environment_works_at_its_final_path(
-    neuron_env: NeuronEnv, indexes: StartIndexes, tmp_path: Path, backend: str
-) -> None:
-    venv = tmp_path / "env"
-    result = install(neuron_env, venv, indexes().args(), "--backend", backend, "-q")
+def test_swapped_environment_works_at_its_final_path(clean_install: CleanInstall) -> None:
+    result, venv = clean_install.result, clean_install.venv
     assert result.returncode == 0, result.stderr
     assert run_in(venv, "neuron-hello") == "torch_neuronx 2.14.3.0.1"
     assert run_in(venv, "torchrun") == "torch 2.14.0+cpu"
@@ -58,7 +88,7 @@ def test_swapped_environment_works_at_its_final_path(
     assert "staging" not in "".join(
         p.read_text(errors="replace") for p in (venv / "bin").iterdir() if p.is_file()
     )
-    assert leftovers(tmp_path) == []
+    assert leftovers(clean_install.parent) == []
 
 
 def test_dry_run_prints_the_plan_and_touches_nothing(

@@ -9,6 +9,7 @@ import pytest
 
 from tests.integration.conftest import NeuronEnv, StartIndexes, installed
 from tests.integration.install_helpers import (
+    PrebuiltEnvs,
     fingerprint,
     flat,
     install,
@@ -98,14 +99,18 @@ def test_upgrade_keeps_the_old_environment_until_the_new_one_verifies(
 
 
 def test_upgrade_keeps_the_other_packages_of_the_environment(
-    neuron_env: NeuronEnv, indexes: StartIndexes, tmp_path: Path, isolated_env: dict[str, str]
+    neuron_env: NeuronEnv,
+    indexes: StartIndexes,
+    tmp_path: Path,
+    isolated_env: dict[str, str],
+    prebuilt_envs: PrebuiltEnvs,
 ) -> None:
     import subprocess
     import sys
 
     running = indexes()
     venv = tmp_path / "env"
-    assert install(neuron_env, venv, running.args(), torch="2.13").returncode == 0
+    prebuilt_envs.copy(venv, torch="2.13")  # as that install makes it
     uv = Path(sys.executable).with_name("uv")
     subprocess.run(
         [str(uv), "pip", "install", "--python", str(venv / "bin" / "python"), "extra-tool",
@@ -122,18 +127,15 @@ def test_upgrade_keeps_the_other_packages_of_the_environment(
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_index_killed_mid_download_leaves_the_target_unchanged(
-    neuron_env: NeuronEnv,
     indexes: StartIndexes,
     tmp_path: Path,
     isolated_env: dict[str, str],
+    prebuilt_envs: PrebuiltEnvs,
     backend: str,
 ) -> None:
     running = indexes("slow-download")
     venv = tmp_path / "env"
-    assert (
-        install(neuron_env, venv, running.args(), "--backend", backend, torch="2.13").returncode
-        == 0
-    )
+    prebuilt_envs.copy(venv, "--backend", backend, torch="2.13")  # as that install makes it
     before = fingerprint(venv)
     proc = start_install(isolated_env, venv, running.args(), "--backend", backend)
     running.wait_for_request("pytorch", "GET /simple/torch/torch-2.14.0")
@@ -147,11 +149,14 @@ def test_index_killed_mid_download_leaves_the_target_unchanged(
 
 
 def test_ctrl_c_mid_install_exits_130_and_leaves_the_target_unchanged(
-    neuron_env: NeuronEnv, indexes: StartIndexes, tmp_path: Path, isolated_env: dict[str, str]
+    indexes: StartIndexes,
+    tmp_path: Path,
+    isolated_env: dict[str, str],
+    prebuilt_envs: PrebuiltEnvs,
 ) -> None:
     running = indexes("slow-download")
     venv = tmp_path / "env"
-    assert install(neuron_env, venv, running.args(), torch="2.13").returncode == 0
+    prebuilt_envs.copy(venv, torch="2.13")  # as that install makes it
     before = fingerprint(venv)
     proc = start_install(isolated_env, venv, running.args())
     running.wait_for_request("pytorch", "GET /simple/torch/torch-2.14.0")

@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import NeuronEnv, StartIndexes, installed, python_here
+from tests.conftest import cli_runner
+from tests.integration.conftest import (
+    NeuronEnv,
+    StartIndexes,
+    installed,
+    isolated_environment,
+    python_here,
+)
+from tests.integration.indexes import Indexes, start_indexes
 from tests.integration.install_helpers import flat, install, leftovers
 
 pytestmark = pytest.mark.integration
@@ -22,12 +32,34 @@ def fill(neuron_env: NeuronEnv, urls: list[str], dest: Path, *extra: str) -> dic
     return doc
 
 
-def test_download_fills_a_routed_wheelhouse_with_a_hashed_manifest(
-    neuron_env: NeuronEnv, indexes: StartIndexes, tmp_path: Path
-) -> None:
-    running = indexes()
-    house = tmp_path / "wheels"
-    doc = fill(neuron_env, running.args(), house)
+@dataclass(frozen=True)
+class Filled:
+    """One ``download`` of the release's wheelhouse, its indexes stopped since (the air gap)."""
+
+    doc: dict[str, object]
+    house: Path
+    running: Indexes
+
+    def copy(self, tmp_path: Path) -> Path:
+        """A copy of the wheelhouse that a test may change."""
+        return Path(shutil.copytree(self.house, tmp_path / "wheels"))
+
+
+@pytest.fixture(scope="module")
+def filled(tmp_path_factory: pytest.TempPathFactory, install_matrix_dir: Path) -> Filled:
+    """Filled once for the tests that read, install from or tamper with the same wheelhouse."""
+    tmp = tmp_path_factory.mktemp("filled")
+    neuron_env = cli_runner(tmp, base_env=isolated_environment(tmp, install_matrix_dir))
+    running = start_indexes(tmp / "indexes")
+    try:
+        doc = fill(neuron_env, running.args(), tmp / "wheels")
+    finally:
+        running.stop()
+    return Filled(doc, tmp / "wheels", running)
+
+
+def test_download_fills_a_routed_wheelhouse_with_a_hashed_manifest(filled: Filled) -> None:
+    running, house, doc = filled.running, filled.house, filled.doc
     files = {w["name"]: w for w in doc["wheelhouse"]["files"]}  # type: ignore[index]
     assert {name: (w["version"], w["route"]) for name, w in files.items()} == {
         "torch": ("2.14.0+cpu", "pytorch-cpu"),
@@ -45,12 +77,10 @@ def test_download_fills_a_routed_wheelhouse_with_a_hashed_manifest(
 
 @pytest.mark.parametrize("backend", ["uv", "pip"])
 def test_offline_install_from_a_wheelhouse_needs_no_index(
-    neuron_env: NeuronEnv, indexes: StartIndexes, tmp_path: Path, backend: str
+    neuron_env: NeuronEnv, filled: Filled, tmp_path: Path, backend: str
 ) -> None:
-    running = indexes()
-    house = tmp_path / "wheels"
-    fill(neuron_env, running.args(), house)
-    running.stop()  # the air gap: nothing answers any more
+    assert filled.running.servers == {}  # the air gap: nothing answers any more
+    house = filled.copy(tmp_path)
     venv = tmp_path / "env"
     result = install(
         neuron_env, venv, ["--wheelhouse", str(house), "--offline"], "--backend", backend
@@ -66,11 +96,9 @@ def test_offline_install_from_a_wheelhouse_needs_no_index(
 
 
 def test_tampered_wheelhouse_is_refused_before_anything_is_built(
-    neuron_env: NeuronEnv, indexes: StartIndexes, tmp_path: Path
+    neuron_env: NeuronEnv, filled: Filled, tmp_path: Path
 ) -> None:
-    running = indexes()
-    house = tmp_path / "wheels"
-    fill(neuron_env, running.args(), house)
+    house = filled.copy(tmp_path)
     (wheel,) = house.glob("nki-*.whl")
     wheel.write_bytes(wheel.read_bytes() + b"\0")
     venv = tmp_path / "env"

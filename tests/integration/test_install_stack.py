@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ import pytest
 from tests.conftest import CliRunner
 from tests.integration.conftest import installed, python_here
 from tests.integration.indexes import Indexes, start_indexes
-from tests.integration.install_helpers import fingerprint, flat, install_env, run_cli
+from tests.integration.install_helpers import PrebuiltEnvs, fingerprint, flat, install_env, run_cli
 
 pytestmark = pytest.mark.integration
 
@@ -51,11 +52,14 @@ def install_args(venv: Path, running: Indexes, *extra: str) -> list[str]:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_stack_added_to_an_existing_venv_each_from_its_index_and_a_conflict_changes_nothing(
-    stack_indexes: Indexes, stack_matrix: Path, tmp_path: Path, backend: str
+    stack_indexes: Indexes,
+    stack_matrix: Path,
+    tmp_path: Path,
+    prebuilt_envs: PrebuiltEnvs,
+    backend: str,
 ) -> None:
     venv = tmp_path / "env"
-    code, _, err = run(tmp_path, stack_matrix, *install_args(venv, stack_indexes, "-q"))
-    assert code == 0, err
+    prebuilt_envs.copy(venv, torch="2.14")  # as a plain install from these indexes makes it
     before = installed(venv)
     assert "torchtitan-neuron" not in before
 
@@ -155,25 +159,46 @@ def test_release_short_option_is_gone_and_r_reads_requirements(
     assert "--requirement" in out and "-r" in out
 
 
+@dataclass(frozen=True)
+class Exported:
+    """The stack's lock (``install --export``), its wheelhouse (``download``), what each said."""
+
+    export: tuple[int, str, str]
+    lock: Path
+    download: tuple[int, str, str]
+    house: Path
+
+
+@pytest.fixture(scope="module")
+def exported(
+    stack_indexes: Indexes, install_matrix_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Exported:
+    """Made once for both backends' offline installs (neither command takes a backend)."""
+    tmp = tmp_path_factory.mktemp("stack-export")
+    lock = tmp / "lock.txt"
+    export = run(
+        tmp, install_matrix_dir, *install_args(tmp / "x", stack_indexes, *STACK),
+        "--export", str(lock),
+    )  # fmt: skip
+    house = tmp / "wheels"
+    download = ["download", "--torch", "2.14", "-d", str(house), *stack_indexes.args(), *STACK]
+    return Exported(export, lock, run(tmp, install_matrix_dir, *download, "-q"), house)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_export_and_wheelhouse_cover_the_stack_and_install_it_offline(
-    stack_indexes: Indexes, stack_matrix: Path, tmp_path: Path, backend: str
+    exported: Exported, stack_matrix: Path, tmp_path: Path, backend: str
 ) -> None:
-    exported = tmp_path / "lock.txt"
-    code, _, err = run(
-        tmp_path, stack_matrix, *install_args(tmp_path / "x", stack_indexes, *STACK),
-        "--export", str(exported),
-    )  # fmt: skip
+    code, _, err = exported.export
     assert code == 0, err
-    lock = exported.read_text()
+    lock = exported.lock.read_text()
     for pinned in ("torchtitan-neuron==0.2.2+neuron.1", "stack-tool==1.2", "extra-tool==1.0"):
         assert pinned in lock
     assert lock.count("--hash=sha256:") == lock.count("==")
 
-    house = tmp_path / "wheels"
-    download = ["download", "--torch", "2.14", "-d", str(house), *stack_indexes.args(), *STACK]
-    code, _, err = run(tmp_path, stack_matrix, *download, "-q")
+    code, _, err = exported.download
     assert code == 0, err
+    house = exported.house
     venv = tmp_path / "env"
     offline = [
         "install", "--torch", "2.14", "--venv", str(venv), "--python", python_here(),

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import DATA, CliRunner
+from tests.support.aws import MotoServer
 
 pytestmark = pytest.mark.integration
 
@@ -224,13 +225,10 @@ def test_scan_rules_envelope(cli: CliRunner) -> None:
     assert {"xla-device", "unsupported-apis"} <= {r["id"] for r in doc["rules"]}
 
 
-def test_launch_template_create_envelope(cli: CliRunner) -> None:
-    from tests.support.aws import moto_server
-
+def test_launch_template_create_envelope(cli: CliRunner, aws: MotoServer) -> None:
     args = ["launch-template", "create", "--name", "contract", "--instance-type", "trn2.3xlarge",
             "--torch", "2.14", "--neuron-env-source", "pypi", "--json"]  # fmt: skip
-    with moto_server() as aws:
-        result = cli(*args, env=aws.env())
+    result = cli(*args, env=aws.env())
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
     assert set(doc) == ENVELOPE | {

@@ -7,7 +7,6 @@ what ``render --format json`` prints. The public Neuron SSM parameters are seede
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,7 +16,7 @@ from neuron_env.cloud.launch_templates import apply_launch_template
 from neuron_env.cloud.policy import iam_policy
 from neuron_env.cloud.ssm import resolve_image_parameter
 from tests.conftest import CliRunner, Result
-from tests.support.aws import REGION, MotoServer, moto_server, seed_public_parameter
+from tests.support.aws import REGION, MotoServer, seed_public_parameter
 
 pytestmark = pytest.mark.integration
 
@@ -26,12 +25,6 @@ TEMPLATE = ["--release", "2.33.1", "--torch", "2.14", "--instance-type", "trn2.4
             "--security-group", "sg-0123456789abcdef0", "--neuron-env-source", "pypi"]  # fmt: skip
 DLAMI_PARAMETER = "/aws/service/neuron/dlami/torch-neuronx-2.14.0/ubuntu-26.04/latest/image_id"
 AMI = "ami-0aaaabbbbccccdddd"
-
-
-@pytest.fixture
-def aws() -> Iterator[MotoServer]:
-    with moto_server() as server:
-        yield server
 
 
 def create(cli: CliRunner, aws: MotoServer, *extra: str, name: str = "trn2-train") -> Result:
