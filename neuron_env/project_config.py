@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from neuron_env.errors import MalformedFile
+from neuron_env.resources import docs_page
 
 FILE = "neuron-env.toml"
 PYPROJECT = "pyproject.toml"
@@ -113,7 +114,7 @@ def _defaults(path: Path, table: Any) -> ProjectDefaults:
     )
 
 
-_HINT = "Its keys: release, torch, allow (see 'Project defaults' in the README)."
+_HINT = f"Its keys: release, torch, allow (see {docs_page('commands/doctor/#project-defaults')})."
 
 
 def _text(table: dict[str, Any], key: str, name: str) -> str | None:

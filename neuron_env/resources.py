@@ -12,9 +12,19 @@ from pathlib import Path
 
 MATRIX_DIR_ENV = "NEURON_ENV_MATRIX_DIR"
 
+# Where neuron-env's documentation site is published (mkdocs.yml, docs/). Every help link
+# neuron-env prints or writes is a page of it, built from this one setting; mkdocs.yml's
+# site_url and pyproject.toml's Documentation URL repeat it, and a test keeps them equal.
+DOCS_URL = "https://neuron-env.readthedocs.io/en/latest/"
+
 _PACKAGE_DIR = Path(__file__).resolve().parent
 _INSTALLED_DATA = _PACKAGE_DIR / "_data"
 _SOURCE_ROOT = _PACKAGE_DIR.parent
+
+
+def docs_page(page: str = "") -> str:
+    """The address of a page of the documentation site: ``docs_page("commands/scan/")``."""
+    return DOCS_URL + page
 
 
 def data_dir(name: str) -> Path:

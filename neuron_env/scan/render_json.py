@@ -21,12 +21,13 @@ from typing import Any
 from urllib.parse import quote
 
 from neuron_env import __version__
+from neuron_env.resources import docs_page
 from neuron_env.scan.model import Finding, Rule, RuleSet, ScanReport, Severity, rank
 
 SARIF_SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 )
-INFORMATION_URI = "https://github.com/neuron-env/neuron-env"
+INFORMATION_URI = docs_page("commands/scan/")
 ROOT_ID = "%SRCROOT%"
 SARIF_RESULT_LIMIT = 5000  # GitHub code scanning displays at most this many results per run
 FINGERPRINT = "neuronEnvFinding/v1"

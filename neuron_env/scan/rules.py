@@ -17,9 +17,11 @@ from pathlib import Path
 from neuron_env.errors import MatrixError
 from neuron_env.matrix.load import read_toml
 from neuron_env.matrix.model import Limitation, Release
-from neuron_env.resources import scan_rules_file
+from neuron_env.resources import docs_page, scan_rules_file
 from neuron_env.scan.model import Detection, FixKind, Rule, RuleSet, Severity, Variant, demote
 from neuron_env.schema import SchemaError, parse
+
+SITE_PREFIX = "site:"  # a rule's `docs` naming a page of neuron-env's documentation site
 
 SCHEMA_VERSION = 1
 Category = str
@@ -181,9 +183,12 @@ def _variants(variants: dict[str, Variant], confirmed: bool) -> dict[str, Varian
 
 
 def _docs_link(release: Release, docs: str, sources: tuple[str, ...] = ()) -> str:
-    """A URL as is; else the release's [docs] entry; else the first source; else its notes."""
+    """A URL as is; ``site:PAGE`` a page of neuron-env's own documentation; else the release's
+    [docs] entry; else the first source; else its notes."""
     if docs.startswith("https://"):
         return docs
+    if docs.startswith(SITE_PREFIX):
+        return docs_page(docs[len(SITE_PREFIX) :])
     candidates = [release.docs.get(docs), *(release.sources.get(s) for s in sources)]
     candidates.append(release.docs.get("release-notes"))
     return next((url for url in candidates if url), "")
