@@ -1,6 +1,6 @@
 """Plain-data conversion and the versioned JSON envelope every ``--json`` output uses.
 
-The envelope is a public contract (README, "JSON output")::
+The envelope is a public contract (docs/json-output.md)::
 
     {"schema": "neuron-env/<command>/v1", "neuron_env_version": "0.1.0", ...payload}
 """

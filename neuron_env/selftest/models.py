@@ -1,6 +1,6 @@
 """Results of the smoke test and the self-test suite, as plain frozen data.
 
-Statuses of a case (README, "Statuses"):
+Statuses of a case (docs/commands/selftest.md, "Statuses"):
 
 * ``pass`` — the device matched the CPU reference within the case's tolerance;
 * ``fail`` — it did not (the comparisons say by how much);

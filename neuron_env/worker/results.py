@@ -1,9 +1,10 @@
 """What every worker reports, as plain frozen data: statuses, compared tensors, the device found,
 and why a run could not go on. The self-test and ``evaluate`` build their results from these.
 
-Statuses (README, "Statuses"): ``pass``, ``fail`` (out of tolerance), ``fallback`` (correct, but
-ops ran on the CPU), ``unsupported`` (a documented limitation, as documented), ``skipped`` (not
-applicable, or not run after a hang), ``error`` (raised, or the worker died), ``timeout``.
+Statuses (docs/commands/selftest.md, "Statuses"): ``pass``, ``fail`` (out of tolerance),
+``fallback`` (correct, but ops ran on the CPU), ``unsupported`` (a documented limitation, as
+documented), ``skipped`` (not applicable, or not run after a hang), ``error`` (raised, or the
+worker died), ``timeout``.
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ instead of the machine, and under a subprocess timeout, so a read that outlives 
 fails it too.
 
 Reading an index that answers such a page is an index that cannot be read: exit 1, the index
-named with the reason, as README's ``matrix verify`` row says; never a traceback.
+named with the reason, as the ``matrix verify`` row of docs/commands/matrix.md says; never a
+traceback.
 """
 
 from __future__ import annotations

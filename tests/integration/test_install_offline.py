@@ -182,7 +182,8 @@ def test_export_to_stdout_prints_only_the_requirements(
 def test_the_documented_pip_command_falls_for_the_default_index_when_neuron_is_down(
     indexes: StartIndexes, tmp_path: Path, isolated_env: dict[str, str]
 ) -> None:
-    """Why routing matters: the README's reasoning, shown with real pip (no neuron-env)."""
+    """Why routing matters: the reasoning of docs/commands/install.md,
+    shown with real pip (no neuron-env)."""
     running = indexes("neuron-index-down")
     venv = tmp_path / "docs-env"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)

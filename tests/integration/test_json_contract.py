@@ -1,6 +1,7 @@
 """The JSON envelopes are a public contract: these tests pin their shape.
 
-Changing an asserted key is a breaking change: bump the envelope's ``/vN`` and say so in the README.
+Changing an asserted key is a breaking change: bump the envelope's ``/vN`` and say so in
+docs/json-output.md.
 """
 
 from __future__ import annotations

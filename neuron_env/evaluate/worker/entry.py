@@ -1,4 +1,5 @@
-"""Loading the user's ENTRY and checking what it returns (the protocol is in the README).
+"""Loading the user's ENTRY and checking what it returns (the protocol
+is in docs/commands/evaluate.md).
 
 ENTRY is ``module:function`` or ``path.py:function``: a zero-argument callable that returns
 ``(model, inputs)``, or a dict (or any object with attributes) holding ``model`` and ``inputs`` and

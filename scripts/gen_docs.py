@@ -1,0 +1,116 @@
+"""Write docs/_generated/: the real output of neuron-env's commands, for the documentation site.
+
+Every command page of the site includes its command's ``--help`` and, where a command can run
+anywhere without changing anything, what it prints, all taken from the installed ``neuron-env``
+by this script, so the pages cannot drift from the tool. Each file is one console block:
+``$ neuron-env ARGS`` and its output (stdout and stderr as one stream).
+
+Usage: python scripts/gen_docs.py [--out DIR]  (a maintainer tool, not in the wheel)
+A test regenerates into a temporary folder and compares the bytes; run this after changing a
+help text or an output, and commit docs/_generated/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "docs" / "_generated"
+SCAN_SAMPLE = ROOT / "tests" / "data" / "scan" / "corpus" / "xla_training_script.py"
+
+# Commands that read only the shipped matrix (or a sample file) and change nothing: the same
+# output on every machine. (name of the file, arguments).
+EXAMPLES: list[tuple[str, list[str]]] = [
+    ("matrix-list", ["matrix", "list"]),
+    (
+        "matrix-resolve",
+        ["matrix", "resolve", "--torch", "2.14", "--python", "3.12", "--os", "ubuntu-26.04"],
+    ),
+    ("matrix-resolve-unsupported", ["matrix", "resolve", "--torch", "2.15"]),
+    ("doctor-list-checks", ["doctor", "--list-checks"]),
+    ("install-system", ["install", "--system", "--os", "ubuntu-26.04"]),
+    ("selftest-list", ["selftest", "--list"]),
+    ("scan-example", ["scan", "train.py"]),
+]
+
+
+def neuron_env() -> list[str]:
+    """The console script beside this interpreter: the help then says ``neuron-env``."""
+    script = Path(sys.executable).parent / "neuron-env"
+    if not script.is_file():
+        sys.exit(f"error: {script} not found: install neuron-env into this environment first.")
+    return [str(script)]
+
+
+def clean_env() -> dict[str, str]:
+    """A fixed width and no colour, and none of the user's neuron-env settings."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEURON_ENV_")}
+    env.update(COLUMNS="100", LINES="50", NO_COLOR="1", TERM="dumb", PYTHONIOENCODING="utf-8")
+    env.pop("FORCE_COLOR", None)
+    return env
+
+
+def run(args: list[str], cwd: Path) -> str:
+    """What ``neuron-env ARGS`` prints, as a console block."""
+    done = subprocess.run(
+        [*neuron_env(), *args],
+        cwd=cwd,
+        env=clean_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+    )
+    body = "\n".join(line.rstrip() for line in done.stdout.rstrip().splitlines())
+    return f"```console\n$ neuron-env {' '.join(args)}\n{body}\n```\n"
+
+
+def subcommands(help_text: str) -> list[str]:
+    """The names listed under ``Commands:`` in a group's help."""
+    names, listing = [], False
+    for line in help_text.splitlines():
+        if line.startswith("Commands:"):
+            listing = True
+        elif listing and line.startswith("  ") and not line.startswith("   "):
+            names.append(line.split()[0])
+        elif listing and line and not line.startswith(" "):
+            listing = False
+    return names
+
+
+def write_help(out: Path, path: list[str], cwd: Path) -> None:
+    """``--help`` of a command and, for a group, of each of its subcommands."""
+    block = run([*path, "--help"], cwd)
+    (out / f"{'-'.join(path) or 'neuron-env'}-help.md").write_text(block, encoding="utf-8")
+    for name in subcommands(block):
+        write_help(out, [*path, name], cwd)
+
+
+def generate(out: Path) -> None:
+    """Write every generated page into ``out`` (emptied first)."""
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        cwd = Path(tmp)
+        shutil.copyfile(SCAN_SAMPLE, cwd / "train.py")
+        write_help(out, [], cwd)
+        for name, args in EXAMPLES:
+            (out / f"{name}.md").write_text(run(args, cwd), encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=OUT, help="folder to write")
+    generate(parser.parse_args().out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""The documentation site: it builds strictly, its generated output is the tool's own, and every
+help link neuron-env prints or writes is one of its pages (its address set once, DOCS_URL)."""
+
+from __future__ import annotations
+
+import html as html_lib
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tomllib
+import yaml
+
+from neuron_env.resources import DOCS_URL
+from tests.conftest import CliRunner, cli_runner
+
+ROOT = Path(__file__).resolve().parents[2]
+GENERATED = ROOT / "docs" / "_generated"
+MISSING_REPOSITORY = "github.com/neuron-env/neuron-env"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site, built as the test command builds it: ``mkdocs build --strict``."""
+    out = tmp_path_factory.mktemp("site")
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"},
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return out
+
+
+def page_of(site: Path, url: str) -> str:
+    """The text of the page a link names; fails when the page or its anchor is missing."""
+    assert url.startswith(DOCS_URL), f"{url} is not a page of {DOCS_URL}"
+    path, _, anchor = url[len(DOCS_URL) :].partition("#")
+    html = site / path / "index.html"
+    assert html.is_file(), f"{url}: the site has no page {path or '/'}"
+    text = html.read_text(encoding="utf-8")
+    assert not anchor or f'id="{anchor}"' in text, f"{url}: no heading #{anchor} on that page"
+    return html_lib.unescape(re.sub(r"<[^>]+>", "", text))
+
+
+def test_the_site_builds_strictly_with_a_page_per_command(site: Path) -> None:
+    for command in ("doctor", "preflight", "install", "smoke", "selftest", "evaluate", "scan"):
+        assert f"neuron-env {command} --help" in page_of(site, f"{DOCS_URL}commands/{command}/")
+    for command in ("collectives", "fleet", "launch-template", "image", "matrix"):
+        assert f"neuron-env {command} --help" in page_of(site, f"{DOCS_URL}commands/{command}/")
+    for page in ("support-matrix/", "json-output/", "exit-codes/", "guarantees/"):
+        page_of(site, DOCS_URL + page)
+
+
+def test_the_home_page_and_exit_codes_show_the_readmes_own_text(site: Path) -> None:
+    home = page_of(site, DOCS_URL)
+    assert "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/neuron-env doctor" in home
+    assert "Nagios" in page_of(site, f"{DOCS_URL}exit-codes/")
+    assert "--8<--" not in home
+
+
+def test_generated_output_is_what_the_tool_prints_now(tmp_path: Path) -> None:
+    fresh = tmp_path / "generated"
+    subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "gen_docs.py"), "--out", str(fresh)],
+        check=True,
+        timeout=300,
+    )
+    names = sorted(p.name for p in fresh.iterdir())
+    assert names == sorted(p.name for p in GENERATED.iterdir()), "run scripts/gen_docs.py"
+    for name in names:
+        assert (fresh / name).read_bytes() == (GENERATED / name).read_bytes(), (
+            f"docs/_generated/{name} is stale: run python scripts/gen_docs.py and commit it"
+        )
+
+
+def test_every_generated_file_is_shown_on_a_page() -> None:
+    pages = "\n".join(p.read_text() for p in (ROOT / "docs").rglob("*.md"))
+    for generated in GENERATED.iterdir():
+        assert f'--8<-- "{generated.name}"' in pages, f"{generated.name} is on no page"
+
+
+def test_the_docs_address_is_set_once() -> None:
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert config["site_url"] == DOCS_URL
+    assert project["urls"]["Documentation"] == DOCS_URL
+
+
+def test_sarif_and_scan_rule_links_are_pages_of_the_site(site: Path, tmp_path: Path) -> None:
+    (tmp_path / "broken.py").write_text("def f(:\n")
+    result = cli_runner(tmp_path)("scan", "broken.py", "--format", "sarif")
+    assert result.returncode == 1, result.stderr
+    driver = json.loads(result.stdout)["runs"][0]["tool"]["driver"]
+    page_of(site, driver["informationUri"])
+    rules = {rule["id"]: rule for rule in driver["rules"]}
+    assert "scan" in page_of(site, rules["scan-error"]["helpUri"])
+
+
+def test_the_project_file_hint_names_a_page_of_the_site(site: Path, tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[tool.neuron-env]\nrelaese = "2.34.0"\n')
+    run: CliRunner = cli_runner(tmp_path)
+    result = run("doctor")
+    assert result.returncode == 2
+    links = re.findall(r"https://\S+?(?=\)|\s|$)", result.stderr.replace("\n", ""))
+    assert links, result.stderr
+    assert "Project defaults" in page_of(site, links[0])
+
+
+def test_readme_links_are_pages_of_the_site(site: Path) -> None:
+    readme = (ROOT / "README.md").read_text()
+    links = re.findall(r"\((https://[^)\s]+)\)", readme)
+    assert len(links) > 12
+    for link in links:
+        page_of(site, link)
+
+
+def test_no_link_names_a_repository_that_does_not_exist() -> None:
+    files = [ROOT / "pyproject.toml", ROOT / "README.md", ROOT / "CONTRIBUTING.md"]
+    files += [*(ROOT / "neuron_env").rglob("*.py"), *(ROOT / "rules").glob("*.toml")]
+    files += [*(ROOT / "docs").rglob("*.md")]
+    named = [str(f.relative_to(ROOT)) for f in files if MISSING_REPOSITORY in f.read_text()]
+    assert named == []
+
+
+def test_the_readme_is_a_short_users_page_with_the_two_commands() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) < 200
+    assert (
+        "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/neuron-env doctor" in readme
+    )
+    assert "\nbash scripts/test.sh\n" in readme
