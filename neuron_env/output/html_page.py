@@ -168,9 +168,16 @@ def line_chart(
 
 
 def _scale(values: Sequence[float], base: float) -> _Scale:
+    """From a power of ``base`` below the values to one above, ticks every :func:`_step` powers
+    (the top end rounded up to a tick, so that both ends are labelled)."""
     low = math.floor(math.log(min(values), base) + 1e-9)
-    high = math.ceil(math.log(max(values), base) - 1e-9)
-    return _Scale(low, high if high > low else low + 1, base)
+    high = max(math.ceil(math.log(max(values), base) - 1e-9), low + 1)
+    step = _step(high - low)
+    return _Scale(low, low + step * math.ceil((high - low) / step), base)
+
+
+def _step(span: float, most: int = 10) -> int:
+    return max(1, math.ceil(span / most))
 
 
 def _px(sx: _Scale, sy: _Scale, a: float, b: float) -> tuple[float, float]:
@@ -178,11 +185,10 @@ def _px(sx: _Scale, sy: _Scale, a: float, b: float) -> tuple[float, float]:
     return sx.at(a, LEFT, plot_w), sy.at(b, TOP + plot_h, -plot_h)
 
 
-def _ticks(scale: _Scale, most: int = 10) -> list[float]:
-    """Powers of the base from end to end, every one or every few (at most ``most``)."""
+def _ticks(scale: _Scale) -> list[float]:
+    """Powers of the base from end to end, every one or every few (at most ten)."""
     span = int(scale.high - scale.low)
-    step = max(1, math.ceil(span / most))
-    return [scale.base ** (scale.low + k) for k in range(0, span + 1, step)]
+    return [scale.base ** (scale.low + k) for k in range(0, span + 1, _step(span))]
 
 
 def _grid(sx: _Scale, sy: _Scale, x: Axis, y: Axis) -> list[str]:
