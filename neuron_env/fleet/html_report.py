@@ -23,7 +23,7 @@ TITLES = {"fail": "Not ready", "warn": "Warning"}
 def render(report: FleetReport) -> str:
     """The whole page."""
     total = len(report.hosts) + len(report.missing)
-    parts = [verdict(report.exit_code == 0, headline(report)), f"<p>{esc(against(report))}.</p>"]
+    parts = [verdict(report.exit_code == 0, headline(report)), _sentence(against(report))]
     for kind in ("fail", "warn"):
         parts += [_group(g) for g in report.groups if g.status == kind]
     if report.missing:
@@ -32,6 +32,10 @@ def render(report: FleetReport) -> str:
     if report.hosts:
         parts.append(section("Every host", _hosts(report.hosts)))
     return page(f"neuron-env fleet report: {plural(total, 'host')}", *parts)
+
+
+def _sentence(text: str) -> str:
+    return f"<p>{esc(text[:1].upper() + text[1:])}.</p>"
 
 
 def _group(group: Group) -> str:

@@ -45,6 +45,7 @@ class Page(HTMLParser):
     attrs: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     text: list[str] = field(default_factory=list)
     sections: list[Section] = field(default_factory=list)
+    headings: list[str] = field(default_factory=list)  # the text of each <h1>
     external: list[str] = field(default_factory=list)
     _open: list[str] = field(default_factory=list)
 
@@ -71,6 +72,8 @@ class Page(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         self.text.append(data)
+        if self._open and self._open[-1] == "h1":
+            self.headings.append(data)
         if self._open and self._open[-1] == "style" and _CSS_URL.search(data):
             self.external.append("url() in <style>")
         if self.sections and "section" in self._open:
