@@ -1,4 +1,5 @@
-"""Escaping for each place text goes: a terminal, a shell, XML, GitHub workflow commands, Markdown.
+"""Escaping for each place text goes: a terminal, a shell, XML, HTML, GitHub workflow commands,
+Markdown.
 
 Snapshots, matrix files and paths are written by someone else: a host name, a file name or a
 kernel string may hold ``\\n::error …``, an ESC sequence that sets the terminal's title, or a byte
@@ -8,6 +9,7 @@ one helper each, so the value is shown (visibly, as ``\\x1b``) but never acted o
 
 from __future__ import annotations
 
+import html as _html
 import re
 import shlex
 
@@ -74,6 +76,17 @@ def xml(text: str) -> str:
     start a line (a JUnit file printed to a CI log is read for workflow commands too).
     """
     return _no_commands(_NOT_XML.sub(_show, text))
+
+
+def html(text: str, *, keep_newlines: bool = False) -> str:
+    """Text for an HTML element or a quoted attribute: markup characters and quotes escaped, and
+    characters that act instead of showing (ESC, bidi overrides, separators) made visible.
+
+    A browser would render a bidi override from a host name as reordered text, so it is shown as
+    ``\\u202e`` like on a terminal. ``keep_newlines`` keeps ``\\n`` for text laid out in ``<pre>``.
+    """
+    pattern = _UNSAFE_BUT_NEWLINE if keep_newlines else UNSAFE
+    return _html.escape(pattern.sub(_show, text), quote=True)
 
 
 def github_data(text: str) -> str:

@@ -29,6 +29,7 @@ need_tool() { # tool, apt package
 need_tool shellcheck shellcheck
 need_tool curl curl  # the bootstrap test fetches over HTTP and IMDSv2 with the real curl
 need_tool setpriv util-linux
+need_tool chromium chromium  # the HTML report tests open each page headless (--dump-dom)
 
 log "test environment: $venv ($("$python" --version))"
 if [[ ! -x $venv/bin/python ]]; then

@@ -101,7 +101,7 @@ def collectives(
         ),
     ] = 0.2,
     output_format: Annotated[
-        str, format_option(CollectivesFormat, "text, json or junit.")
+        str, format_option(CollectivesFormat, "text, json, junit or html.")
     ] = "text",
     output: ReportOutputOption = None,
 ) -> None:

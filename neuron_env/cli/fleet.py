@@ -10,6 +10,7 @@ import typer
 from neuron_env.cli._common import chosen_format, console, settings
 from neuron_env.cli.options import (
     DocumentFormatOption,
+    FleetFormatOption,
     FleetPythonOption,
     HostTimeoutOption,
     JsonOption,
@@ -17,12 +18,11 @@ from neuron_env.cli.options import (
     JudgeTorchOption,
     ProfileOption,
     RegionOption,
-    ReportFormatOption,
     ReportOutputOption,
     SnapshotsOption,
     VerboseOption,
 )
-from neuron_env.output.formats import DocumentFormat, ReportFormat
+from neuron_env.output.formats import DocumentFormat, FleetFormat
 
 if TYPE_CHECKING:
     from neuron_env.fleet.collect import CollectResult
@@ -71,7 +71,7 @@ def report(
     folder: Annotated[Path, typer.Argument(metavar="DIR", help="A directory of facts snapshots.")],
     release: JudgeReleaseOption = None,
     torch: JudgeTorchOption = None,
-    output_format: ReportFormatOption = "text",
+    output_format: FleetFormatOption = "text",
     output: ReportOutputOption = None,
     verbose: VerboseOption = False,
 ) -> None:
@@ -90,7 +90,7 @@ def report(
     from neuron_env.fleet.workflow import ReportRequest, report_fleet
     from neuron_env.output.emit import emit
 
-    choice = chosen_format(ReportFormat, output_format)
+    choice = chosen_format(FleetFormat, output_format)
     dirs = settings(ctx).matrix_dirs
     result = report_fleet(
         ReportRequest(folder=folder, matrix_dirs=dirs, release=release, torch=torch)
@@ -157,7 +157,7 @@ def doctor(
     refresh: RefreshOption = False,
     release: JudgeReleaseOption = None,
     torch: JudgeTorchOption = None,
-    output_format: ReportFormatOption = "text",
+    output_format: FleetFormatOption = "text",
 ) -> None:
     """Collect (as 'fleet collect') and then report (as 'fleet report') in one step.
 
@@ -167,7 +167,7 @@ def doctor(
     from neuron_env.fleet.workflow import FleetDoctorRequest, fleet_doctor
     from neuron_env.output.emit import emit
 
-    choice = chosen_format(ReportFormat, output_format)
+    choice = chosen_format(FleetFormat, output_format)
     request = FleetDoctorRequest(
         collect=_collect_request(
             output=output,

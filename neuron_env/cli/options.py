@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from neuron_env.cli._common import format_choice, json_flag, seconds_at_least
-from neuron_env.output.formats import DocumentFormat, OutputFormat, ReportFormat
+from neuron_env.output.formats import DocumentFormat, FleetFormat, OutputFormat, ReportFormat
 
 
 def format_option(formats: type[OutputFormat], help: str) -> Any:  # typer.Option's own type
@@ -88,6 +88,7 @@ DocumentFormatOption = Annotated[
     str, format_option(DocumentFormat, "text or json (the versioned JSON envelope).")
 ]
 ReportFormatOption = Annotated[str, format_option(ReportFormat, "text, json, junit or github.")]
+FleetFormatOption = Annotated[str, format_option(FleetFormat, "text, json, junit, github or html.")]
 ReportOutputOption = Annotated[
     Path | None,
     typer.Option(

@@ -1,10 +1,12 @@
-"""``neuron-env collectives`` as nccl-tests' table, the JSON envelope and JUnit (layout only)."""
+"""``neuron-env collectives`` as nccl-tests' table, the JSON envelope, JUnit and an HTML page
+(:mod:`neuron_env.collectives.html_report`); layout only."""
 
 from __future__ import annotations
 
 from itertools import groupby
 from typing import Any
 
+from neuron_env.collectives.html_report import render
 from neuron_env.collectives.models import CollectivesResult, Row
 from neuron_env.output.emit import Format, Outcome, Output, document, dumps, passed
 from neuron_env.output.formats import CollectivesFormat
@@ -96,6 +98,10 @@ def _case(result: CollectivesResult, row: Row) -> Case:
     return Case("collectives", name, text=text, time=row.time_s)
 
 
+def _html(result: CollectivesResult, **_: Any) -> str:
+    return render(result)
+
+
 COLLECTIVES: Output[CollectivesResult, CollectivesFormat] = Output(
     CollectivesResult,
     CollectivesFormat,
@@ -103,6 +109,7 @@ COLLECTIVES: Output[CollectivesResult, CollectivesFormat] = Output(
         CollectivesFormat.text: Format(_text),
         CollectivesFormat.json: Format(_json),
         CollectivesFormat.junit: Format(_junit),
+        CollectivesFormat.html: Format(_html),
     },
     outcome=outcome,
 )

@@ -1,112 +1,51 @@
-"""An evaluation as one self-contained HTML page: inline CSS, tables, and an inline SVG chart of
-first-call (compile) against steady-state times. No JavaScript, no external resources; every
-string that came from the user or the target is escaped."""
+"""An evaluation as one self-contained HTML page (:mod:`neuron_env.output.html_page`'s style):
+tables, and an inline SVG chart of first-call (compile) against steady-state times. No
+JavaScript, no external resources; every string that came from the user or the target is
+escaped."""
 
 from __future__ import annotations
 
-import html
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
-from neuron_env import __version__
 from neuron_env.evaluate.models import Evaluation, StageResult
+from neuron_env.output.html_page import esc, page, pairs, section, status, table, verdict
 from neuron_env.wording import seconds
 from neuron_env.worker.results import Comparison
-
-STYLE = """
-body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#1f2937;
-padding:0 1em}h1{font-size:1.5em;margin-bottom:.2em}
-h2{font-size:1.15em;margin-top:1.8em;border-bottom:1px solid #e5e7eb}
-table{border-collapse:collapse;margin:.5em 0;width:100%}th,td{text-align:left;padding:.3em .6em;
-border-bottom:1px solid #e5e7eb;vertical-align:top}th{background:#f9fafb}td.num{text-align:right;
-font-variant-numeric:tabular-nums;white-space:nowrap}
-.verdict{padding:.6em 1em;border-radius:6px;font-weight:600}.ok{background:#dcfce7;color:#166534}
-.bad{background:#fee2e2;color:#991b1b}.status{font-weight:600}.s-pass{color:#15803d}
-.s-fail,.s-error,.s-timeout,.s-fallback{color:#b91c1c}.muted{color:#6b7280}
-svg text{font:12px system-ui,sans-serif;fill:#374151}
-""".strip()
 
 FIRST, STEADY = "#d97706", "#2563eb"
 CHART_WIDTH, LABEL_WIDTH, VALUE_WIDTH, ROW = 760, 190, 80, 22
 
 
-class Html(str):
-    """Markup that is already escaped."""
-
-
-def esc(value: object) -> Html:
-    return value if isinstance(value, Html) else Html(html.escape(str(value), quote=True))
-
-
 def render(evaluation: Evaluation) -> str:
     """The whole page."""
     name = evaluation.model.name if evaluation.model is not None else evaluation.entry
-    body = [
-        f"<h1>neuron-env evaluate: {esc(name)}</h1>",
-        _verdict(evaluation),
+    return page(
+        f"neuron-env evaluate: {name}",
+        verdict(evaluation.ok, evaluation.summary),
         *_sections(evaluation),
-        f'<p class="muted">neuron-env {esc(__version__)}</p>',
-    ]
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>neuron-env evaluate: {esc(name)}</title>\n<style>\n{STYLE}\n</style>\n"
-        "</head>\n<body>\n" + "\n".join(body) + "\n</body>\n</html>\n"
     )
-
-
-def _verdict(evaluation: Evaluation) -> str:
-    css = "ok" if evaluation.ok else "bad"
-    mark = "✓" if evaluation.ok else "✗"
-    return f'<p class="verdict {css}">{mark} {esc(evaluation.summary)}</p>'
 
 
 def _sections(evaluation: Evaluation) -> list[str]:
-    parts = [_section("Environment", _environment(evaluation))]
+    parts = [section("Environment", _environment(evaluation))]
     if evaluation.problem is not None:
         problem = evaluation.problem
-        parts.append(
-            _section("Problem", f"<p>{esc(problem.message)}</p><p>{esc(problem.hint)}</p>")
-        )
+        parts.append(section("Problem", f"<p>{esc(problem.message)}</p><p>{esc(problem.hint)}</p>"))
     if evaluation.model is not None:
-        parts.append(_section("Model", _model(evaluation)))
+        parts.append(section("Model", _model(evaluation)))
     if evaluation.stages:
-        parts.append(_section("Stages", _stages(evaluation.stages)))
-        parts.append(_section("First call and steady state", chart(evaluation.stages)))
-        parts.append(_section("Numerics against the CPU", _numerics(evaluation.stages)))
-        parts.append(_section("Ops", _ops(evaluation)))
+        parts.append(section("Stages", _stages(evaluation.stages)))
+        parts.append(section("First call and steady state", chart(evaluation.stages)))
+        parts.append(section("Numerics against the CPU", _numerics(evaluation.stages)))
+        parts.append(section("Ops", _ops(evaluation)))
     compiled = evaluation.stage("compile")
     if compiled is not None:
-        parts.append(_section("Compilation", _compilation(compiled)))
+        parts.append(section("Compilation", _compilation(compiled)))
     if evaluation.advice:
         items = "".join(f"<li>{esc(line)}</li>" for line in evaluation.advice)
-        parts.append(_section("Advice", f"<ul>{items}</ul>"))
+        parts.append(section("Advice", f"<ul>{items}</ul>"))
     return parts
-
-
-def _section(title: str, content: str) -> str:
-    return f"<section>\n<h2>{esc(title)}</h2>\n{content}\n</section>"
-
-
-def table(
-    headers: Sequence[str], rows: Iterable[Sequence[object]], numeric: Sequence[int] = ()
-) -> str:
-    """A table; cells are escaped unless they are :class:`Html`."""
-    head = "".join(f"<th>{esc(h)}</th>" for h in headers)
-    body = "".join(
-        "<tr>"
-        + "".join(
-            f'<td class="num">{esc(c)}</td>' if i in numeric else f"<td>{esc(c)}</td>"
-            for i, c in enumerate(row)
-        )
-        + "</tr>\n"
-        for row in rows
-    )
-    return f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n</table>"
-
-
-def _pairs(rows: Iterable[tuple[str, object]]) -> str:
-    body = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>\n" for k, v in rows)
-    return f"<table>\n<tbody>\n{body}</tbody>\n</table>"
 
 
 def _environment(evaluation: Evaluation) -> str:
@@ -122,7 +61,7 @@ def _environment(evaluation: Evaluation) -> str:
         ]
     else:
         rows.append(("Python", evaluation.python))
-    return _pairs(rows)
+    return pairs(rows)
 
 
 def _model(evaluation: Evaluation) -> str:
@@ -136,7 +75,7 @@ def _model(evaluation: Evaluation) -> str:
         if model.loss
         else "fixed random gradients of the outputs (no loss_fn)"
     )
-    return _pairs(
+    return pairs(
         [
             ("Name", model.name),
             ("Class", model.model_class),
@@ -150,15 +89,11 @@ def _model(evaluation: Evaluation) -> str:
     )
 
 
-def _status(status: str) -> Html:
-    return Html(f'<span class="status s-{esc(status)}">{esc(status)}</span>')
-
-
 def _stages(stages: Sequence[StageResult]) -> str:
     rows = [
         (
             s.name,
-            _status(s.status),
+            status(s.status),
             s.message,
             seconds(s.first_call_s),
             seconds(s.steady_s),
@@ -178,7 +113,7 @@ def _numerics(stages: Sequence[StageResult]) -> str:
 
 
 def _comparison_row(stage: str, c: Comparison) -> tuple[object, ...]:
-    result = _status("pass" if c.ok else "fail")
+    result = status("pass" if c.ok else "fail")
     if c.problem:
         return (stage, c.tensor, result, c.problem, "—", "—", "—", "—", "—")
     return (
@@ -211,9 +146,9 @@ def _ops(evaluation: Evaluation) -> str:
         else f"CPU fallback is not tracked on {evaluation.device} (only torch_neuronx reports it)."
     )
     rows: list[tuple[object, ...]] = [
-        (op, n, _status("fallback") if op in fallback else "device") for op, n in counts.items()
+        (op, n, status("fallback") if op in fallback else "device") for op, n in counts.items()
     ]
-    rows += [(op, "—", _status("fallback")) for op in sorted(fallback - set(counts))]
+    rows += [(op, "—", status("fallback")) for op in sorted(fallback - set(counts))]
     caption = '<p class="muted">ATen ops of one eager step (forward and backward), with calls.</p>'
     return f"<p>{esc(note)}</p>\n{caption}\n" + table(("Op", "Calls", "Ran on"), rows, (1,))
 
@@ -246,7 +181,7 @@ def chart(stages: Sequence[StageResult]) -> str:
     low, high = _decades([b[2] for b in bars])
     height = ROW * len(bars) + 48
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{CHART_WIDTH}" height="{height}" '
+        f'<svg width="{CHART_WIDTH}" height="{height}" '
         f'role="img" aria-label="First call and steady-state time per stage (log scale)">',
         *_axis(low, high, ROW * len(bars)),
         *(_bar(i, bar, low, high) for i, bar in enumerate(bars)),

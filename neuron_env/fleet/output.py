@@ -1,4 +1,5 @@
-"""The fleet report as text, JSON, JUnit (a testcase per host) and GitHub Markdown/annotations."""
+"""The fleet report as text, JSON, JUnit (a testcase per host), GitHub Markdown/annotations and
+an HTML page (:mod:`neuron_env.fleet.html_report`)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from neuron_env.fleet.collect import CollectResult
 from neuron_env.fleet.model import FleetReport, Group, HostVerdict
 from neuron_env.output.console import RichWriter, Span, new_console
 from neuron_env.output.emit import Format, Outcome, Output, by_exit_code, document, dumps, passed
-from neuron_env.output.formats import DocumentFormat, ReportFormat
+from neuron_env.output.formats import DocumentFormat, FleetFormat
 from neuron_env.output.junit_xml import Case, Suite, write_junit
 from neuron_env.wording import plural
 
@@ -55,19 +56,26 @@ def _github(report: FleetReport, **_: Any) -> str:
     return "".join(line + "\n" for line in workflow_commands(report)) + render_markdown(report)
 
 
+def _html(report: FleetReport, **_: Any) -> str:
+    from neuron_env.fleet.html_report import render  # it words the headline with this module
+
+    return render(report)
+
+
 def _print_text(out: Console, report: FleetReport, *, verbose: bool = False) -> None:
     print_fleet(out, report, verbose=verbose)
 
 
 # The fleet report's formats: github writes annotations and Markdown to one stream.
-FLEET: Output[FleetReport, ReportFormat] = Output(
+FLEET: Output[FleetReport, FleetFormat] = Output(
     FleetReport,
-    ReportFormat,
+    FleetFormat,
     {
-        ReportFormat.text: Format(_text, terminal=_print_text),
-        ReportFormat.json: Format(_json),
-        ReportFormat.junit: Format(_junit),
-        ReportFormat.github: Format(_github),
+        FleetFormat.text: Format(_text, terminal=_print_text),
+        FleetFormat.json: Format(_json),
+        FleetFormat.junit: Format(_junit),
+        FleetFormat.github: Format(_github),
+        FleetFormat.html: Format(_html),
     },
     outcome,
 )
@@ -110,7 +118,7 @@ def print_fleet(out: Console, report: FleetReport, *, verbose: bool = False) -> 
     """The fleet report as text on ``out``: the headline, the groups of hosts by failing (then
     warning) check with their fix, the hosts without a verdict; ``verbose`` lists every host."""
     total = len(report.hosts) + len(report.missing)
-    out.print(f"[bold]neuron-env fleet report[/] · {total} hosts · {_against(report)}")
+    out.print(f"[bold]neuron-env fleet report[/] · {total} hosts · {against(report)}")
     out.print(_headline(report))
     failing = [g for g in report.groups if g.status == "fail"]
     warning = [g for g in report.groups if g.status == "warn"]
@@ -131,7 +139,8 @@ def print_fleet(out: Console, report: FleetReport, *, verbose: bool = False) -> 
             out.print(f"  … and {len(report.missing) - 20} more (-v lists all)")
 
 
-def _against(report: FleetReport) -> str:
+def against(report: FleetReport) -> str:
+    """What each host was judged against: the release asked for, else each host's own."""
     if report.release:
         return f"judged against Neuron {report.release}"
     detected = ", ".join(f"{r}: {n}" for r, n in sorted(report.releases.items()))
@@ -139,9 +148,16 @@ def _against(report: FleetReport) -> str:
 
 
 def _headline(report: FleetReport) -> str:
+    colour = "green" if report.exit_code == 0 else "red"
+    verdict, rest = headline(report).split(": ", 1)
+    return f"[{colour}]{verdict}[/]: {rest}"
+
+
+def headline(report: FleetReport) -> str:
+    """The fleet's verdict and its counts, one sentence of plain text (no markup)."""
     ok, warn, fail = (report.counts.get(s, 0) for s in ("ok", "warn", "fail"))
     ready = ok + warn
-    verdict = "[green]Fleet ready[/]" if report.exit_code == 0 else "[red]Fleet not ready[/]"
+    verdict = "Fleet ready" if report.exit_code == 0 else "Fleet not ready"
     target = f" for Neuron {report.release}" if report.release else ""
     parts = [f"{ready} ready{target} ({ok} ok, {warn} with warnings)", f"{fail} not ready"]
     if report.missing:
@@ -198,7 +214,7 @@ def _host_case(host: HostVerdict) -> Case:
 
 def render_markdown(report: FleetReport) -> str:
     """The fleet report as GitHub Markdown (a step summary): headline, then a table of groups."""
-    plain = _headline(report).replace("[green]", "").replace("[red]", "").replace("[/]", "")
+    plain = headline(report)
     lines = [
         f"### neuron-env fleet report: {len(report.hosts) + len(report.missing)} hosts",
         "",

@@ -96,8 +96,19 @@ class LaunchTemplateFormat(OutputFormat):
 
 
 class CollectivesFormat(OutputFormat):
-    """collectives' sweep: nccl-tests' table, the JSON envelope, JUnit for CI."""
+    """collectives' sweep: nccl-tests' table, the JSON envelope, JUnit for CI, an HTML page."""
 
     text = "text"
     json = "json"
     junit = "junit"
+    html = "html"
+
+
+class FleetFormat(OutputFormat):
+    """The fleet report: doctor's report formats, and an HTML page of hosts by failing check."""
+
+    text = "text"
+    json = "json"
+    junit = "junit"
+    github = "github"
+    html = "html"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, CliRunner, Result
+from tests.support.html_pages import assert_self_contained, render_in_chromium
 
 pytestmark = pytest.mark.integration
 
@@ -85,6 +86,34 @@ def test_a_slow_rank_is_named_in_junit(cli: CliRunner, torch_python: Path, tmp_p
     messages = [f.get("message", "") for f in failures]
     assert any(m.startswith("rank 0 is ") and "slower than the median rank" in m for m in messages)
     assert not any("rank 1" in m for m in messages)
+
+
+def test_the_html_page_charts_busbw_per_op_against_the_peak_over_nccl_tests_table(
+    cli: CliRunner, torch_python: Path, tmp_path: Path
+) -> None:
+    page_file = tmp_path / "collectives.html"
+    fault = {"FAULT": "wrong", "FAULT_RANK": "1"}
+    result = collectives(cli, torch_python, "--ops", "all_reduce,all_gather,broadcast",
+                         "--instance-type", "trn2.48xlarge", "--format", "html",
+                         "-o", str(page_file), fault=fault)  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    page = assert_self_contained(page_file.read_text(encoding="utf-8"))
+    series = [g["data-series"] for g in page.attrs["g"] if "data-series" in g]
+    assert series == ["all_reduce", "all_gather", "broadcast"]
+    assert page.tags["polyline"] == 3  # one line per op, three sizes on each
+    assert all(len(p["points"].split()) == 3 for p in page.attrs["polyline"])
+    assert [line["class"] for line in page.attrs["line"] if "class" in line] == ["reference"]
+    labels = [t.get("class", "") for t in page.attrs["text"]]
+    assert "axis-label x-label" in labels and "axis-label y-label" in labels
+    shown = page.shown()
+    assert "message size" in shown and "busbw (GB/s)" in shown and "32 KiB" in shown
+    assert "peak: trn2.48xlarge's NeuronLink (1024 GB/s per chip)" in shown
+    first = page.section("Failures").items[0]
+    assert "all_reduce at 1024 B: rank 1 returned 1 wrong element(s)" in first
+    assert [s.heading for s in page.sections if s.css == "op"] == series
+    assert "65536 16384 float32 sum" in shown  # nccl-tests' columns below the chart
+    rendered = render_in_chromium(page_file, tmp_path)
+    assert rendered.tags["polyline"] == 3 and rendered.tags["table"] == 5
 
 
 @pytest.mark.parametrize(

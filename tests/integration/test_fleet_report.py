@@ -18,6 +18,7 @@ from tests.support.hosts import (
     load_scenario,
     write_matrix,
 )
+from tests.support.html_pages import assert_self_contained, render_in_chromium
 
 pytestmark = pytest.mark.integration
 
@@ -115,6 +116,39 @@ def test_text_report_leads_with_the_verdict(cli: CliRunner, fleet: tuple[Path, P
     )
     assert "  ✗ driver.module — 2 hosts: i-0bbb000000000003, i-0bbb000000000004" in lines
     assert "      fix: sudo modprobe neuron" in lines
+
+
+def test_the_html_page_has_a_section_per_failing_check_naming_its_hosts(
+    cli: CliRunner, fleet: tuple[Path, Path], tmp_path: Path
+) -> None:
+    snapshots, matrix = fleet
+    page_file = tmp_path / "fleet.html"
+    args = ("--matrix-dir", str(matrix), "fleet", "report", str(snapshots))
+    result = cli(*args, "--format", "html", "-o", str(page_file))
+    assert result.returncode == 1, result.stderr
+    page = assert_self_contained(page_file.read_text(encoding="utf-8"))
+    _, doc = run_report(cli, fleet)
+    failing = [g for g in doc["groups"] if g["status"] == "fail"]
+    sections = [s for s in page.sections if s.css == "group fail"]
+    assert [s.heading for s in sections] == [f"Not ready: {g['check']}" for g in failing]
+    assert [s.items for s in sections] == [g["hosts"] for g in failing]
+    assert page.section("Not ready: driver.module").items == [
+        "i-0bbb000000000003", "i-0bbb000000000004"
+    ]  # fmt: skip
+    assert [s.heading for s in page.sections if s.css == "group warn"] == [
+        "Warning: system.packages"
+    ]
+    shown = page.shown()
+    assert "sudo modprobe neuron" in shown
+    assert "Fleet not ready: 3 ready (2 ok, 1 with warnings), 3 not ready" in shown
+    assert (
+        "i-0fff000000000008: not managed by Systems Manager"
+        in page.section("No verdict (3 hosts)").items
+    )
+    rendered = render_in_chromium(page_file, tmp_path)
+    assert [s.heading for s in rendered.sections if s.css == "group fail"] == [
+        s.heading for s in sections
+    ]
 
 
 def test_junit_has_one_testcase_per_host_and_validates(

@@ -12,15 +12,16 @@ from tests.conftest import CliRunner
 pytestmark = pytest.mark.integration
 
 REPORT = "text, json, junit, github"
+FLEET = "text, json, junit, github, html"
 
 CASES = {
     "doctor": (["doctor"], REPORT),
     "preflight": (["preflight", "--level", "0"], REPORT),
     "scan": (["scan", "train.py"], "text, json, sarif"),
-    "fleet report": (["fleet", "report", "snapshots"], REPORT),
+    "fleet report": (["fleet", "report", "snapshots"], FLEET),
     "fleet doctor": (
         ["fleet", "doctor", "--instance-ids", "i-0123456789abcdef0", "-o", "snapshots"],
-        REPORT,
+        FLEET,
     ),
     # --resolve-ami would ask AWS (here: no region is configured) before the format was looked at
     "launch-template render": (
@@ -38,6 +39,8 @@ CASES = {
     "selftest": (["selftest", "--python", "missing/bin/python"], "text, json, junit"),
     "evaluate": (["evaluate", "model.py:make", "--python", "missing/bin/python"],
                  "text, json, html"),
+    "collectives": (["collectives", "--backend", "gloo", "--nproc-per-node", "2",
+                     "--python", "missing/bin/python"], "text, json, junit, html"),
 }  # fmt: skip
 
 

@@ -62,3 +62,12 @@ def test_markdown_code_fences_around_backticks_and_keeps_the_row() -> None:
     assert escape.markdown_code("echo `id` | sh\nnext") == "``echo `id` \\| sh next``"
     assert escape.markdown_code("`x`") == "`` `x` ``"
     assert escape.markdown_code("") == ""
+
+
+def test_html_escapes_markup_and_quotes_and_shows_what_would_reorder_the_page() -> None:
+    shown = escape.html("<b onclick=\"x\">'&'</b>\u202e\x1b[31m\nnext")
+    assert (
+        shown
+        == "&lt;b onclick=&quot;x&quot;&gt;&#x27;&amp;&#x27;&lt;/b&gt;\\u202e\\x1b[31m\\x0anext"
+    )
+    assert escape.html("a\nb", keep_newlines=True) == "a\nb"

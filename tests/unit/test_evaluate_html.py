@@ -2,51 +2,12 @@
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field
-from html.parser import HTMLParser
-
 from neuron_env.evaluate import Evaluation, FailedOp, GraphBreak, ModelInfo, StageResult, TensorInfo
 from neuron_env.evaluate.html_report import render
 from neuron_env.selftest.models import Comparison, DeviceInfo, Problem
+from tests.support.html_pages import parse
 
 HOSTILE = "<script>alert('x')</script>&<img src=http://evil/x.png>"
-
-
-@dataclass
-class Page(HTMLParser):
-    """What a browser would build from the page: tags, headings, text, external references."""
-
-    tags: Counter[str] = field(default_factory=Counter)
-    headings: list[str] = field(default_factory=list)
-    text: list[str] = field(default_factory=list)
-    external: list[str] = field(default_factory=list)
-    _in_h1: bool = False
-
-    def __post_init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags[tag] += 1
-        self._in_h1 = tag == "h1"
-        self.external += [v for k, v in attrs if k in ("src", "href") and v]
-        if tag in ("script", "link", "iframe", "img"):
-            self.external.append(tag)
-
-    def handle_endtag(self, tag: str) -> None:
-        self._in_h1 = False if tag == "h1" else self._in_h1
-
-    def handle_data(self, data: str) -> None:
-        self.text.append(data)
-        if self._in_h1:
-            self.headings.append(data)
-
-
-def parse(markup: str) -> Page:
-    page = Page()
-    page.feed(markup)
-    page.close()
-    return page
 
 
 def _comparison(tensor: str, ok: bool = True) -> Comparison:
