@@ -153,6 +153,10 @@ def test_an_index_that_agrees_confirms_the_shipped_file_and_exits_0(
     facts = facts_by_id(doc)
     assert {f["status"] for f in facts.values()} <= {"confirmed", "unknown"}
     for fact_id in (
+        "pairing.2.13.torch",
+        "pairing.2.13.torch-neuronx",
+        "pairing.2.13.newest-build",
+        "pairing.2.13.python",
         "pairing.2.14.torch",
         "pairing.2.14.torch-neuronx",
         "pairing.2.14.newest-build",
@@ -165,6 +169,7 @@ def test_an_index_that_agrees_confirms_the_shipped_file_and_exits_0(
     ):
         assert facts[fact_id]["status"] == "confirmed", facts[fact_id]
     assert "2.14.3.1.2041" in str(facts["pairing.2.14.newest-build"]["index_shows"])
+    assert "2.13.3.1.2040" in str(facts["pairing.2.13.newest-build"]["index_shows"])
     assert facts["legacy-xla.last"]["index_shows"] == "2.9.0.2.15.32035"
     # A range pin exists on the index, but the index cannot say which build is the release's.
     assert facts["package.neuronx-cc"]["status"] == "unknown"
