@@ -8,7 +8,7 @@ supported.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -119,6 +119,17 @@ class Target:
         return tuple(n for n in self.notes if n.level == "warning")
 
 
+def _unconfirmed_pins(release: str, pins: Sequence[Pin]) -> list[Note]:
+    """One line for all of a release's unconfirmed pins: one warning each drowned the rest, and
+    ``matrix show`` already says why each one is unconfirmed."""
+    count = sum(1 for p in pins if not p.confirmed)
+    if not count:
+        return []
+    noun = "pin" if count == 1 else "pins"
+    see = f"see 'neuron-env matrix show --release {release}'"
+    return [Note("warning", "pin.unconfirmed", f"{release}: {count} {noun} unconfirmed — {see}")]
+
+
 def resolve_target(matrix: Matrix, request: Request) -> Target:
     """Resolve ``request`` against ``matrix`` (the latest release unless one is named)."""
     release = matrix.get(request.release)
@@ -135,11 +146,7 @@ def resolve_target(matrix: Matrix, request: Request) -> Target:
             Note("info", "python.unspecified", f"Supports Python {version_span(pairing.python)}.")
         )
     pins = _pins(release, pairing)
-    notes.extend(
-        Note("warning", "pin.unconfirmed", f"{p.requirement} is unconfirmed: {p.note}")
-        for p in pins
-        if not p.confirmed
-    )
+    notes.extend(_unconfirmed_pins(str(release.version), pins))
     return Target(
         release=str(release.version),
         release_status=release.release.status,
