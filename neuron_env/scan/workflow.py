@@ -117,7 +117,7 @@ def run_scan(request: ScanRequest, review: FixReview | None = None) -> ScanResul
     rules = rules_for(load_matrix(list(request.matrix_dirs)).get(request.release))
     if request.list_rules:
         return RuleListing(rules)
-    paths = request.paths or (Path("."),)  # like ruff and flake8: the current folder
+    paths = request.paths or (Path(),)  # "." like ruff and flake8: the current folder
     options = ScanOptions(request.root or Path.cwd(), tuple(request.exclude))
     report = _scan(paths, rules, options)
     if not report.files:
