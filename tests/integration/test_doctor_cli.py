@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import stat
 import subprocess
@@ -269,3 +270,20 @@ def test_a_global_option_after_the_command_gets_a_hint(cli: CliRunner, tmp_path:
     assert argv[1:] == ["--matrix-dir", str(tmp_path), "doctor", "--level", "0"]
     pasted = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=120)
     assert pasted.returncode in (0, 1), pasted.stderr  # judged: the options were accepted
+
+
+def test_doctor_verbose_shows_what_each_passing_check_read_and_where(
+    cli: CliRunner, healthy: Host
+) -> None:
+    plain = cli(*healthy.args(), env=healthy.env)
+    verbose = cli(*healthy.args("-v"), env=healthy.env)
+    assert verbose.returncode == 0, verbose.stdout + verbose.stderr
+    assert "read: " not in plain.stdout  # the plain report stays short
+    blocks = re.split(r"\n  (?=[✓✗!?-] )", verbose.stdout)
+    passed = {b.split()[1]: " ".join(b.split()) for b in blocks if b.startswith("✓ ")}
+    assert len(passed) == 20
+    for check, block in passed.items():
+        assert "read: " in block, check
+    assert f"read: {healthy.sysroot}/etc/os-release" in passed["platform.os"]
+    target = f"read: {healthy.python}: its version and installed distributions"
+    assert target in passed["python.torch"]
