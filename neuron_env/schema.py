@@ -59,12 +59,15 @@ def toml_key(field: dataclasses.Field[Any]) -> str:
 
 def suggest(word: str, choices: Sequence[str]) -> str:
     """A "did you mean" clause, or the list of valid choices when nothing is close."""
+    return did_you_mean(word, choices) or "expected one of: " + ", ".join(sorted(choices))
+
+
+def did_you_mean(word: str, choices: Sequence[str]) -> str:
+    """``did you mean 'CLOSE'?`` for the closest choice, or "" when none is close."""
     import difflib  # only on the error path
 
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    if close:
-        return f"did you mean '{close[0]}'?"
-    return "expected one of: " + ", ".join(sorted(choices))
+    return f"did you mean '{close[0]}'?" if close else ""
 
 
 @dataclasses.dataclass(frozen=True)

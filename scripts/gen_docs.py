@@ -48,20 +48,25 @@ def neuron_env() -> list[str]:
     return [str(script)]
 
 
-def clean_env() -> dict[str, str]:
+def clean_env(columns: int = 100) -> dict[str, str]:
     """A fixed width and no colour, and none of the user's neuron-env settings."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEURON_ENV_")}
-    env.update(COLUMNS="100", LINES="50", NO_COLOR="1", TERM="dumb", PYTHONIOENCODING="utf-8")
+    env.update(
+        COLUMNS=str(columns), LINES="50", NO_COLOR="1", TERM="dumb", PYTHONIOENCODING="utf-8"
+    )
     env.pop("FORCE_COLOR", None)
     return env
 
 
 def run(args: list[str], cwd: Path) -> str:
     """What ``neuron-env ARGS`` prints, as a console block."""
+    # A printed command names neuron-env by this checkout's absolute path (a fresh shell would not
+    # find it): shown as plain neuron-env, and left unwrapped so no page depends on that path.
+    helping = "--help" in args
     done = subprocess.run(
         [*neuron_env(), *args],
         cwd=cwd,
-        env=clean_env(),
+        env=clean_env(100 if helping else 1000),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -69,7 +74,8 @@ def run(args: list[str], cwd: Path) -> str:
         timeout=120,
         check=False,
     )
-    body = "\n".join(line.rstrip() for line in done.stdout.rstrip().splitlines())
+    text = done.stdout.replace(neuron_env()[0], "neuron-env")
+    body = "\n".join(line.rstrip() for line in text.rstrip().splitlines())
     return f"```console\n$ neuron-env {' '.join(args)}\n{body}\n```\n"
 
 

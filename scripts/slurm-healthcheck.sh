@@ -4,7 +4,7 @@
 #
 # Use it as HealthCheckProgram (slurmd runs it periodically, as root) or as a Prolog (a non-zero
 # exit also makes Slurm requeue the job). Render it for your installation with:
-#   neuron-env preflight --emit slurm-healthcheck [--torch X.Y] [--python PATH] ... > FILE
+#   neuron-env preflight --emit slurm-healthcheck --python PATH [--torch X.Y] ... > FILE
 # slurm.conf:
 #   HealthCheckProgram=/etc/slurm/neuron-env-healthcheck.sh
 #   HealthCheckInterval=300

@@ -49,7 +49,7 @@ def _judge(run: DeviceRun | None, what: str, rerun: str) -> Verdict:
         return skip(f"The {what} was not run")
     if run.ok:
         return ok(run.summary)
-    detail = "\n".join(run.details[:8]) + (
-        f"\n… {len(run.details) - 8} more" if len(run.details) > 8 else ""
-    )
+    # The hint becomes the fix line: left in the details as well, it would be said twice.
+    details = [line for line in run.details if line != run.hint]
+    detail = "\n".join(details[:8]) + (f"\n… {len(details) - 8} more" if len(details) > 8 else "")
     return fail(run.summary, fix=_doctor_hint(run.hint) or rerun, detail=detail)

@@ -8,7 +8,7 @@ contract (CI scripts ``--skip`` them): never rename one.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -182,6 +182,8 @@ class DoctorReport:
     next_step: str = ""
     """When the target is neuron-env's own environment (no PyTorch): the one command that
     creates a TorchNeuron environment, which the report leads with."""
+    needs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Each judged check's fact kinds, so that ``-v`` can say where a passing check read them."""
 
 
 @dataclass(frozen=True)

@@ -19,13 +19,14 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
-from typer._click.exceptions import ClickException
+from typer._click.exceptions import ClickException, NoSuchOption
 from typer.core import TyperGroup
 from typer.exceptions import Abort
 
 from neuron_env import __version__
 from neuron_env.cli._common import Settings, print_error
 from neuron_env.errors import Interrupted, NeuronEnvError
+from neuron_env.invocation import command
 from neuron_env.signals import interrupts_unwind
 
 
@@ -266,7 +267,12 @@ def main() -> None:
         _fail_as_json([(exc.message, exc.hint)], exc.status, exc.exit_code)
     except ClickException as exc:  # a usage error click found: unknown value, missing option
         exc.show()
-        _fail_as_json([(exc.format_message(), _usage_hint(exc))], "error", exc.exit_code)
+        misplaced = _global_option_hint(exc)
+        if misplaced:
+            sys.stderr.write(f"{misplaced}\n")
+        _fail_as_json(
+            [(exc.format_message(), misplaced or _usage_hint(exc))], "error", exc.exit_code
+        )
     except Abort:
         sys.stderr.write("Aborted!\n")
         sys.exit(1)
@@ -283,6 +289,23 @@ def _fail_as_json(errors: list[tuple[str, str | None]], status: str, exit_code: 
 
     write_error_document(errors, Outcome(status, exit_code))
     sys.exit(exit_code)
+
+
+GLOBAL_OPTIONS = {"--matrix-dir": True, "--debug": False, "--version": False}
+"""The options of neuron-env itself, and whether each takes a value."""
+
+
+def _global_option_hint(exc: ClickException) -> str | None:
+    """``neuron-env doctor --matrix-dir X``: click says only "No such option"; say where the option
+    goes, with the command line as it would run."""
+    name = getattr(exc, "option_name", None)
+    if not isinstance(exc, NoSuchOption) or name not in GLOBAL_OPTIONS:
+        return None
+    args = sys.argv[1:]
+    at = next(i for i, a in enumerate(args) if a == name or a.startswith(f"{name}="))
+    width = 2 if GLOBAL_OPTIONS[name] and "=" not in args[at] else 1
+    moved = [*args[at : at + width], *args[:at], *args[at + width :]]
+    return f"Global options go before the command: {command(*moved)}"
 
 
 def _usage_hint(exc: ClickException) -> str | None:

@@ -23,7 +23,10 @@ def scan(
     ctx: typer.Context,
     paths: Annotated[
         list[Path] | None,
-        typer.Argument(metavar="PATH...", help="Python files, or directories to search for *.py."),
+        typer.Argument(
+            metavar="[PATH...]",
+            help="Python files, or directories to search for *.py (default: the current folder).",
+        ),
     ] = None,
     release: ReleaseOption = None,
     output_format: Annotated[str, format_option(ScanFormat, "text, json or sarif.")] = "text",
@@ -66,8 +69,8 @@ def scan(
     not support, float64, torch.compile options, hard-coded CUDA devices.
 
     Reads the source only (nothing is imported or run). Exit 0 when no finding is at or above
-    --fail-on, 1 when one is, 2 on bad input. A file that cannot be parsed is a 'scan-error'
-    finding.
+    --fail-on, 1 when one is, 2 on bad input (also paths without any Python file). A file that
+    cannot be parsed is a 'scan-error' finding.
 
     Examples:
 

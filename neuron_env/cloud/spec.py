@@ -20,6 +20,7 @@ from neuron_env.errors import BadInput, UnsupportedCombination
 from neuron_env.matrix import Matrix, Note, Release, Request, resolve_target
 from neuron_env.matrix.model import InstanceType, Pairing
 from neuron_env.resources import shipped_matrix_dir
+from neuron_env.schema import did_you_mean
 from neuron_env.wording import join_words
 
 # The largest EC2 instances have 32 network cards; past 64 the matrix file is wrong, and the
@@ -155,6 +156,11 @@ def default_os(release: Release) -> str:
     return max(usable, key=_os_sort_key)
 
 
+def _near(release: Release, instance_type: str) -> str:
+    near = did_you_mean(instance_type, sorted(release.instance_types))
+    return f"{near[0].upper()}{near[1:]} " if near else ""
+
+
 def instance_facts(release: Release, instance_type: str) -> InstanceType:
     """The matrix's row for ``instance_type``: its network cards and EFA interfaces."""
     known = release.instance_types.get(instance_type)
@@ -171,7 +177,8 @@ def instance_facts(release: Release, instance_type: str) -> InstanceType:
     raise UnsupportedCombination(
         f"{instance_type} is not in the instance table of Neuron {release.version}, so its "
         "network cards and EFA interfaces are unknown (Trn3 instance-type names are not "
-        f"published yet). Known types: {join_words(sorted(release.instance_types))}.",
+        f"published yet). {_near(release, instance_type)}"
+        f"Known types: {join_words(sorted(release.instance_types))}.",
         hint=f'Describe it in a matrix file ([instance-types."{instance_type}"] with '
         "network-cards, max-efa and enis-per-card, as 'aws ec2 describe-instance-types' reports "
         "them) and pass its directory with --matrix-dir.",

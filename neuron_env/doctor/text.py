@@ -75,7 +75,8 @@ def print_report(
             out.line()
             out.line((CATEGORY_TITLES[category], "bold"))
             for finding in members:
-                _print_finding(out, finding, width, verbose, _allowed_why(report, finding))
+                reads = _reads(report, finding) if verbose else ""
+                _print_finding(out, finding, width, verbose, _allowed_why(report, finding), reads)
     out.line()
     verdict, rest = _summary_line(report)
     first, *more = _wrap(verdict[0] + rest, out.width)
@@ -111,8 +112,22 @@ def _allowed_why(report: DoctorReport, finding: Finding) -> str | None:
     return report.summary.allowed_reasons.get(finding.check, "")
 
 
+def _reads(report: DoctorReport, finding: Finding) -> str:
+    """Where a passing check's facts came from (the failures' details already say)."""
+    from neuron_env.doctor.sources import read_from
+
+    if finding.status != "ok":
+        return ""
+    return read_from(report.needs.get(finding.check, ()), report.facts)
+
+
 def _print_finding(
-    out: Writer, finding: Finding, width: int, verbose: bool, allowed: str | None = None
+    out: Writer,
+    finding: Finding,
+    width: int,
+    verbose: bool,
+    allowed: str | None = None,
+    read_from: str = "",
 ) -> None:
     note = ""
     if allowed is not None:
@@ -121,6 +136,8 @@ def _print_finding(
     lines: list[Line] = [("", "", finding.summary + note)]
     if finding.detail and (verbose or finding.status in ("fail", "error")):
         lines.append(("", "dim", finding.detail))
+    if verbose and read_from:
+        lines.append(("read: ", "dim", read_from))
     if finding.fix and finding.status != "ok":
         lines.append(("fix: ", "", finding.fix))
     lead = [("  ", ""), MARKS[finding.status], (f" {finding.check:<{width}}  ", "")]

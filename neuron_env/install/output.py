@@ -389,4 +389,6 @@ def print_system(out: Console, plan: SystemPlan, *, executing: bool) -> None:
     _notes(out, plan.notes)
     if not executing:
         out.print()
-        out.print("Nothing was run. To run these steps: sudo neuron-env install --system --execute")
+        # The same release as the steps shown: without it, --execute would install the default.
+        run = command("install", "--system", "--release", plan.release, "--execute")
+        out.print(f"Nothing was run. To run these steps: sudo {escape(run)}")

@@ -8,7 +8,7 @@ supported.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -17,6 +17,7 @@ from packaging.version import InvalidVersion, Version
 from neuron_env.errors import BadInput, UnsupportedCombination
 from neuron_env.matrix.load import Matrix
 from neuron_env.matrix.model import Pairing, Release
+from neuron_env.schema import did_you_mean
 from neuron_env.wording import join_words, version_span
 
 NoteLevel = Literal["info", "warning"]
@@ -119,6 +120,17 @@ class Target:
         return tuple(n for n in self.notes if n.level == "warning")
 
 
+def _unconfirmed_pins(release: str, pins: Sequence[Pin]) -> list[Note]:
+    """One line for all of a release's unconfirmed pins: one warning each drowned the rest, and
+    ``matrix show`` already says why each one is unconfirmed."""
+    count = sum(1 for p in pins if not p.confirmed)
+    if not count:
+        return []
+    noun = "pin" if count == 1 else "pins"
+    see = f"see 'neuron-env matrix show --release {release}'"
+    return [Note("warning", "pin.unconfirmed", f"{release}: {count} {noun} unconfirmed — {see}")]
+
+
 def resolve_target(matrix: Matrix, request: Request) -> Target:
     """Resolve ``request`` against ``matrix`` (the latest release unless one is named)."""
     release = matrix.get(request.release)
@@ -135,11 +147,7 @@ def resolve_target(matrix: Matrix, request: Request) -> Target:
             Note("info", "python.unspecified", f"Supports Python {version_span(pairing.python)}.")
         )
     pins = _pins(release, pairing)
-    notes.extend(
-        Note("warning", "pin.unconfirmed", f"{p.requirement} is unconfirmed: {p.note}")
-        for p in pins
-        if not p.confirmed
-    )
+    notes.extend(_unconfirmed_pins(str(release.version), pins))
     return Target(
         release=str(release.version),
         release_status=release.release.status,
@@ -262,10 +270,11 @@ def _instance_notes(release: Release, instance_type: str | None) -> Iterator[Not
     family_name = release.family_of(instance_type)
     family = release.families.get(family_name)
     native = [name for name, fam in release.families.items() if fam.native]
+    near = _near_instance_type(release, instance_type)
     if family is None:
         raise UnsupportedCombination(
             f"'{instance_type}' is not a Trainium instance the native backend supports; "
-            f"it needs a {join_words(native, 'or')} instance.",
+            f"it needs a {join_words(native, 'or')} instance.{near}",
             hint=f"Known types: {join_words(sorted(release.instance_types))}.",
         )
     if not family.native:
@@ -276,9 +285,15 @@ def _instance_notes(release: Release, instance_type: str | None) -> Iterator[Not
         yield Note(
             "warning",
             "instance.unlisted",
-            f"{instance_type} is not in the matrix; its family {family_name} is supported. "
-            f"{family.note}".strip(),
+            f"{instance_type} is not in the matrix; its family {family_name} is supported."
+            f"{near} {family.note}".strip(),
         )
+
+
+def _near_instance_type(release: Release, instance_type: str) -> str:
+    """`` Did you mean 'trn2.48xlarge'?`` for a typo of a known type, else ""."""
+    near = did_you_mean(instance_type, sorted(release.instance_types))
+    return f" {near[0].upper()}{near[1:]}" if near else ""
 
 
 def _pins(release: Release, pairing: Pairing) -> tuple[Pin, ...]:

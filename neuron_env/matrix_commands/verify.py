@@ -31,6 +31,7 @@ class VerifyRequest:
 class VerifyResult:
     verification: Verification
     overlay: Path | None  # the overlay release file written, if one was
+    write: Path | None = None  # where --write asked for it (not written: an index was not read)
 
 
 def verify_release(request: VerifyRequest) -> VerifyResult:
@@ -58,7 +59,7 @@ def verify_release(request: VerifyRequest) -> VerifyResult:
         from neuron_env.matrix_commands.indexcheck.overlay import write_overlay
 
         overlay = write_overlay(release, result, request.write)
-    return VerifyResult(result, overlay)
+    return VerifyResult(result, overlay, request.write)
 
 
 def default_index() -> tuple[str, str] | None:

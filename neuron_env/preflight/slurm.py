@@ -130,6 +130,18 @@ class HealthcheckRequest:
     timeout: float = 120.0
 
 
+def _require_target(python: Path | None) -> None:
+    """Without --python the script would judge neuron-env's own environment on every node, which
+    has no torch-neuronx: each node would fail and be drained."""
+    if python is None:
+        raise BadInput(
+            "preflight --emit slurm-healthcheck needs the environment each node should run: "
+            "without --python it would judge neuron-env's own, fail and drain every node.",
+            hint="Add --python PATH, the interpreter of the TorchNeuron environment on the "
+            "nodes (e.g. --python /opt/venv/bin/python).",
+        )
+
+
 def slurm_healthcheck(request: HealthcheckRequest) -> str:
     """The Slurm health-check script running this installation's neuron-env preflight with the
     request's settings; settings that would fail on every node are bad input first."""
@@ -141,6 +153,7 @@ def slurm_healthcheck(request: HealthcheckRequest) -> str:
     check_healthcheck_settings(
         matrix, request.release, request.torch, request.allow, request.timeout
     )
+    _require_target(request.python)  # after the values given: they are fixed in the same edit
     args = ["--level", str(request.level)]
     args += ["--torch", request.torch] if request.torch else []
     args += ["--release", request.release] if request.release else []

@@ -117,18 +117,31 @@ def run_scan(request: ScanRequest, review: FixReview | None = None) -> ScanResul
     rules = rules_for(load_matrix(list(request.matrix_dirs)).get(request.release))
     if request.list_rules:
         return RuleListing(rules)
-    if not request.paths:
-        raise BadInput(
-            "Give at least one PATH to scan.", hint="Example: neuron-env scan train.py src/"
-        )
+    paths = request.paths or (Path(),)  # "." like ruff and flake8: the current folder
     options = ScanOptions(request.root or Path.cwd(), tuple(request.exclude))
-    report = _scan(request.paths, rules, options)
+    report = _scan(paths, rules, options)
+    if not report.files:
+        raise _nothing_to_scan(paths, excluded=bool(request.exclude))
     if request.fix:
         if review is None:
             raise ValueError("scan --fix needs a FixReview to show the diff and ask")
         if _fix(report, rules, request, review):
-            report = _scan(request.paths, rules, options)
+            report = _scan(paths, rules, options)
     return ScanResult(report, next(s for s in SEVERITIES if s == fail_on))
+
+
+def _nothing_to_scan(paths: Sequence[Path], *, excluded: bool) -> BadInput:
+    """A scan of no file judged nothing: saying "no findings" would pass a gate on a wrong path."""
+    where = ", ".join(_shown(p) for p in paths)
+    hint = "Give the files or folders that hold your code, e.g. neuron-env scan train.py src/"
+    if excluded:
+        hint += ", or check that --exclude leaves some of them"
+    return BadInput(f"No Python files under {where}.", hint=hint + ".")
+
+
+def _shown(path: Path) -> str:
+    """The path as given, and where that is when it was relative (``.`` alone says little)."""
+    return str(path) if path.is_absolute() else f"{path} ({path.absolute()})"
 
 
 def _check(request: ScanRequest) -> str:

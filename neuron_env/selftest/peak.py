@@ -9,6 +9,7 @@ import os
 
 from neuron_env.errors import BadInput
 from neuron_env.matrix import Release
+from neuron_env.schema import did_you_mean
 from neuron_env.selftest.models import Peak
 
 LNC_VARIABLE = "NEURON_LOGICAL_NC_CONFIG"
@@ -43,8 +44,10 @@ def _chip_of(release: Release, instance_type: str) -> str:
     family = release.families.get(spec.family) if spec is not None else None
     if family is None or family.chip is None:
         known = ", ".join(sorted(release.instance_types))
+        near = did_you_mean(instance_type, sorted(release.instance_types))
         raise BadInput(
-            f"No Trainium chip is known for instance type {instance_type!r}.",
+            f"No Trainium chip is known for instance type {instance_type!r}"
+            + (f"; {near}" if near else "."),
             hint=f"Known instance types: {known}; or pass --chip.",
         )
     return family.chip

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from neuron_env.invocation import program
 from neuron_env.worker.results import Comparison, DeviceInfo, Problem
 
 _COMPARISON_KEYS = set(Comparison.__dataclass_fields__)
@@ -18,9 +19,14 @@ def device_info(event: dict[str, Any]) -> DeviceInfo:
 
 
 def problem(event: dict[str, Any]) -> Problem:
-    return Problem(
-        str(event.get("kind", "error")), str(event.get("message", "")), event.get("hint") or ""
-    )
+    hint = str(event.get("hint") or "")
+    return Problem(str(event.get("kind", "error")), str(event.get("message", "")), _runnable(hint))
+
+
+def _runnable(hint: str) -> str:
+    """The worker runs in the target interpreter and cannot know how neuron-env was started: its
+    quoted commands say 'neuron-env ...', named here as a fresh shell finds this neuron-env."""
+    return hint.replace("'neuron-env ", f"'{program()} ")
 
 
 def comparison(fields: dict[str, Any]) -> Comparison:

@@ -195,3 +195,17 @@ def test_resolve_names_the_companions_the_target_can_take(cli: CliRunner) -> Non
     assert "torchao-neuron" not in {
         c["name"] for c in json.loads(trn2.stdout)["target"]["companions"]
     }
+
+
+def test_did_you_mean_for_an_unknown_instance_type_and_check_id(cli: CliRunner) -> None:
+    typo = cli("matrix", "resolve", "--torch", "2.14", "--instance-type", "trn2.48xlarg")
+    assert typo.returncode == 0, typo.stderr
+    assert "Did you mean 'trn2.48xlarge'?" in " ".join(typo.stdout.split())
+    unknown_family = cli("matrix", "resolve", "--torch", "2.14", "--instance-type", "tr2.48xlarge")
+    assert unknown_family.returncode == 2
+    assert "Did you mean 'trn2.48xlarge'?" in " ".join(unknown_family.stderr.split())
+    for option, typed, meant in (("--check", "driver.modul", "driver.module"),
+                                 ("--skip", "env.cach", "env.cache")):  # fmt: skip
+        result = cli("doctor", option, typed)
+        assert result.returncode == 2
+        assert f"Unknown check id '{typed}'; did you mean '{meant}'?" in result.stderr

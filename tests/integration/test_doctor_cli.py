@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import stat
+import subprocess
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -254,3 +257,33 @@ def test_the_default_target_is_the_active_virtualenv(cli: CliRunner, healthy: Ho
     assert json.loads(result.stdout)["facts"]["python"]["prefix"] == str(
         healthy.python.parent.parent
     )
+
+
+def test_a_global_option_after_the_command_gets_a_hint(cli: CliRunner, tmp_path: Path) -> None:
+    result = cli("doctor", "--matrix-dir", str(tmp_path), "--level", "0")
+    assert result.returncode == 2
+    assert "No such option: --matrix-dir" in result.stderr
+    hint = result.stderr.splitlines()[-1]
+    prefix = "Global options go before the command: "
+    assert hint.startswith(prefix), result.stderr
+    argv = shlex.split(hint.removeprefix(prefix))
+    assert argv[1:] == ["--matrix-dir", str(tmp_path), "doctor", "--level", "0"]
+    pasted = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=120)
+    assert pasted.returncode in (0, 1), pasted.stderr  # judged: the options were accepted
+
+
+def test_doctor_verbose_shows_what_each_passing_check_read_and_where(
+    cli: CliRunner, healthy: Host
+) -> None:
+    plain = cli(*healthy.args(), env=healthy.env)
+    verbose = cli(*healthy.args("-v"), env=healthy.env)
+    assert verbose.returncode == 0, verbose.stdout + verbose.stderr
+    assert "read: " not in plain.stdout  # the plain report stays short
+    blocks = re.split(r"\n  (?=[✓✗!?-] )", verbose.stdout)
+    passed = {b.split()[1]: " ".join(b.split()) for b in blocks if b.startswith("✓ ")}
+    assert len(passed) == 20
+    for check, block in passed.items():
+        assert "read: " in block, check
+    assert f"read: {healthy.sysroot}/etc/os-release" in passed["platform.os"]
+    target = f"read: {healthy.python}: its version and installed distributions"
+    assert target in passed["python.torch"]

@@ -177,3 +177,16 @@ def test_install_without_a_supported_python_says_how_to_get_one_on_this_os(
     message = flat(result.stderr)
     assert "No Python 3.12, 3.13, 3.14 found (on PATH, in pyenv or among uv's Pythons)" in message
     assert "python3.12 -m venv" not in message
+
+
+def test_unconfirmed_pins_are_one_line_per_release(neuron_env: NeuronEnv, tmp_path: Path) -> None:
+    common = ["--torch", "2.13", "--release", "2.34.0", "--os", "ubuntu-26.04", "--dry-run"]
+    install = neuron_env("install", *common, "--venv", str(tmp_path / "env"))
+    download = neuron_env("download", *common, "-d", str(tmp_path / "wheels"))
+    for result in (install, download):
+        assert result.returncode == 0, result.stderr
+        said = flat(result.stdout + result.stderr)
+        for pin in ("torch==2.13.0", "torch-neuronx==2.13.3.1.*", "neuronx-cc==2.*", "nki==0.8.0"):
+            assert f"{pin} is unconfirmed" not in said  # no longer one warning per pin
+        line = "2.34.0: 4 pins unconfirmed — see 'neuron-env matrix show --release 2.34.0'"
+        assert said.count(line) == 1, said

@@ -47,6 +47,14 @@ def test_steps_pin_confirmed_versions_and_leave_unconfirmed_ones_unpinned(
     assert "Nothing was run." in out
 
 
+def test_install_system_hint_keeps_release(neuron_env: NeuronEnv) -> None:
+    result = system(neuron_env, UBUNTU, "--release", "2.33.1")
+    assert result.returncode == 0, result.stderr
+    hint = flat(result.stdout).split("To run these steps: ")[1]
+    assert hint.startswith("sudo ")
+    assert "install --system --release 2.33.1 --execute" in hint
+
+
 def test_steps_for_ubuntu_26_04_on_another_host_use_its_codename(neuron_env: NeuronEnv) -> None:
     result = system(neuron_env, UBUNTU, "--os", "ubuntu-26.04")
     assert result.returncode == 0, result.stderr

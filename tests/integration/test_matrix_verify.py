@@ -488,3 +488,22 @@ def test_ctrl_c_while_an_index_hangs_ends_at_once_and_writes_nothing(tmp_path: P
     assert time.monotonic() - started < 10  # not the 120 s the hung read would take
     assert "Interrupted. Nothing was written." in err and "Traceback" not in err
     assert not overlay.exists() or not any(overlay.iterdir())
+
+
+def test_verify_write_offline_says_once_the_overlay_was_not_written(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    overlay = tmp_path / "overlay"
+    with socket.socket() as sock:  # bound, never listening: every connection is refused
+        sock.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{sock.getsockname()[1]}/simple"
+        result = cli("matrix", "verify", "--release", "2.34.0", "--neuron-index", closed,
+                     "--pytorch-index", closed, "--write", str(overlay))  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    out = " ".join(result.stdout.split())
+    assert out.count("connection refused") == 2, result.stdout  # once per index, not per fact
+    assert "could not be read (15 facts unknown)" in out
+    assert "could not be read (5 facts unknown)" in out
+    assert out.count("Overlay not written") == 1
+    assert f"Overlay not written to {overlay}" in out
+    assert not overlay.exists() or not any(overlay.iterdir())

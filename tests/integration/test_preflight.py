@@ -237,6 +237,18 @@ def test_healthcheck_drains_when_preflight_hangs(
     assert reason == "reason=neuron-env preflight did not finish within 1s"
 
 
+def test_slurm_healthcheck_refuses_to_run_without_a_target_environment(
+    cli: CliRunner, healthy: Host
+) -> None:
+    result = cli("preflight", "--emit", "slurm-healthcheck", "--sysroot", str(healthy.sysroot))
+    assert result.returncode == 2
+    assert result.stdout == ""  # no script to install by mistake
+    said = " ".join(result.stderr.split())
+    assert "without --python it would judge neuron-env's own, fail and drain every node" in said
+    assert "Add --python PATH" in said
+    assert "Traceback" not in result.stderr
+
+
 def test_rendered_scripts_pass_shellcheck(cli: CliRunner, healthy: Host, tmp_path: Path) -> None:
     script = render_healthcheck(cli, healthy, tmp_path / "hc.sh", "--allow", "env.cache")
     repo = DATA.parents[1]

@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 
 from neuron_env import __version__
-from tests.conftest import DATA, CliRunner, cli_argv
+from tests.conftest import DATA, CliRunner, cli_argv, cli_runner
 
 pytestmark = pytest.mark.integration
 
@@ -133,7 +133,7 @@ def test_a_file_that_does_not_parse_is_reported_and_the_rest_still_scanned(
         ([".", "--fail-on", "info"], "--fail-on 'info' is not one of: error, warning, note."),
         ([".", "--release", "1.0.0"], "No matrix file describes Neuron release '1.0.0'."),
         ([".", "--yes"], "--dry-run and --yes only apply to --fix."),
-        ([], "Give at least one PATH to scan."),
+        ([], "No Python files under . ("),
     ],
 )
 def test_bad_input_exits_2_with_one_clear_line(
@@ -366,3 +366,24 @@ def test_sarif_fingerprints_survive_code_moving_above_the_finding(
     (tmp_path / "train.py").write_text("# a new header line\n\n" + body)
     assert fingerprints() == before
     assert len(set(before)) == len(before)  # the two identical findings are told apart
+
+
+def test_scan_defaults_to_the_current_folder(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text("import torch\nx = torch.zeros(2, dtype=torch.float64)\n")
+    result = cli_runner(tmp_path)("scan", "--format", "json")
+    doc = json.loads(result.stdout)
+    assert doc["files"] == ["train.py"], doc
+    assert result.returncode == 0 and doc["findings"], result.stderr
+
+
+@pytest.mark.parametrize("output_format", ["text", "json"])
+def test_scan_of_a_folder_without_python_files_says_so_and_exits_2(
+    cli: CliRunner, tmp_path: Path, output_format: str
+) -> None:
+    empty = tmp_path / "docs"
+    empty.mkdir()
+    (empty / "README.md").write_text("no code here\n")
+    result = cli("scan", str(empty), "--format", output_format)
+    assert result.returncode == 2
+    assert f"error: No Python files under {empty}." in result.stderr
+    assert "Checked 0 files" not in result.stdout and "Traceback" not in result.stderr

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRunner
+from tests.conftest import NEURON_ENV, CliRunner
+from tests.integration.install_helpers import flat
 
 pytestmark = pytest.mark.integration
 
@@ -85,6 +87,28 @@ def test_torch_without_torch_neuronx_has_no_neuron_device(
     assert result.returncode == 1
     assert doc["problem"]["kind"] == "no-device"
     assert "torch-neuronx is not installed" in doc["problem"]["message"]
+
+
+def test_device_smoke_advice_has_no_placeholder_and_says_it_once(
+    cli: CliRunner, torch_python: Path
+) -> None:
+    venv = str(torch_python.parent.parent)
+    minor = ".".join(_torch_version(torch_python).split(".")[:2])
+    install = f"install --torch {minor} --venv {venv}"
+    smoke = flat(cli("smoke", "--python", str(torch_python)).stdout)
+    preflight = flat(cli("preflight", "--python", str(torch_python)).stdout)
+    block = preflight.split("device.smoke")[1].split("Not ready")[0]
+    for text in (smoke, block):
+        assert "X.Y" not in text
+        assert install in text
+    assert smoke.count("Install it with") == 1
+    assert block.count("Install it with") == 1, block
+    assert f"fix: Install it with '{NEURON_ENV} {install}'" in block
+
+
+def _torch_version(python: Path) -> str:
+    argv = [str(python), "-c", "import torch; print(torch.__version__.split('+')[0])"]
+    return subprocess.run(argv, capture_output=True, text=True, check=True).stdout.strip()
 
 
 def test_a_target_without_torch_is_a_clear_error(cli: CliRunner, bare_python: Path) -> None:

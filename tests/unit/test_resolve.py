@@ -123,7 +123,10 @@ def test_a_version_that_is_not_a_version_is_bad_input() -> None:
 def test_unconfirmed_pins_of_2_34_are_warned_about() -> None:
     target = resolve_target(MATRIX, Request("2.14", release="2.34.0"))
     unconfirmed = [w.message for w in target.warnings if w.code == "pin.unconfirmed"]
-    assert any(m.startswith("neuronx-cc==2.*") for m in unconfirmed)
+    assert unconfirmed == [
+        "2.34.0: 2 pins unconfirmed — see 'neuron-env matrix show --release 2.34.0'"
+    ]
+    assert {p.name for p in target.pins if not p.confirmed} == {"neuronx-cc", "nki"}
     assert target.pin("torch-neuronx").requirement == "torch-neuronx==2.14.3.1.*"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import platform
+import shlex
 import sys
 from importlib import metadata
 from typing import Any
@@ -130,13 +131,18 @@ def _import_torch_neuronx() -> None:
             "no-device",
             f"torch-neuronx is not installed in {sys.executable}, so torch "
             f"{torch.__version__} has no 'neuron' device.",
-            "Install it with 'neuron-env install --torch X.Y', or test another device with "
-            "--device cpu.",
+            f"Install it with '{_install_here()}', or test another device with --device cpu.",
         )
     try:
         importlib.import_module("torch_neuronx")
     except Exception as exc:
         raise Fatal("no-device", f"import torch_neuronx failed: {_first_line(exc)}") from None
+
+
+def _install_here() -> str:
+    """The install that adds torch-neuronx to this very environment, for the torch it has."""
+    minor = ".".join(torch.__version__.split("+")[0].split(".")[:2])
+    return shlex.join(["neuron-env", "install", "--torch", minor, "--venv", sys.prefix])
 
 
 def _cuda_count() -> int:

@@ -6,8 +6,7 @@
 #        (pass every /dev/neuron* the job uses; the Neuron driver, aws-neuronx-dkms, stays on
 #        the host: this image holds the user space only)
 # WARNING: Ubuntu 26.04 LTS: unconfirmed. The 2.34 support table could not be read: the 2.33 rules are carried forward.
-# WARNING: neuronx-cc==2.* is unconfirmed: The 2.34 compiler version was not published in the sources read; the newest 2.x on the Neuron index is taken.
-# WARNING: nki==0.8.0 is unconfirmed: The 2.34 GitHub release names NKI 0.8.0 (adds dynamic control flow); that the pip version is exactly nki 0.8.0 follows the 2.33 pattern (NKI 0.7.0 is nki 0.7.0) but was not read from a 2.34 artifact list.
+# WARNING: 2.34.0: 2 pins unconfirmed — see 'neuron-env matrix show --release 2.34.0'
 # WARNING: Neuron 2.34.0 does not confirm the versions of aws-neuronx-collectives, aws-neuronx-runtime-lib, aws-neuronx-tools: the image installs them unpinned (the newest in the repository).
 FROM ubuntu:26.04
 
