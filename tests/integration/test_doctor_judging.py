@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import DATA, CliRunner
+from tests.conftest import DATA, NEURON_ENV, CliRunner
 
 pytestmark = pytest.mark.integration
 
@@ -159,7 +159,10 @@ def test_fixes_built_from_hostile_facts_are_inert(cli: CliRunner, tmp_path: Path
 def test_device_fixes_name_only_flags_the_commands_have(cli: CliRunner, tmp_path: Path) -> None:
     doc = doctor_json(cli, SNAPSHOTS / "hostile-values.json", "--level", "1")
     smoke = next(f for f in doc["findings"] if f["check"] == "device.smoke")  # type: ignore[attr-defined]
-    assert smoke["fix"].startswith("neuron-env smoke --device ")
+    # neuron-env is named by its path where a fresh shell would not find it (this test venv)
+    assert (
+        smoke["fix"].replace(str(NEURON_ENV), "neuron-env").startswith("neuron-env smoke --device ")
+    )
     assert " -v" not in smoke["fix"]  # smoke has no --verbose
     snapshot = json.loads((SNAPSHOTS / "hostile-values.json").read_text())
     snapshot["facts"]["device"]["smoke"]["hint"] = (
@@ -187,7 +190,7 @@ def test_a_target_outside_a_venv_gets_a_new_venv_made_with_it(
 ) -> None:
     python = {"executable": "/usr/bin/python3.12", "version": "3.12.3", "prefix": "/usr"}
     doc = doctor_json(cli, _variant(tmp_path, {"python": python}))
-    fixes = {f["check"]: f["fix"] for f in doc["findings"]}  # type: ignore[attr-defined]
+    fixes = {f["check"]: f["fix"].replace(str(NEURON_ENV), "neuron-env") for f in doc["findings"]}  # type: ignore[attr-defined]
     # install refuses --python outside a venv; with a new --venv it creates one with it
     expected = "neuron-env install --torch 2.14 --release 2.34.0 --venv .venv-neuron"
     assert fixes["python.torch"] == f"{expected} --python /usr/bin/python3.12"
