@@ -15,6 +15,7 @@ Keys: ``release`` ("2.33.1"), ``torch`` ("2.14") and ``allow`` (check id → why
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,11 +60,13 @@ def _searched(start: Path) -> list[Path]:
 
 
 def _table_in(folder: Path) -> tuple[Path, Any] | None:
+    # Whatever stands at these names is read (a FIFO, a device or a link to one is refused with
+    # a message), never passed over: a settings file that silently does not apply is a lie.
     own = folder / FILE
-    if own.is_file():
+    if os.path.lexists(own):
         return own, _read(own)
     pyproject = folder / PYPROJECT
-    if pyproject.is_file() and _mentions_table(pyproject):
+    if os.path.lexists(pyproject) and _mentions_table(pyproject):
         tool = _read(pyproject).get("tool")
         if isinstance(tool, dict) and "neuron-env" in tool:
             return pyproject, tool["neuron-env"]

@@ -4,6 +4,7 @@ read by doctor, preflight and install from the project folder; flags win over th
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,6 +106,21 @@ def test_an_unknown_check_id_in_allow_is_bad_input_with_a_suggestion(healthy: Pr
     result = healthy.run("preflight", *healthy.host, "--level", "0", env=healthy.env)
     assert result.returncode == 2
     assert "unknown check id 'env.cach'; did you mean 'env.cache'?" in result.stderr
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link-to-device"])
+def test_a_project_file_that_is_not_a_regular_file_is_bad_input_not_ignored(
+    healthy: Project, kind: str
+) -> None:
+    path = healthy.folder / "neuron-env.toml"
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+    result = healthy.run("doctor", *healthy.host, env=healthy.env, timeout=30)
+    assert result.returncode == 2, result.stderr
+    assert f"Cannot read {path}" in " ".join(result.stderr.split())
+    assert "Traceback" not in result.stderr
 
 
 def test_a_file_outside_the_repository_is_not_read(healthy: Project) -> None:
