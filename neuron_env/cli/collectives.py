@@ -19,6 +19,8 @@ from neuron_env.errors import BadInput
 from neuron_env.output.formats import CollectivesFormat
 
 UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
+#: The largest message a rank is asked to hold (several buffers of it, and a CPU golden): 16 GiB.
+MAX_SIZE = 16 * 2**30
 
 
 def parse_sizes(text: str) -> tuple[int, ...]:
@@ -31,14 +33,18 @@ def parse_sizes(text: str) -> tuple[int, ...]:
     except ValueError:
         raise BadInput(
             f"--sizes {text!r} is not a list of sizes.",
-            hint="e.g. --sizes 8,1024,1M or --sizes 8:1G (by x2); suffixes K, M, G (powers of 2).",
+            hint="e.g. --sizes 8,1024,1M or --sizes 8:1G (by x2); suffixes K, M, G (powers of 2); "
+            "each from 1 B to 16G.",
         ) from None
 
 
 def _bytes(part: str) -> int:
     part = part.strip().upper().removesuffix("B")
     unit = part[-1:] if part[-1:] in UNITS else ""
-    return int(part[: len(part) - len(unit)]) * UNITS[unit]
+    size = int(part[: len(part) - len(unit)]) * UNITS[unit]
+    if not 1 <= size <= MAX_SIZE:  # 0 B measures nothing; past 16 GiB no rank holds it
+        raise ValueError(part)
+    return size
 
 
 def _split(text: str | None) -> tuple[str, ...] | None:

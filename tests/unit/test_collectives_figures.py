@@ -80,3 +80,11 @@ def test_sizes_take_lists_suffixes_and_ranges() -> None:
     assert parse_sizes("8,1K,2M") == (8, 1024, 2 * 2**20)
     assert parse_sizes("8:64") == (8, 16, 32, 64)
     assert parse_sizes("8:1G")[-1] == 2**30
+
+
+@pytest.mark.parametrize(
+    "text", ["0", "99999999999999999999G", "8:17G", "8,-4", "10000000000000000000000"]
+)
+def test_sizes_nobody_can_measure_are_bad_input_before_any_rank_starts(text: str) -> None:
+    with pytest.raises(BadInput, match="is not a list of sizes"):
+        parse_sizes(text)
