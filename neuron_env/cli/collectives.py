@@ -12,6 +12,7 @@ from neuron_env.cli.options import (
     DistributedBackendOption,
     PeakInstanceTypeOption,
     PythonOption,
+    QuietOption,
     ReportOutputOption,
     format_option,
 )
@@ -106,10 +107,17 @@ def collectives(
             "--slow-rank", metavar="FRACTION", help="Name a rank slower than the median by more."
         ),
     ] = 0.2,
+    compare_nccom: Annotated[
+        bool,
+        typer.Option(
+            "--compare-nccom", help="Also run nccom-test on the same sizes (one host): both shown."
+        ),
+    ] = False,
     output_format: Annotated[
         str, format_option(CollectivesFormat, "text, json, junit or html.")
     ] = "text",
     output: ReportOutputOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """All-reduce, all-gather, reduce-scatter, all-to-all and broadcast over a size sweep.
 
@@ -125,8 +133,10 @@ def collectives(
       srun --ntasks-per-node 16 neuron-env collectives --instance-type trn2.48xlarge
 
       neuron-env collectives --backend gloo --nproc-per-node 4 --sizes 8,1024,1M
+
+      neuron-env collectives --nproc-per-node 16 --compare-nccom --sizes 1M:1G
     """
-    from neuron_env.collectives.output import COLLECTIVES
+    from neuron_env.collectives.output import COLLECTIVES, progress
     from neuron_env.collectives.workflow import (
         DEFAULT_SIZES,
         OPS,
@@ -138,7 +148,8 @@ def collectives(
     request = CollectivesRequest(
         python=python, backend=backend, dtype=dtype, iters=iters, warmup=warmup, timeout=timeout,
         nproc_per_node=nproc_per_node, instance_type=instance_type, peak_gbps=peak_gbps,
-        min_busbw_ratio=min_busbw_ratio, slow_rank=slow_rank,
+        min_busbw_ratio=min_busbw_ratio, slow_rank=slow_rank, compare_nccom=compare_nccom,
+        progress=None if quiet else progress,
         ops=_split(ops) or OPS,
         sizes=parse_sizes(sizes) if sizes else DEFAULT_SIZES,
     )  # fmt: skip

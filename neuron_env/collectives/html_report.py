@@ -12,6 +12,7 @@ from neuron_env.output.html_page import (
     Reference,
     Series,
     bullets,
+    esc,
     line_chart,
     page,
     pairs,
@@ -22,6 +23,7 @@ from neuron_env.output.html_page import (
 
 COLUMNS = ("size (B)", "count (elements)", "type", "redop", "time (us)", "min (us)", "max (us)",
            "algbw (GB/s)", "busbw (GB/s)", "#wrong", "of peak")  # fmt: skip
+NCCOM_COLUMNS = ("nccom-test busbw (GB/s)", "ours / nccom-test")
 SIZE_UNITS = (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("B", 1))
 
 
@@ -33,7 +35,7 @@ def render(result: CollectivesResult) -> str:
         parts.append(section("Failures", failures))
     parts.append(section("Bus bandwidth against message size", chart(result)))
     for op, rows in groupby(result.rows, key=lambda r: r.op):
-        parts.append(section(op, table(COLUMNS, [_cells(r) for r in rows], range(11)), "op"))
+        parts.append(section(op, _op_table(result, op, list(rows)), "op"))
     parts.append(section("Summary", pairs(_footer(result))))
     return page(f"neuron-env collectives: {_title(result)}", *parts)
 
@@ -67,6 +69,10 @@ def chart(result: CollectivesResult) -> str:
         Series(op, [(r.size, r.busbw) for r in rows])
         for op, rows in groupby(result.rows, key=lambda r: r.op)
     ]
+    series += [  # nccom-test's line beside each op it ran, dashed
+        Series(f"{e.op} (nccom-test)", [(r.size, r.busbw) for r in e.rows], dashed=True)
+        for e in result.nccom or [] if e.rows
+    ]  # fmt: skip
     peak = result.peak
     reference = Reference(f"peak: {peak.label}", peak.gbytes_per_s) if peak else None
     return line_chart(
@@ -84,6 +90,23 @@ def size_label(size: float) -> str:
 
 def _gbytes(value: float) -> str:
     return f"{value:g}"
+
+
+def _op_table(result: CollectivesResult, op: str, rows: list[Row]) -> str:
+    if result.nccom is None:
+        return table(COLUMNS, [_cells(r) for r in rows], range(11))
+    cells = [_cells(r) + _nccom_cells(result, r) for r in rows]
+    entry = next((e for e in result.nccom if e.op == op), None)
+    said = entry.message if entry else ""
+    note = f'<p class="muted">nccom-test: {esc(said)}</p>' if said else ""
+    return table(COLUMNS + NCCOM_COLUMNS, cells, range(13)) + note
+
+
+def _nccom_cells(result: CollectivesResult, row: Row) -> tuple[object, ...]:
+    theirs = result.nccom_row(row.op, row.size)
+    if theirs is None:
+        return ("—", "—")
+    return (f"{theirs.busbw:.2f}", "—" if theirs.ratio is None else f"{theirs.ratio:.2f}×")
 
 
 def _cells(row: Row) -> tuple[object, ...]:

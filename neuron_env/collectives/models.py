@@ -28,7 +28,7 @@ class Row:
 class Failure:
     """Why the run failed, in one sentence that names the op, the size and the rank."""
 
-    kind: str  # wrong | mismatch | hang | slow-rank | low-busbw | error
+    kind: str  # wrong | mismatch | hang | slow-rank | low-busbw | error | nccom
     message: str
     rank: int | None = None
     op: str | None = None
@@ -43,6 +43,40 @@ class Peak:
     label: str
 
 
+@dataclass(frozen=True)
+class NccomRow:
+    """nccom-test's figures at one of our sizes, in our units (GB/s: 10^9 B/s; nccom-test prints
+    GiB/s), and our busbw over its busbw (None when it measured none)."""
+
+    size: int
+    time_s: float
+    algbw: float
+    busbw: float
+    ratio: float | None
+
+
+@dataclass(frozen=True)
+class NccomOp:
+    """What ``--compare-nccom`` got for one op: ``ran`` (its rows), ``not-run`` (nccom-test has
+    no such op, or an earlier run of it timed out) or ``failed`` (``message`` says how)."""
+
+    op: str
+    status: str  # ran | not-run | failed
+    command: str | None = None  # nccom-test's name of the op
+    message: str = ""
+    rows: tuple[NccomRow, ...] = ()
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A step finished on every rank (``row``), or nccom-test started on an op (``row`` None)."""
+
+    op: str
+    done: int
+    total: int
+    row: Row | None = None
+
+
 @dataclass
 class CollectivesResult:
     backend: str
@@ -55,6 +89,14 @@ class CollectivesResult:
     notes: list[str] = field(default_factory=list)
     peak: Peak | None = None
     complete: bool = False
+    nccom: list[NccomOp] | None = None  # None: --compare-nccom was not asked for
+
+    def nccom_row(self, op: str, size: int) -> NccomRow | None:
+        """nccom-test's figures for (op, size), if it measured them."""
+        for entry in self.nccom or []:
+            if entry.op == op:
+                return next((r for r in entry.rows if r.size == size), None)
+        return None
 
     @property
     def ok(self) -> bool:

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from neuron_env.collectives import figures, launch
-from neuron_env.collectives.models import CollectivesResult, Failure, Peak
+from neuron_env.collectives import figures, launch, nccom
+from neuron_env.collectives.models import CollectivesResult, Failure, Peak, Progress
 from neuron_env.collectives.peaks import peak_for
 from neuron_env.command import LineTimeout, LineTooLong, StreamingCommand
 from neuron_env.errors import BadInput, CommandFailed
@@ -23,6 +25,10 @@ DTYPES = ("float32", "float16", "bfloat16", "int32", "int64", "int8")
 BACKENDS = ("neuron", "gloo", "nccl")
 DEFAULT_SIZES = tuple(8 * 2**i for i in range(28))  # 8 B ... 1 GiB, by x2
 STARTUP_S = 120.0  # torchrun, the imports and the rendezvous, before the first step's timeout
+
+Report = Callable[[Progress], None]
+#: Opens the display of the sweep's progress (on stderr; entered only while the ranks run).
+ProgressFactory = Callable[[], AbstractContextManager[Report]]
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,8 @@ class CollectivesRequest:
     peak_gbps: float | None = None
     min_busbw_ratio: float | None = None
     slow_rank: float = 0.2
+    compare_nccom: bool = False
+    progress: ProgressFactory | None = None
     environ: dict[str, str] = field(default_factory=lambda: dict(os.environ))
 
 
@@ -57,6 +65,9 @@ def validate(request: CollectivesRequest) -> None:
     if request.iters < 1 or request.warmup < 0 or request.timeout <= 0:
         raise BadInput("--iters must be at least 1, --warmup at least 0, --timeout positive.")
     peak_for(request.instance_type, request.peak_gbps, one_host=True)  # an unknown type: exit 2
+    if request.compare_nccom:
+        nccom.check_comparable(request.ops, request.dtype, one_host=bool(request.nproc_per_node))
+        nccom.find_nccom(request.environ)
 
 
 def run_collectives(request: CollectivesRequest) -> CollectivesResult:
@@ -83,8 +94,34 @@ def run_collectives(request: CollectivesRequest) -> CollectivesResult:
         env = {**request.environ, **ranks}
         rank, world = int(ranks["RANK"]), int(ranks["WORLD_SIZE"])
     result = CollectivesResult(request.backend, world, request.dtype, rank=rank)
-    _follow(argv, env, request, result)
+    with request.progress() if request.progress else nullcontext(_quiet) as report:
+        _follow(argv, env, request, result, report)
+        if request.compare_nccom:
+            _compare_nccom(request, result, report)
     return result
+
+
+def _quiet(_: Progress) -> None:
+    pass
+
+
+def _compare_nccom(request: CollectivesRequest, result: CollectivesResult, report: Report) -> None:
+    """nccom-test on the sizes measured, after our ranks have ended (they held the devices)."""
+    if not result.rows:
+        result.nccom = []
+        result.notes.append("nccom-test was not run: the sweep measured nothing to compare")
+        return
+    assert request.nproc_per_node is not None  # validate() refused --compare-nccom without it
+    plan = nccom.NccomPlan(nccom.find_nccom(request.environ), request.nproc_per_node,
+                           request.dtype, request.iters, request.warmup, request.timeout,
+                           request.environ)  # fmt: skip
+    ops = [op for op in dict.fromkeys(r.op for r in result.rows) if op in nccom.NAMES]
+
+    def started(op: str) -> None:
+        report(Progress(op, ops.index(op), len(ops)))
+
+    result.nccom, failures = nccom.compare(plan, result.rows, started)
+    result.failures += failures
 
 
 def _payload(request: CollectivesRequest) -> dict[str, Any]:
@@ -96,13 +133,17 @@ def _payload(request: CollectivesRequest) -> dict[str, Any]:
 
 
 def _follow(
-    argv: list[str], env: dict[str, str], request: CollectivesRequest, result: CollectivesResult
+    argv: list[str],
+    env: dict[str, str],
+    request: CollectivesRequest,
+    result: CollectivesResult,
+    report: Report,
 ) -> None:
     steps: list[dict[str, Any]] = []
     hangs: list[dict[str, Any]] = []
     try:
         with StreamingCommand(argv, env=env, max_line=16 * 1024 * 1024) as job:
-            _read_events(job, request, result, steps, hangs)
+            _read_events(job, request, result, _Seen(steps, hangs, report))
             code = job.wait(30)
             tail = job.stderr_tail()
     except CommandFailed as exc:
@@ -117,12 +158,23 @@ def _follow(
         result.failures.append(Failure("error", f"the ranks ended early: {last[0]}"))
 
 
+@dataclass(frozen=True)
+class _Seen:
+    """What the ranks reported so far, and where each finished step is shown."""
+
+    steps: list[dict[str, Any]]
+    hangs: list[dict[str, Any]]
+    report: Report
+
+    def step(self, event: dict[str, Any], request: CollectivesRequest, world: int) -> None:
+        self.steps.append(event)
+        done = sum(s.get("op") == event.get("op") for s in self.steps)
+        row = figures.row(event, request.dtype, world, None)
+        self.report(Progress(row.op, done, len(request.sizes), row))
+
+
 def _read_events(
-    job: StreamingCommand,
-    request: CollectivesRequest,
-    result: CollectivesResult,
-    steps: list[dict[str, Any]],
-    hangs: list[dict[str, Any]],
+    job: StreamingCommand, request: CollectivesRequest, result: CollectivesResult, seen: _Seen
 ) -> None:
     silence = request.timeout + STARTUP_S
     while True:
@@ -138,9 +190,9 @@ def _read_events(
         event = _parse(line)
         kind = event.get("event")
         if kind == "step":
-            steps.append(event)
+            seen.step(event, request, result.world_size)
         elif kind == "hang":
-            hangs.append(event)
+            seen.hangs.append(event)
         elif kind == "fatal":
             result.failures.append(Failure("error", _fatal_text(event, request.backend),
                                            rank=event.get("rank")))  # fmt: skip

@@ -102,14 +102,17 @@ def bullets(items: Iterable[object]) -> str:
 
 WIDTH, HEIGHT = 820, 420
 LEFT, RIGHT, TOP, BOTTOM = 70, 170, 20, 50  # margins: tick labels left and below, legend right
+DASHED = ' stroke-dasharray="6 4"'
 
 
 @dataclass(frozen=True)
 class Series:
-    """One line: its name (in the legend) and its (x, y) points."""
+    """One line: its name (in the legend) and its (x, y) points; ``dashed`` for a line drawn
+    for comparison (another tool's figures)."""
 
     name: str
     points: Sequence[tuple[float, float]]
+    dashed: bool = False
 
 
 @dataclass(frozen=True)
@@ -147,7 +150,9 @@ def line_chart(
 
     Points at or below zero cannot be drawn on a log axis and are left out of their line.
     """
-    drawn = [Series(s.name, [(a, b) for a, b in s.points if a > 0 and b > 0]) for s in series]
+    drawn = [
+        Series(s.name, [(a, b) for a, b in s.points if a > 0 and b > 0], s.dashed) for s in series
+    ]
     drawn = [s for s in drawn if s.points]
     if not drawn:
         return '<p class="muted">Nothing was measured to draw.</p>'
@@ -230,7 +235,8 @@ def _polyline(series: Series, colour: str, sx: _Scale, sy: _Scale) -> str:
     )
     return (
         f'<g class="series" data-series="{esc(series.name)}" fill="{colour}">'
-        f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="2">'
+        f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="2"'
+        f"{DASHED if series.dashed else ''}>"
         f"<title>{esc(series.name)}</title></polyline>{dots}</g>"
     )
 
@@ -248,9 +254,12 @@ def _reference(reference: Reference, sy: _Scale) -> str:
 
 def _legend(series: Sequence[Series], reference: Reference | None) -> list[str]:
     x = WIDTH - RIGHT + 16
-    entries = [(s.name, PALETTE[i % len(PALETTE)], "") for i, s in enumerate(series)]
+    entries = [
+        (s.name, PALETTE[i % len(PALETTE)], DASHED if s.dashed else "")
+        for i, s in enumerate(series)
+    ]
     if reference is not None:
-        entries.append(("peak", "#b91c1c", ' stroke-dasharray="6 4"'))
+        entries.append(("peak", "#b91c1c", DASHED))
     return [
         f'<line x1="{x}" y1="{TOP + 10 + 20 * i}" x2="{x + 22}" y2="{TOP + 10 + 20 * i}" '
         f'stroke="{colour}" stroke-width="2"{dash}/>'

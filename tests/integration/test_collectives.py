@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -16,13 +18,21 @@ from tests.support.html_pages import assert_self_contained, render_in_chromium
 pytestmark = pytest.mark.integration
 
 FAULTS = REPO / "tests" / "fakes" / "collectives_faults"
+FAKE_NCCOM = REPO / "tests" / "fakes" / "fake_nccom.py"
 SMALL = ("--sizes", "8,1024,65536", "--iters", "3", "--warmup", "1")
+NOT_JUDGED = ("--slow-rank", "1000")  # these tests compare with nccom-test, not rank speeds
 
 
 def collectives(
-    cli: CliRunner, python: Path, *args: str, nproc: int = 2, fault: dict[str, str] | None = None
+    cli: CliRunner,
+    python: Path,
+    *args: str,
+    nproc: int = 2,
+    fault: dict[str, str] | None = None,
+    env: dict[str, str] | None = None,
 ) -> Result:
-    env = {"PYTHONPATH": str(FAULTS), **{f"COLLECTIVES_{k}": v for k, v in (fault or {}).items()}}
+    env = {"PYTHONPATH": str(FAULTS), **{f"COLLECTIVES_{k}": v for k, v in (fault or {}).items()},
+           **(env or {})}  # fmt: skip
     return cli(
         "collectives", "--backend", "gloo", "--nproc-per-node", str(nproc),
         "--python", str(python), *SMALL, *args, env=env, timeout=300,
@@ -139,3 +149,153 @@ def test_without_a_launcher_or_nproc_it_says_how_to_run_it(cli: CliRunner) -> No
     assert result.returncode == 2
     assert "no --nproc-per-node" in result.stderr
     assert "torchrun, srun or mpirun" in result.stderr
+
+
+# --- --compare-nccom, against a stand-in nccom-test on PATH (tests/fakes/fake_nccom.py) ---------
+
+
+def fake_nccom(tmp_path: Path, fault: str = "") -> dict[str, str]:
+    """``nccom-test`` in a folder first on PATH; the environment that puts it there."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    script = folder / "nccom-test"
+    script.write_text(f"#!{sys.executable}\n" + FAKE_NCCOM.read_text(encoding="utf-8"),
+                      encoding="utf-8")  # fmt: skip
+    script.chmod(0o755)
+    return {
+        "PATH": f"{folder}{os.pathsep}{os.environ['PATH']}",
+        "NCCOM_FAKE_CALLS": str(tmp_path / "calls.jsonl"),
+        "NCCOM_FAKE_PID": str(tmp_path / "nccom.pid"),
+        "NCCOM_FAKE_FAULT": fault,
+    }
+
+
+def calls(tmp_path: Path) -> list[list[str]]:
+    text = (tmp_path / "calls.jsonl").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_compare_nccom_runs_it_on_the_same_sizes_and_reports_both_with_progress_on_stderr(
+    cli: CliRunner, torch_python: Path, tmp_path: Path
+) -> None:
+    result = collectives(cli, torch_python, "--ops", "all_reduce,all_gather,broadcast",
+                         "--sizes", "1K:4K", "--compare-nccom", "--format", "json", *NOT_JUDGED,
+                         env=fake_nccom(tmp_path))  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    doc = json.loads(result.stdout)  # progress never reaches stdout
+    same = ["-r", "2", "-N", "1", "-b", "1024", "-e", "4096", "-f", "2", "-n", "3", "-w", "1",
+            "-d", "fp32", "--non-interactive"]  # fmt: skip
+    assert [c[: len(same)] for c in calls(tmp_path)] == [same, same]
+    assert [c[-1] for c in calls(tmp_path)] == ["allr", "allg"]  # it has no broadcast
+    entries = {e["op"]: e for e in doc["nccom"]}
+    assert entries["broadcast"]["status"] == "not-run"
+    assert entries["broadcast"]["message"] == "not run by nccom-test (it has no broadcast)"
+    ours = {(r["op"], r["size"]): r["busbw"] for r in doc["rows"]}
+    for op in ("all_reduce", "all_gather"):
+        rows = entries[op]["rows"]
+        assert entries[op]["status"] == "ran" and [r["size"] for r in rows] == [1024, 2048, 4096]
+        for row in rows:  # its GiB/s (size / 1 MiB) in GB/s, and ours over it
+            assert row["busbw"] == pytest.approx(row["size"] / 2**20 * 2**30 / 1e9)
+            assert row["ratio"] == pytest.approx(ours[(op, row["size"])] / row["busbw"])
+    assert "  all_reduce  1/3  1 KiB  time " in result.stderr
+    assert "  broadcast  3/3  4 KiB  time " in result.stderr
+    assert "  nccom-test 2/2: all_gather" in result.stderr
+
+
+def test_the_text_table_gains_nccom_tests_busbw_read_from_its_table_without_a_json_report(
+    cli: CliRunner, torch_python: Path, tmp_path: Path
+) -> None:
+    env = fake_nccom(tmp_path, "table")
+    result = collectives(cli, torch_python, "--ops", "all_reduce,broadcast", "--sizes", "1M:2M",
+                         "--compare-nccom", *NOT_JUDGED, env=env)  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert "  #wrong    nccom   ours/" in out and "(GB/s)   nccom" in out
+    lines = [line.split() for line in out.splitlines() if line.startswith(" ")]
+    assert [(w[0], w[8]) for w in lines if w[3] == "sum"] == [("1048576", "1.07"),
+                                                               ("2097152", "2.15")]  # fmt: skip
+    assert [w[8:10] for w in lines if w[3] == "none"] == [["-", "-"], ["-", "-"]]
+    assert "# nccom-test: not run by nccom-test (it has no broadcast)" in out
+    assert out.rstrip().endswith("collectives: ok")
+
+
+@pytest.mark.parametrize(
+    ("fault", "said"),
+    [
+        ("fail", "nccom-test allr failed with exit code 1; it said: 1024    Failure running "
+                 "neuron-bench - log file /tmp/nccom_test_x.log | 1 errors found - test failed"),
+        ("garbage", "nccom-test allr printed no result table; it said: \\x1b]0;owned\\x07"
+                    "Segmentation fault"),
+    ],
+)  # fmt: skip
+def test_an_nccom_test_that_fails_or_prints_garbage_fails_the_comparison_not_our_figures(
+    cli: CliRunner, torch_python: Path, tmp_path: Path, fault: str, said: str
+) -> None:
+    env = fake_nccom(tmp_path, fault)
+    result = collectives(cli, torch_python, "--ops", "all_reduce", "--sizes", "1K:2K",
+                         "--compare-nccom", *NOT_JUDGED, env=env)  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"FAIL nccom: {said}" in result.stdout
+    assert "         2048          512   float32    sum" in result.stdout  # ours still shown
+    assert "# Out of bounds values : 0 OK" in result.stdout
+    assert "\x1b" not in result.stdout and "Traceback" not in result.stderr
+
+
+def test_a_hung_nccom_test_is_stopped_at_the_timeout_and_the_other_ops_are_not_tried(
+    cli: CliRunner, torch_python: Path, tmp_path: Path
+) -> None:
+    started = time.monotonic()
+    result = collectives(cli, torch_python, "--ops", "all_reduce,all_gather", "--sizes", "1K:2K",
+                         "--timeout", "5", "--compare-nccom", "--format", "json", "--quiet",
+                         *NOT_JUDGED, env=fake_nccom(tmp_path, "hang"))  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    doc = json.loads(result.stdout)
+    failure = next(f for f in doc["failures"] if f["kind"] == "nccom")
+    assert "did not finish within 10 s and was stopped" in failure["message"]  # 5 s per size
+    statuses = [(e["op"], e["status"]) for e in doc["nccom"]]
+    assert statuses == [("all_reduce", "failed"), ("all_gather", "not-run")]
+    assert doc["nccom"][1]["message"] == "not run: nccom-test allr did not finish"
+    assert [r["op"] for r in doc["rows"]] == ["all_reduce"] * 2 + ["all_gather"] * 2
+    pid = int((tmp_path / "nccom.pid").read_text(encoding="utf-8"))
+    with pytest.raises(ProcessLookupError):  # killed, not left behind
+        os.kill(pid, 0)
+    assert result.stderr == ""  # --quiet: no progress
+    assert time.monotonic() - started < 120
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        ((), {"PATH": "/usr/bin:/bin"}, "--compare-nccom: nccom-test is not on PATH."),
+        (("--dtype", "int64"), {}, "--compare-nccom: nccom-test has no int64."),
+        (("--ops", "broadcast"), {}, "--compare-nccom: nccom-test runs none of broadcast."),
+    ],
+)
+def test_a_comparison_that_cannot_run_is_bad_input_before_any_rank_starts(
+    cli: CliRunner,
+    torch_python: Path,
+    tmp_path: Path,
+    args: tuple[str, ...],
+    env: dict[str, str],
+    message: str,
+) -> None:
+    result = cli("collectives", "--backend", "gloo", "--nproc-per-node", "2", "--python",
+                 str(torch_python), "--compare-nccom", *args,
+                 env={**fake_nccom(tmp_path), **env})  # fmt: skip
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr and not (tmp_path / "calls.jsonl").exists()
+    if "PATH" in env:
+        assert "nccom-test comes with the aws-neuronx-tools package" in result.stderr
+
+
+def test_under_a_launcher_compare_nccom_says_it_runs_on_one_host(
+    cli: CliRunner, torch_python: Path, tmp_path: Path
+) -> None:
+    launcher = {"RANK": "0", "WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "1"}
+    result = cli("collectives", "--backend", "gloo", "--python", str(torch_python),
+                 "--compare-nccom", env={**fake_nccom(tmp_path), **launcher})  # fmt: skip
+    assert result.returncode == 2
+    said = " ".join(result.stderr.split())  # as wrapped to the terminal's width
+    assert "--compare-nccom runs nccom-test on this host" in said
+    assert "nccom-test -r RANKS -N NODES --hosts ... (its MPI mode)" in said
