@@ -5,9 +5,13 @@ from __future__ import annotations
 import pytest
 
 from neuron_env.cli.collectives import parse_sizes
-from neuron_env.collectives import figures, launch
+from neuron_env.collectives import figures, launch, nccom
+from neuron_env.collectives.html_report import render
+from neuron_env.collectives.models import CollectivesResult, NccomOp, NccomRow, Row
+from neuron_env.collectives.nccom_report import Measured, parse_report, parse_table
 from neuron_env.collectives.peaks import peak_for
 from neuron_env.errors import BadInput
+from tests.support.html_pages import assert_self_contained
 
 
 def step(op: str, size: int, times: list[float]) -> dict[str, object]:
@@ -88,3 +92,70 @@ def test_sizes_take_lists_suffixes_and_ranges() -> None:
 def test_sizes_nobody_can_measure_are_bad_input_before_any_rank_starts(text: str) -> None:
     with pytest.raises(BadInput, match="is not a list of sizes"):
         parse_sizes(text)
+
+
+# --- --compare-nccom: nccom-test's documented output, and the runs it is asked for ---------------
+
+# tools/neuron-sys-tools/nccom-test.rst, "2 rank all-reduce ... with a step of 4x" (first rows).
+DOCS_TABLE = """\
+nccom-test -r 2 --minbytes 1kb --maxbytes 1gb --stepfactor 4 --datatype fp32 allr
+       size(B)    count(elems)    type    time(us)    algbw(GB/s)    busbw(GB/s)
+          1024             256    fp32          58           0.02           0.02
+    1073741824       268435456    fp32       18930          52.83          52.83
+Avg bus bandwidth:      23.6671GB/s
+"""
+# The same page, "Example results as JSON with --report-to-json-file" (first entry).
+DOCS_REPORT = {"results": [{"size(B)": 1024, "count(elems)": 256, "type": "fp32",
+                            "algbw(GB/s)": 0.16553675170497603, "busbw(GB/s)": 0.16036372821419553,
+                            "time:avg(us)": 6.19}]}  # fmt: skip
+
+
+def test_nccom_tests_printed_table_is_read_as_its_docs_show_it() -> None:
+    assert parse_table(DOCS_TABLE) == [
+        Measured(1024, 58.0, 0.02, 0.02),
+        Measured(2**30, 18930.0, 52.83, 52.83),
+    ]
+
+
+def test_its_failure_lines_and_other_text_are_no_results() -> None:
+    failed = ("     size(B)    count(elems)    type    time(us)    algbw(GB/s)    busbw(GB/s)\n"
+              "    33554432    Failure running neuron-bench - log file /tmp/nccom_test_log.log\n"
+              "1 errors found - test failed\n")  # fmt: skip
+    assert parse_table(failed) == []
+    assert parse_table("1024 256 fp32 58 0.02 0.02\n") == []  # no header: not its table
+    assert parse_table("size(B) time(us) algbw(GB/s) busbw(GB/s)\n8 nan 1 1\n-8 1 1 1\n") == []
+
+
+def test_its_json_report_is_read_and_anything_else_left_out() -> None:
+    assert parse_report(DOCS_REPORT) == [Measured(1024, 6.19, 0.16553675170497603,
+                                                  0.16036372821419553)]  # fmt: skip
+    assert parse_report({"results": [{"size(B)": True, "time(us)": 1, "algbw(GB/s)": 1,
+                                      "busbw(GB/s)": 1}, "x", {}]}) == []  # fmt: skip
+    assert parse_report(["results"]) == [] and parse_report({"results": {}}) == []
+
+
+def test_a_sweep_by_a_whole_factor_is_one_run_and_any_other_list_one_run_per_size() -> None:
+    assert nccom.size_runs([8 * 2**i for i in range(28)]) == [(8, 2**30, 2)]
+    assert nccom.size_runs([1024, 4096, 16384]) == [(1024, 16384, 4)]
+    assert nccom.size_runs([8, 1024, 65536]) == [(8, 8, 2), (1024, 1024, 2), (65536, 65536, 2)]
+    assert nccom.size_runs([1020]) == [(1020, 1020, 2)]
+
+
+def test_the_html_page_draws_nccom_tests_busbw_dashed_beside_ours_and_tabulates_the_ratio() -> None:
+    rows = [Row("all_reduce", s, s // 4, "float32", "sum", 1e-3, 1e-3, 1e-3, s / 1e6, s / 1e6, 0)
+            for s in (1024, 2048)] + [Row("broadcast", 1024, 256, "float32", "none", 1e-3, 1e-3,
+                                          1e-3, 1.0, 1.0, 0)]  # fmt: skip
+    theirs = tuple(NccomRow(r.size, 1e-4, r.busbw / 2, r.busbw / 2, 2.0) for r in rows[:2])
+    lacking = NccomOp("broadcast", "not-run", None, "not run by nccom-test (it has no broadcast)")
+    ran = NccomOp("all_reduce", "ran", "allr", rows=theirs)
+    result = CollectivesResult("gloo", 2, "float32", hosts=["vm"], rows=rows, complete=True,
+                               nccom=[ran, lacking])  # fmt: skip
+    page = assert_self_contained(render(result))
+    series = [g["data-series"] for g in page.attrs["g"] if "data-series" in g]
+    assert series == ["all_reduce", "broadcast", "all_reduce (nccom-test)"]
+    dashed = ["stroke-dasharray" in p for p in page.attrs["polyline"]]
+    assert dashed == [False, False, True]
+    shown = page.shown()
+    assert "nccom-test busbw (GB/s) ours / nccom-test" in shown
+    assert "2048 512 float32 sum 1000.0 1000.0 1000.0 0.00 0.00 0 — 0.00 2.00×" in shown
+    assert "nccom-test: not run by nccom-test (it has no broadcast)" in shown

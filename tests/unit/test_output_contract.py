@@ -171,12 +171,20 @@ def _policy() -> Any:
 
 
 def _collectives() -> Any:
-    from neuron_env.collectives.models import CollectivesResult, Failure, Peak, Row
+    from neuron_env.collectives.models import (
+        CollectivesResult,
+        Failure,
+        NccomOp,
+        NccomRow,
+        Peak,
+        Row,
+    )
 
     row = Row("all_reduce", 1024, 256, "float32", "sum", 1e-4, 2e-4, 3e-4, 0.005, 0.005, 1, 0.1)
     failure = Failure("wrong", "all_reduce at 1024 B: rank 1 ...", 1, "all_reduce", 1024)
+    nccom = [NccomOp("all_reduce", "ran", "allr", rows=(NccomRow(1024, 1e-4, 0.01, 0.01, 0.5),))]
     return CollectivesResult("gloo", 2, "float32", hosts=["vm"], rows=[row], failures=[failure],
-                             peak=Peak(400.0, "EFA"), complete=True)  # fmt: skip
+                             peak=Peak(400.0, "EFA"), complete=True, nccom=nccom)  # fmt: skip
 
 
 def _image() -> Any:
