@@ -124,7 +124,7 @@ def _run_op(plan: NccomPlan, name: str, rows: Sequence[Row]) -> tuple[NccomRow, 
         wanted = [s for s in sizes if low <= s <= high]
         results = _run_once(plan, name, (low, high, factor), timeout=plan.timeout * len(wanted))
         measured.update(_match(wanted, results))
-    return tuple(_nccom_row(row, measured.get(row.size)) for row in rows if row.size in measured)
+    return tuple(_nccom_row(row, measured[row.size]) for row in rows if row.size in measured)
 
 
 def size_runs(sizes: Sequence[int]) -> list[tuple[int, int, int]]:
@@ -194,8 +194,7 @@ def _match(wanted: Sequence[int], results: Sequence[Measured]) -> dict[int, Meas
     return dict(zip(wanted, results, strict=True))
 
 
-def _nccom_row(row: Row, measured: Measured | None) -> NccomRow:
-    assert measured is not None
+def _nccom_row(row: Row, measured: Measured) -> NccomRow:
     busbw = measured.busbw_gib * 2**30 / 1e9
     ratio = row.busbw / busbw if busbw > 0 else None
     algbw = measured.algbw_gib * 2**30 / 1e9
