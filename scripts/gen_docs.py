@@ -136,7 +136,7 @@ def collectives_result(doc: dict[str, Any]) -> CollectivesResult:
         names = {f.name for f in dataclasses.fields(kind)}
         return kind(**{k: v for k, v in data.items() if k in names})
 
-    result = build(CollectivesResult, doc)
+    result: CollectivesResult = build(CollectivesResult, doc)
     result.rows = [build(Row, r) for r in doc["rows"]]
     result.failures = [build(Failure, f) for f in doc["failures"]]
     result.peak = build(Peak, doc["peak"]) if doc.get("peak") else None

@@ -97,7 +97,8 @@ def sbatch(
     done = subprocess.run(["bash", str(SBATCH), *train], env=full, capture_output=True,
                           text=True, timeout=300, check=False)  # fmt: skip
     sruns = [json.loads(line) for line in _lines(log / "srun.jsonl")]
-    updates, current = [], []
+    updates: list[list[str]] = []
+    current: list[str] = []
     for line in _lines(log / "scontrol.args"):
         if line == "--":
             updates.append(current)
@@ -140,7 +141,7 @@ def test_the_node_of_the_rank_returning_wrong_data_is_drained_and_training_never
     command, node, state, reason = updates[0]
     assert (command, node, state) == ("update", "nodename=trn-b", "state=drain")
     kinds, _, said = reason.removeprefix("reason=neuron-env collectives: ").partition(": ")
-    assert kinds.split(",")[0] == "wrong"
+    assert kinds == "wrong"
     assert said.startswith("all_reduce at 1024 B: rank 1 returned 1 wrong element(s), the first "
                            "at index 5")  # fmt: skip
     assert len(reason) <= len("reason=") + 200
@@ -157,7 +158,7 @@ def test_a_hung_rank_s_node_is_drained(
     assert done.returncode == 1
     assert [u[1] for u in updates] == ["nodename=trn-a"]
     kinds, _, said = updates[0][3].removeprefix("reason=neuron-env collectives: ").partition(": ")
-    assert "hang" in kinds.split(",")
+    assert kinds == "hang"  # the hang skews the others' times: no slow-rank on the other node
     assert said.startswith("all_reduce at 1024 B: rank 0 did not answer within 5 s")
 
 
