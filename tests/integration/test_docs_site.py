@@ -138,3 +138,15 @@ def test_the_readme_is_a_short_users_page_with_the_two_commands() -> None:
         "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/neuron-env doctor" in readme
     )
     assert "\nbash scripts/test.sh\n" in readme
+
+
+def test_the_collectives_page_shows_the_captured_runs_chart_and_table(site: Path) -> None:
+    page = (site / "commands" / "collectives" / "index.html").read_text(encoding="utf-8")
+    captured = json.loads((ROOT / "docs" / "_captured" / "collectives-gloo.json").read_text())
+    ops = list(dict.fromkeys(row["op"] for row in captured["rows"]))
+    assert re.findall(r'data-series="([a-z_]+)"', page) == ops  # the chart: a line per op
+    assert page.count("<polyline") == len(ops)
+    shown = html_lib.unescape(re.sub(r"<[^>]+>", "", page))
+    for row in captured["rows"]:  # the table: the same run's figures
+        assert f"{row['size']:>13} {row['count']:>12}" in shown
+        assert f"{row['time_s'] * 1e6:>10.1f} {row['algbw']:>8.2f} {row['busbw']:>8.2f}" in shown
