@@ -51,6 +51,34 @@ def test_a_rank_slower_than_the_median_by_more_than_the_limit_is_named() -> None
     assert figures.slow_ranks(steps, 0.5) == []
 
 
+def test_one_noisy_step_does_not_make_a_slow_rank() -> None:
+    # Two steps before a hang: rank 1 looks 46 % slower, but two steps cannot tell it from noise.
+    steps = [step("all_reduce", s, [1.0, 1.9]) for s in (8, 1024)]
+    assert figures.slow_ranks(steps, 0.2) == []
+    assert [f.rank for f in figures.slow_ranks([*steps, steps[0]], 0.2)] == [1]
+
+
+def fingerprinted(prints: list[list[int]]) -> dict[str, object]:
+    ranks = [{"rank": r, "fingerprint": p} for r, p in enumerate(prints)]
+    return {"op": "all_reduce", "size": 1024, "ranks": ranks}
+
+
+def test_a_mismatch_between_two_ranks_blames_neither() -> None:
+    (failure,) = figures.mismatched_ranks(fingerprinted([[1, 2], [1, 3]]))
+    assert failure.rank is None
+    assert failure.message == (
+        "all_reduce at 1024 B: ranks 0, 1 disagree and no majority says which is right"
+    )
+
+
+def test_a_mismatch_names_the_rank_outvoted_by_the_others() -> None:
+    failures = figures.mismatched_ranks(fingerprinted([[9], [1], [1]]))
+    assert [(f.rank, f.message) for f in failures] == [
+        (0, "all_reduce at 1024 B: rank 0's output differs from the other ranks'")
+    ]
+    assert figures.mismatched_ranks(fingerprinted([[1], [1]])) == []
+
+
 def test_a_hang_names_the_rank_that_never_reached_the_step() -> None:
     event = {"op": "all_gather", "size": 1024, "timeout": 5.0, "missing": [3], "unfinished": []}
     failure = figures.hang_failure(event)
