@@ -152,6 +152,9 @@ def write_collectives(out: Path, doc: dict[str, Any]) -> None:
     (out / "collectives-gloo-table.md").write_text(table, encoding="utf-8")
     svg = f'<div class="collectives-chart">\n{chart(result)}\n</div>\n'
     (out / "collectives-gloo-chart.md").write_text(svg, encoding="utf-8")
+    # The same chart as a file of its own, for the README (a page that cannot hold inline SVG).
+    standalone = chart(result).replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1)
+    (out / "collectives-gloo.svg").write_text(standalone + "\n", encoding="utf-8")
 
 
 def capture_collectives(torch_python: Path) -> None:

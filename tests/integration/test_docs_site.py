@@ -83,7 +83,11 @@ def test_generated_output_is_what_the_tool_prints_now(tmp_path: Path) -> None:
 
 def test_every_generated_file_is_shown_on_a_page() -> None:
     pages = "\n".join(p.read_text() for p in (ROOT / "docs").rglob("*.md"))
+    readme = (ROOT / "README.md").read_text()
     for generated in GENERATED.iterdir():
+        if generated.suffix == ".svg":  # a picture for the README, which cannot include files
+            assert f"(docs/_generated/{generated.name})" in readme, f"{generated.name} unshown"
+            continue
         assert f'--8<-- "{generated.name}"' in pages, f"{generated.name} is on no page"
 
 
@@ -150,3 +154,20 @@ def test_the_collectives_page_shows_the_captured_runs_chart_and_table(site: Path
     for row in captured["rows"]:  # the table: the same run's figures
         assert f"{row['size']:>13} {row['count']:>12}" in shown
         assert f"{row['time_s'] * 1e6:>10.1f} {row['algbw']:>8.2f} {row['busbw']:>8.2f}" in shown
+
+
+def test_the_readme_shows_the_captured_runs_table_and_chart() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    generated = (GENERATED / "collectives-gloo-table.md").read_text(encoding="utf-8").splitlines()
+    start = readme.index("$ neuron-env collectives ")
+    shown = readme[start : readme.index("```", start)].splitlines()
+    real = [line for line in shown if not line.startswith("# ... ")]
+    assert len(real) > 15
+    assert all(line in generated for line in real)  # every figure is the captured run's
+    rows = [line for line in real if line.strip()[:1].isdigit()]
+    assert [generated.index(line) for line in rows] == sorted(generated.index(r) for r in rows)
+    chart = re.search(r"!\[[^\]]+\]\((docs/_generated/[^)]+\.svg)\)", readme)
+    assert chart is not None
+    svg = (ROOT / chart.group(1)).read_text(encoding="utf-8")
+    assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg" ')
+    assert svg.count("<polyline") == 5  # a line per op
