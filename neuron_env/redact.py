@@ -155,6 +155,7 @@ def redact_report(report: DoctorReport) -> DoctorReport:
         facts=redact_facts(report.facts),
         release_reason=redactor.text(report.release_reason, version=True),
         torch_reason=redactor.text(report.torch_reason, version=True),
+        next_step=redactor.text(report.next_step, version=True),
     )
 
 

@@ -1,8 +1,14 @@
-"""Small helpers that turn lists into readable English for messages."""
+"""Small helpers that turn lists into readable English for messages, and lay them out."""
 
 from __future__ import annotations
 
+import re
+import textwrap
 from collections.abc import Iterable
+
+QUOTED = re.compile(r"(?<![\w'])'[^'\n]+'(?![\w'])")
+"""A span in single quotes that is not an apostrophe: a command quoted in a sentence."""
+_NO_BREAK = "\x00"  # where textwrap never breaks, and no printed text holds (escape.terminal)
 
 
 def join_words(items: Iterable[str], conjunction: str = "and") -> str:
@@ -35,3 +41,12 @@ def seconds(value: float | None) -> str:
     if value >= 1e-3:
         return f"{value * 1e3:.2f} ms"
     return f"{value * 1e6:.0f} µs"
+
+
+def wrap_words(text: str, width: int) -> list[str]:
+    """``text`` in lines of ``width``, split at spaces only: never mid-word (paths, URLs, pins
+    stay whole), never at a hyphen, never inside a quoted command (``'neuron-env install ...'``),
+    which is pasted whole."""
+    kept = QUOTED.sub(lambda m: m.group(0).replace(" ", _NO_BREAK), text)
+    lines = textwrap.wrap(kept, width, break_long_words=False, break_on_hyphens=False)
+    return [line.replace(_NO_BREAK, " ") for line in lines]

@@ -18,6 +18,7 @@ from neuron_env.matrix.model import Pairing, Release
 
 Status = Literal["ok", "warn", "fail", "skip", "error"]
 STATUSES: tuple[Status, ...] = ("ok", "warn", "fail", "skip", "error")
+PROBLEMS: tuple[Status, ...] = ("warn", "fail", "error")
 Overall = Literal["ok", "warn", "fail", "unknown"]
 """The run's verdict; ``unknown``: nothing failed, but a check could not judge (exit 3)."""
 CATEGORIES = ("platform", "driver", "system", "python", "env", "device")
@@ -117,7 +118,9 @@ CheckFunction = Callable[[HostFacts, Context], Verdict]
 @dataclass(frozen=True)
 class Check:
     """A registered check: its id, category and title, the facts it needs, the function that
-    judges them, and the device level it belongs to (0: no device test)."""
+    judges them, the device level it belongs to (0: no device test), and whether it judges the
+    Trainium hardware itself (instance, driver, devices, the runtime's system packages), which a
+    host without a Neuron device can never pass."""
 
     id: str
     category: str
@@ -126,6 +129,7 @@ class Check:
     needs: tuple[str, ...]
     run: CheckFunction
     level: int = 0
+    needs_hardware: bool = False
 
 
 @dataclass(frozen=True)
@@ -139,32 +143,51 @@ class Summary:
     allowed: tuple[str, ...] = field(default=())
     allowed_reasons: dict[str, str] = field(default_factory=dict)
     """Why each allowed check may fail, as the project file says (``allow = {id = "why"}``)."""
+    needs_hardware: tuple[str, ...] = ()
+    """Checks that did not pass only because this host has no Neuron device: they make the run
+    ``unknown`` (exit 3: ready except what needs Trainium hardware), never ``fail``."""
 
     def is_allowed(self, finding: Finding) -> bool:
         return finding.check in self.allowed
 
+    def waits_for_hardware(self, finding: Finding) -> bool:
+        return finding.check in self.needs_hardware
+
 
 def summarize(
-    findings: Iterable[Finding], *, strict: bool = False, allow: Iterable[str] = ()
+    findings: Iterable[Finding],
+    *,
+    strict: bool = False,
+    allow: Iterable[str] = (),
+    hardware: Iterable[str] = (),
 ) -> Summary:
     """The overall verdict: a failure fails (exit 1), and so does a warning when strict; else a
     check that could not judge (``error``) makes it ``unknown`` (exit 3: not "not ready").
 
-    Checks named in ``allow`` are reported as they are but never fail the run.
+    Checks named in ``allow`` are reported as they are but never fail the run. Checks named in
+    ``hardware`` (those that need Trainium hardware, on a host without a Neuron device) that did
+    not pass make it ``unknown`` too: what they judge is not on this host.
     """
     findings = list(findings)
-    allow = set(allow)
+    allow, hardware = set(allow), set(hardware)
     counts: dict[str, int] = {s: sum(f.status == s for f in findings) for s in STATUSES}
-    counted = {f.status for f in findings if f.check not in allow}
+    waiting = tuple(
+        f.check for f in findings if f.check in hardware - allow and f.status in PROBLEMS
+    )
+    counted = {f.status for f in findings if f.check not in allow and f.check not in waiting}
     allowed = tuple(f.check for f in findings if f.check in allow and f.status != "ok")
+
+    def verdict(status: Overall, exit_code: int) -> Summary:
+        return Summary(status, counts, exit_code, strict, allowed, needs_hardware=waiting)
+
     if "fail" in counted:
-        return Summary("fail", counts, EXIT_FAILED, strict, allowed)
+        return verdict("fail", EXIT_FAILED)
     warned: Overall = "warn" if "warn" in counted else "ok"
     if strict and warned == "warn":
-        return Summary("warn", counts, EXIT_FAILED, strict, allowed)
-    if "error" in counted:
-        return Summary("unknown", counts, EXIT_UNKNOWN, strict, allowed)
-    return Summary(warned, counts, EXIT_OK, strict, allowed)
+        return verdict("warn", EXIT_FAILED)
+    if "error" in counted or waiting:
+        return verdict("unknown", EXIT_UNKNOWN)
+    return verdict(warned, EXIT_OK)
 
 
 @dataclass(frozen=True)
@@ -184,6 +207,9 @@ class DoctorReport:
     creates a TorchNeuron environment, which the report leads with."""
     needs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Each judged check's fact kinds, so that ``-v`` can say where a passing check read them."""
+    target_chosen_by: str = ""
+    """How the judged interpreter was chosen: ``--python``, ``$VIRTUAL_ENV``, ``./.venv-neuron``,
+    neuron-env's own environment, or ``--facts`` (a snapshot's)."""
 
 
 @dataclass(frozen=True)

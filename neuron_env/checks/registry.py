@@ -1,4 +1,10 @@
-"""The checks neuron-env runs, their stable ids, and running a selection of them."""
+"""The checks neuron-env runs, their stable ids, and running a selection of them.
+
+``needs_hardware`` marks the checks that judge the Trainium host itself: the instance, the driver
+and its devices, the Neuron system packages installed with the driver, EFA and the device tests.
+On a host with no Neuron device at all (a laptop, a CI runner) ``doctor`` names them and says the
+environment is ready except for them, instead of "not ready".
+"""
 
 from __future__ import annotations
 
@@ -34,29 +40,32 @@ CHECKS: tuple[Check, ...] = (
           ("python",), platform.check_python),
     Check("platform.instance", "platform", "Instance type",
           "A Trn2/Trn3 EC2 instance (IMDSv2, or the driver's sysfs); not Trn1, Inf or non-EC2",
-          ("ec2",), platform.check_instance),
+          ("ec2",), platform.check_instance, needs_hardware=True),
     Check("platform.container", "platform", "Container devices",
           "In a container or Kubernetes pod (/.dockerenv, cgroup, KUBERNETES_SERVICE_HOST), the "
-          "Neuron devices were passed in", ("os", "driver"), host_kind.check_container),
+          "Neuron devices were passed in", ("os", "driver"), host_kind.check_container,
+          needs_hardware=True),
     Check("platform.efa", "platform", "EFA",
           "On an instance type with EFA: every EFA device (/sys/class/infiniband/* bound to efa) "
-          "there, aws-neuronx-collectives installed", ("system",), efa.check_efa),
+          "there, aws-neuronx-collectives installed", ("system",), efa.check_efa,
+          needs_hardware=True),
     Check("driver.module", "driver", "Neuron driver",
           "Kernel module 'neuron' loaded and at least the release's driver version",
-          ("driver",), driver.check_module),
+          ("driver",), driver.check_module, needs_hardware=True),
     Check("driver.devices", "driver", "Neuron devices",
           "/dev/neuron* present, readable and writable by this user, count matching the instance",
-          ("driver",), driver.check_devices),
+          ("driver",), driver.check_devices, needs_hardware=True),
     Check("driver.dkms-kernel", "driver", "Driver build for the kernel",
           "Module not loaded: a neuron.ko for the running kernel (/lib/modules/<uname -r>) or "
           "only DKMS builds for other kernels (/var/lib/dkms/aws-neuronx)",
-          ("driver",), dkms.check_dkms_kernel),
+          ("driver",), dkms.check_dkms_kernel, needs_hardware=True),
     Check("driver.cores-held", "driver", "NeuronCores in use",
           "No other process holds /dev/neuron* (/proc/<pid>/fd links, neuron-ls's processes), "
-          "or NEURON_RT_VISIBLE_CORES avoids them", ("driver",), cores.check_cores_held),
+          "or NEURON_RT_VISIBLE_CORES avoids them", ("driver",), cores.check_cores_held,
+          needs_hardware=True),
     Check("system.packages", "system", "System packages",
           "The release's aws-neuronx-* apt packages and the kernel headers DKMS needs",
-          ("system",), system.check_packages),
+          ("system",), system.check_packages, needs_hardware=True),
     Check("python.torch", "python", "PyTorch",
           "torch installed at exactly the version its torch-neuronx family pairs with",
           ("python",), python.check_torch),
@@ -86,10 +95,10 @@ CHECKS: tuple[Check, ...] = (
           ("env",), environment.check_cache),
     Check("device.smoke", "device", "Smoke test",
           "Level 1: the device is there, a matmul matches the CPU (fp32, bf16), no CPU fallback",
-          ("device",), device.check_smoke, level=1),
+          ("device",), device.check_smoke, level=1, needs_hardware=True),
     Check("device.selftest", "device", "Self-test suite",
           "Level 2: the standard suite (ops, compile, training step, all-reduce) matches the CPU",
-          ("device",), device.check_selftest, level=2),
+          ("device",), device.check_selftest, level=2, needs_hardware=True),
 )  # fmt: skip
 
 

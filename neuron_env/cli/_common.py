@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import os
 import sys
-import textwrap
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -130,19 +129,15 @@ def print_error(exc: NeuronEnvError) -> None:
     Messages quote paths and file contents: their control characters are shown, not acted on.
     """
     from neuron_env.escape import terminal
+    from neuron_env.wording import wrap_words
 
     width = min(_terminal_width(), 100)
-    lines = _wrap(terminal(exc.message), width - 7) or [""]
+    lines = wrap_words(terminal(exc.message), width - 7) or [""]
     body = "\n       ".join(lines)
     out = f"error: {body}\n"
-    if exc.hint:
-        out += "\n".join(_wrap(terminal(exc.hint), width)) + "\n"
+    if exc.hint:  # the next step, often a command to paste: one line, never wrapped
+        out += terminal(exc.hint) + "\n"
     sys.stderr.write(out)
-
-
-def _wrap(text: str, width: int) -> list[str]:
-    # Paths and URLs stay whole (never split at a hyphen or mid-word) so they can be copied.
-    return textwrap.wrap(text, width=width, break_long_words=False, break_on_hyphens=False)
 
 
 def _terminal_width() -> int:

@@ -120,7 +120,8 @@ def doctor(
     """Validate this host and a Python environment for TorchNeuron; say what to fix.
 
     Exit 0 when ready (warnings allowed unless --strict), 1 when a check fails, 2 on bad input,
-    3 when nothing failed but a check could not judge (its probe could not run).
+    3 when nothing failed but a check could not judge (its probe could not run), or on a host
+    with no Neuron device, ready except the checks that need Trainium hardware (it names them).
 
     Examples:
 
@@ -157,6 +158,7 @@ def doctor(
             level=level,
             allow=tuple(defaults.allow),
             allow_reasons=defaults.allow,
+            hardware_optional=True,
         ),
         facts_file=facts_file,
         matrix_dirs=settings(ctx).matrix_dirs,

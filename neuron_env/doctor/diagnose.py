@@ -7,6 +7,7 @@ import dataclasses
 from packaging.version import Version
 
 from neuron_env.checks.context import build_context, is_own_environment
+from neuron_env.checks.hardware import waiting_for_hardware
 from neuron_env.checks.model import Context, DoctorReport, summarize
 from neuron_env.checks.registry import run_checks, select_checks
 from neuron_env.doctor.request import DoctorOptions
@@ -48,7 +49,8 @@ def judge(matrix: Matrix, facts: HostFacts, options: DoctorOptions) -> DoctorRep
     checks = select_checks(options.only, options.skipped, allow=options.allow, level=options.level)
     ctx = build_context(matrix, facts, release=options.release, torch=options.torch)
     findings = tuple(run_checks(facts, ctx, checks))
-    summary = summarize(findings, strict=options.strict, allow=options.allow)
+    hardware = waiting_for_hardware(checks, facts, ctx.release) if options.hardware_optional else ()
+    summary = summarize(findings, strict=options.strict, allow=options.allow, hardware=hardware)
     reasons = {c: r for c, r in options.allow_reasons.items() if c in summary.allowed}
     summary = dataclasses.replace(summary, allowed_reasons=reasons)
     if all(f.status == "skip" for f in findings):  # every selected check skipped: nothing judged

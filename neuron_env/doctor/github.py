@@ -30,12 +30,16 @@ def render_markdown(report: DoctorReport, title: str = "neuron-env doctor") -> s
 def _counts_line(report: DoctorReport) -> str:
     """``12 ok; 2 fail allowed (driver.module, driver.devices)``: allowed ones counted apart."""
     allowed = [f for f in report.findings if report.summary.is_allowed(f) and f.status != "skip"]
-    counted = [f.status for f in report.findings if f not in allowed]
+    waiting = report.summary.needs_hardware
+    counted = [f.status for f in report.findings if f not in allowed and f.check not in waiting]
     line = ", ".join(f"{counted.count(s)} {s}" for s in report.summary.counts if s in counted)
     if allowed:
         kinds = ", ".join(sorted({f.status for f in allowed}))
         ids = ", ".join(f"`{f.check}`" for f in allowed)
         line += f"; {len(allowed)} {kinds} allowed ({ids})"
+    if waiting:
+        ids = ", ".join(f"`{check}`" for check in waiting)
+        line += f"; {len(waiting)} need Trainium hardware ({ids}: this host has no Neuron device)"
     return line or "no checks ran"
 
 
@@ -51,9 +55,11 @@ def workflow_commands(report: DoctorReport) -> list[str]:
     lines = []
     for finding in report.findings:
         allowed = report.summary.is_allowed(finding)
-        level = _level(finding.status, report.summary.strict, allowed)
+        waits = report.summary.waits_for_hardware(finding)
+        level = _level(finding.status, report.summary.strict, allowed or waits)
         if level:
             note = " (allowed: does not fail the run)" if allowed else ""
+            note = " (needs Trainium hardware: this host has no Neuron device)" if waits else note
             message = finding.summary + note + (f"\nfix: {finding.fix}" if finding.fix else "")
             title = escape_property(f"neuron-env {finding.check}")
             lines.append(f"::{level} title={title}::{escape_data(message)}")

@@ -133,7 +133,7 @@ def _checks_text(listing: CheckListing, **_: Any) -> str:
 def _checks_json(listing: CheckListing, **_: Any) -> str:
     rows = [
         {"id": c.id, "category": c.category, "title": c.title, "description": c.description,
-         "level": c.level}
+         "level": c.level, "needs_hardware": c.needs_hardware}
         for c in listing.checks
     ]  # fmt: skip
     return dumps(document("doctor-checks", {"checks": rows}, DONE))

@@ -29,7 +29,10 @@ class FactsRequest:
 @dataclass(frozen=True)
 class DoctorOptions:
     """How facts are judged: the release and PyTorch to judge against (None: detected), which
-    checks run, whether warnings fail, the device level, and the finding ids allowed to fail."""
+    checks run, whether warnings fail, the device level, the finding ids allowed to fail, and
+    whether a host with no Neuron device may be "ready except what needs Trainium hardware"
+    (``doctor``: a developer's machine or a CI runner) rather than not ready (``preflight`` and
+    ``fleet`` judge Trainium nodes: a node without its devices is not ready)."""
 
     release: str | None = None
     torch: str | None = None
@@ -39,6 +42,7 @@ class DoctorOptions:
     level: int = 0
     allow: Sequence[str] = ()
     allow_reasons: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    hardware_optional: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

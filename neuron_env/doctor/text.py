@@ -9,7 +9,6 @@ decided here, never by the sink.
 
 from __future__ import annotations
 
-import textwrap
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -17,7 +16,7 @@ from typing import TYPE_CHECKING
 from neuron_env.checks.model import CATEGORIES, Check, DoctorReport, Finding
 from neuron_env.escape import terminal
 from neuron_env.output.console import Span, Writer
-from neuron_env.wording import join_words, plural
+from neuron_env.wording import join_words, plural, wrap_words
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -45,6 +44,17 @@ VERDICTS = {
     "fail": "Not ready",
     "unknown": "Could not judge",
 }
+CHOSEN_BY = {
+    "--python": "chosen by --python",
+    "$VIRTUAL_ENV": "the active virtual environment, $VIRTUAL_ENV",
+    "./.venv-neuron": "./.venv-neuron in this folder",
+    "neuron-env's own environment": (
+        "neuron-env's own environment: no --python, $VIRTUAL_ENV or ./.venv-neuron named another"
+    ),
+    "--facts": "from the --facts snapshot",
+}
+HARDWARE_VERDICT = "Ready except what needs Trainium hardware"
+NO_DEVICE = "this host has no Neuron device"
 WORDS = {"ok": "ok", "warn": "warnings", "fail": "failed", "skip": "skipped", "error": "errors"}
 
 
@@ -78,19 +88,20 @@ def print_report(
                 reads = _reads(report, finding) if verbose else ""
                 _print_finding(out, finding, width, verbose, _allowed_why(report, finding), reads)
     out.line()
+    # One line, never wrapped: the verdict a CI log is searched for, and the check ids it names
+    # (a terminal folds it on screen; copied, it is one line).
     verdict, rest = _summary_line(report)
-    first, *more = _wrap(verdict[0] + rest, out.width)
-    out.line(verdict, (first[len(verdict[0]) :], ""))  # the verdict is a few words: never wrapped
-    for line in more:
-        out.line((line, ""))
+    out.line(verdict, (rest, ""))
 
 
 def _print_target(out: Writer, report: DoctorReport) -> None:
-    """The interpreter judged; on neuron-env's own environment, the command to create one."""
+    """The interpreter judged and how it was chosen; on neuron-env's own environment, the
+    command to create one."""
     python = report.facts.python
     if python is None:
         return
-    judged = f"Target: {python.executable} (Python {python.version})"
+    how = CHOSEN_BY.get(report.target_chosen_by, report.target_chosen_by)
+    judged = f"Target: {python.executable} (Python {python.version}" + (f"; {how})" if how else ")")
     for line in _wrap(terminal(judged), out.width):
         out.line((line, "dim"))
     if report.next_step:  # the command on a line of its own, never wrapped: it is pasted
@@ -101,8 +112,8 @@ def _print_target(out: Writer, report: DoctorReport) -> None:
 
 
 def _wrap(text: str, width: int) -> list[str]:
-    """``text`` in lines of ``width``, split at spaces only: never mid-word, never at a hyphen."""
-    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False) or [""]
+    """``text`` in lines of ``width`` (see :func:`wrap_words`); one empty line for no text."""
+    return wrap_words(text, width) or [""]
 
 
 def _allowed_why(report: DoctorReport, finding: Finding) -> str | None:
@@ -149,14 +160,19 @@ Line = tuple[str, str, str]
 
 
 def print_hanging(out: Writer, lead: Sequence[Span], lines: list[Line], indent: int) -> None:
-    """``lead``, then the lines wrapped with a hanging indent and no trailing spaces."""
+    """``lead``, then the lines wrapped with a hanging indent and no trailing spaces.
+
+    A ``fix:`` line is never wrapped: it is a command to paste, and a line break inside it
+    would run half of it. The terminal may fold it on screen; copied, it is still one line.
+    """
     room = max(40, out.width - indent)
     first = True
     for label, style, body in lines:
         text = label + terminal(body, keep_newlines=True)  # data never drives the terminal
         # Long words (paths, URLs, package==version pins) stay whole, so they can be copied:
         # never split into a line of their own choosing, nor at a hyphen of a package name.
-        for i, chunk in enumerate(_wrap(text, room)):
+        chunks = text.split("\n") if label in UNWRAPPED else _wrap(text, room)
+        for i, chunk in enumerate(chunks):
             prefix: Sequence[Span] = lead if first else [(" " * indent, "")]
             first = False
             if i == 0 and label:
@@ -165,22 +181,31 @@ def print_hanging(out: Writer, lead: Sequence[Span], lines: list[Line], indent: 
                 out.line(*prefix, (chunk, style))
 
 
+UNWRAPPED = ("fix: ",)
+"""Labels of lines printed whole, however wide: commands to paste."""
+
+
 def _summary_line(report: DoctorReport) -> tuple[Span, str]:
-    """The verdict (coloured) and the rest of the summary line."""
+    """The verdict (coloured) and the rest of the summary line: what counted, and the checks
+    that wait for Trainium hardware on a host without it."""
     summary = report.summary
     allowed = [f for f in report.findings if summary.is_allowed(f) and f.status in PROBLEMS]
-    counted = Counter(str(f.status) for f in report.findings if f not in allowed)
+    waiting = [f.check for f in report.findings if summary.waits_for_hardware(f)]
+    counted = Counter(
+        str(f.status) for f in report.findings if f not in allowed and f.check not in waiting
+    )
     parts = [f"{counted[s]} {WORDS[s]}" for s in summary.counts if counted[s]]
     colour = {"ok": "green", "warn": "yellow", "fail": "red", "unknown": "magenta"}[summary.status]
     verdict = VERDICTS[summary.status]
     strict = " (--strict: warnings fail)" if summary.strict and summary.status == "warn" else ""
     took = f" in {report.facts.duration_s:.2f} s" if report.facts.duration_s else ""
     judged = "" if any(f.status != "skip" for f in report.findings) else "nothing was judged, "
-    rest = (
-        f"{strict}{_allowed_note(allowed)}: {judged}"
-        f"{', '.join(parts) or 'nothing else checked'}{took}."
-    )
-    return (verdict, f"bold {colour}"), rest
+    counts = f"{judged}{', '.join(parts) or 'nothing else checked'}{took}"
+    hardware = f"{', '.join(waiting)} ({NO_DEVICE})"
+    if waiting and summary.status == "unknown" and not counted["error"]:
+        return (HARDWARE_VERDICT, "bold yellow"), f"{_allowed_note(allowed)}: {hardware}; {counts}."
+    also = f"; needs Trainium hardware: {hardware}" if waiting else ""
+    return (verdict, f"bold {colour}"), f"{strict}{_allowed_note(allowed)}: {counts}{also}."
 
 
 def _allowed_note(allowed: list[Finding]) -> str:
@@ -194,10 +219,18 @@ def _allowed_note(allowed: list[Finding]) -> str:
 
 
 def print_checks(out: Console, checks: Sequence[Check]) -> None:
-    """``doctor --list-checks``: each check's id, category and what it checks."""
+    """``doctor --list-checks``: each check's id, category, what it checks, and whether it needs
+    Trainium hardware (a host without a Neuron device cannot pass it)."""
     from rich.table import Table
 
-    table = Table("Check id", "Category", "What it checks", show_edge=False, pad_edge=False)
+    table = Table(
+        "Check id", "Category", "Needs hardware", "What it checks", show_edge=False, pad_edge=False
+    )
     for check in checks:
-        table.add_row(check.id, check.category, check.description)
+        needs = "yes" if check.needs_hardware else ""
+        table.add_row(check.id, check.category, needs, check.description)
     out.print(table)
+    out.print(
+        "Checks that need hardware cannot pass on a host with no Neuron device: there, doctor "
+        "names them and says whether everything else is ready (exit 3)."
+    )

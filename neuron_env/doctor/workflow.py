@@ -44,28 +44,36 @@ def run_doctor(request: DoctorRequest) -> DoctorReport:
         options = request.judging
         matrix = load_matrix(list(request.matrix_dirs))
         check_request(matrix, options.release, options.torch)
-        return judge(matrix, future_result(host), options)
+        facts, chosen_by = future_result(host)
+        return dataclasses.replace(judge(matrix, facts, options), target_chosen_by=chosen_by)
 
 
 def probe_host_facts(request: FactsRequest) -> HostFacts:
     """This host and the target interpreter's facts, with the device levels' results if asked."""
+    return _probe_target(request)[0]
+
+
+def _probe_target(request: FactsRequest) -> tuple[HostFacts, str]:
+    """:func:`probe_host_facts`, and how the target interpreter was chosen (``--python``,
+    ``$VIRTUAL_ENV``, ...)."""
     from neuron_env.probe.collect import ProbeOptions, collect_facts
-    from neuron_env.probe.python_env import find_target_python
+    from neuron_env.probe.python_env import choose_target_python
 
     if not request.sysroot.is_dir():
         raise BadInput(f"--sysroot {request.sysroot} is not a directory.")
-    target = find_target_python(request.python)
+    target, chosen_by = choose_target_python(request.python)
     started = time.monotonic()
     options = ProbeOptions.capped(request.probe_timeout, sysroot=request.sysroot, python=target)
     facts = collect_facts(options)
-    return _with_device(facts, target, request, started) if request.level else facts
+    return (_with_device(facts, target, request, started) if request.level else facts), chosen_by
 
 
-def _facts_for(request: DoctorRequest) -> HostFacts:
+def _facts_for(request: DoctorRequest) -> tuple[HostFacts, str]:
+    """The facts to judge and how their target was chosen (a snapshot's: ``--facts``)."""
     from neuron_env.facts import read_snapshot
 
     if request.facts_file is None:
-        return probe_host_facts(request.facts)
+        return _probe_target(request.facts)
     if request.facts.python is not None or request.facts.sysroot != Path("/"):
         raise BadInput(
             "--facts judges a saved snapshot; it cannot be combined with --python or --sysroot."
@@ -78,7 +86,7 @@ def _facts_for(request: DoctorRequest) -> HostFacts:
             "results.",
             hint=f"Collect them on the host with 'neuron-env facts --level {level} -o FILE'.",
         )
-    return snapshot
+    return snapshot, "--facts"
 
 
 def levels_held(snapshot: HostFacts) -> int:

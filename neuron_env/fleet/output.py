@@ -269,7 +269,7 @@ def print_collect(out: Console, result: CollectResult, output: Path) -> None:
         out.print(f"  [red]?[/] {shown(missing.name)}: {shown(missing.reason)}")
     if result.missing:
         out.print(f"{len(result.missing)} without a snapshot (recorded in _not-collected.json).")
-    out.print(f"Next: neuron-env fleet report {shown(shell(str(output)))}")
+    out.print(f"Next: neuron-env fleet report {shown(shell(str(output)))}", soft_wrap=True)
 
 
 def _collect_outcome(result: CollectResult) -> Outcome:

@@ -323,9 +323,9 @@ def print_result(out: Console, plan: InstallPlan, result: InstallResult) -> None
         "  verified: versions match the pins · no placeholder · no legacy XLA build · "
         f"import torch → {escape(result.torch_import)}"
     )
-    out.print(f"  log: {escape(result.log)}")
+    out.print(f"  log: {escape(result.log)}", soft_wrap=True)  # paths and commands: one line
     activate = shlex.join(["source", str(Path(result.venv) / "bin" / "activate")])
-    out.print(f"  activate: {escape(activate)}")
+    out.print(f"  activate: {escape(activate)}", soft_wrap=True)
     python = str(Path(result.venv) / "bin" / "python")
     out.print("Next: judge it, then run the smoke test on the device:")
     out.print(f"  {escape(command('doctor', '--python', python))}", soft_wrap=True)

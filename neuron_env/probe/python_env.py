@@ -22,10 +22,20 @@ DEFAULT_VENV = ".venv-neuron"
 """The environment printed fixes create; judged by default when it is in the working directory."""
 
 
+OWN_ENVIRONMENT = "neuron-env's own environment"
+"""How a target was chosen when nothing else named one: the interpreter neuron-env runs in."""
+
+
 def find_target_python(python: Path | None = None, venv: Path | None = None) -> Path:
     """The interpreter to inspect: ``--python``, else ``--venv``, else the active virtualenv,
     else a ``.venv-neuron`` in the working directory (where the printed install command creates
     one), else the interpreter neuron-env runs in."""
+    return choose_target_python(python, venv)[0]
+
+
+def choose_target_python(python: Path | None = None, venv: Path | None = None) -> tuple[Path, str]:
+    """:func:`find_target_python`'s interpreter and how it was chosen: ``--python``, ``--venv``,
+    ``$VIRTUAL_ENV``, ``./.venv-neuron`` or :data:`OWN_ENVIRONMENT`."""
     if python is not None and venv is not None:
         raise BadInput("Give either --python or --venv, not both.")
     if venv is not None:
@@ -37,16 +47,17 @@ def find_target_python(python: Path | None = None, venv: Path | None = None) -> 
                 + command("install", "--torch", "2.14", "--venv", str(venv))
                 + " (or pass --python PATH).",
             )
-        return candidate
+        return candidate, "--venv"
     if python is not None:
         if not python.exists():
             raise BadInput(f"Python interpreter {python} does not exist.")
-        return python
+        return python, "--python"
     active = os.environ.get("VIRTUAL_ENV")
-    for candidate in ([Path(active)] if active else []) + [Path(DEFAULT_VENV).absolute()]:
+    defaults = [(Path(active), "$VIRTUAL_ENV")] if active else []
+    for candidate, why in [*defaults, (Path(DEFAULT_VENV).absolute(), f"./{DEFAULT_VENV}")]:
         if (candidate / "bin" / "python").exists():
-            return candidate / "bin" / "python"
-    return Path(sys.executable)
+            return candidate / "bin" / "python", why
+    return Path(sys.executable), OWN_ENVIRONMENT
 
 
 def probe_python(python: Path, *, timeout: float = 10.0) -> PythonFacts:

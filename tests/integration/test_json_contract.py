@@ -119,8 +119,11 @@ def test_doctor_envelope(cli: CliRunner) -> None:
     assert set(doc) == ENVELOPE | {
         "status", "exit_code", "strict", "allowed", "allowed_reasons", "counts", "release",
         "release_reason", "torch", "torch_reason", "level", "findings", "facts",
+        "needs_hardware", "target", "next",
     }  # fmt: skip
     assert doc["schema"] == "neuron-env/doctor/v1"
+    assert set(doc["target"]) == {"python", "version", "chosen_by"}
+    assert all(set(step) == {"argv", "shell"} for step in doc["next"])
     assert set(doc["findings"][0]) == {
         "check",
         "category",

@@ -52,6 +52,9 @@ class Scenario:
     says: dict[str, str] = field(default_factory=dict)
     never: tuple[str, ...] = ()
     """Words no fix may contain (``apt-get`` inside a pod or on Bottlerocket)."""
+    needs_hardware: tuple[str, ...] = ()
+    """The checks that did not pass only because the host has no Neuron device (exit 3 when
+    nothing else failed): ``doctor``'s ``needs_hardware``."""
 
     @property
     def folder(self) -> Path:
@@ -66,7 +69,9 @@ def load_scenario(name: str) -> Scenario:
     for dropped in data.pop("drop", []):
         python.pop(dropped)
     tuples: dict[str, Any] = {
-        k: tuple(data.pop(k)) for k in ("placeholders", "remove", "never") if k in data
+        k: tuple(data.pop(k))
+        for k in ("placeholders", "remove", "never", "needs_hardware")
+        if k in data
     }
     return Scenario(name=name, python=python, **tuples, **data)
 
