@@ -269,7 +269,10 @@ def print_collect(out: Console, result: CollectResult, output: Path) -> None:
         out.print(f"  [red]?[/] {shown(missing.name)}: {shown(missing.reason)}")
     if result.missing:
         out.print(f"{len(result.missing)} without a snapshot (recorded in _not-collected.json).")
-    out.print(f"Next: neuron-env fleet report {shown(shell(str(output)))}", soft_wrap=True)
+    from neuron_env.invocation import program
+
+    # Named so that it runs as pasted into a fresh shell (neuron-env may live in a venv's bin).
+    out.print(f"Next: {shown(program())} fleet report {shown(shell(str(output)))}", soft_wrap=True)
 
 
 def _collect_outcome(result: CollectResult) -> Outcome:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from moto import mock_aws
 
 from neuron_env.fleet.collect import CollectOptions, collect
 from neuron_env.fleet.ssm import Invocation, SsmGateway, Throttled
-from tests.conftest import NEURON_ENV, CliRunner
+from tests.conftest import DATA, NEURON_ENV, CliRunner
 from tests.support.hosts import (
     build_sysroot,
     build_target,
@@ -334,3 +335,22 @@ def test_the_collect_json_envelope(capsys: pytest.CaptureFixture[str], tmp_path:
         "missing",
     }
     assert doc["missing"] == [{"name": "i-3", "reason": "not managed by Systems Manager"}]
+
+
+def test_the_next_step_after_collect_runs_as_pasted_in_a_fresh_shell(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from neuron_env.cli.fleet import _print_collect
+    from neuron_env.fleet.collect import CollectResult
+    from neuron_env.invocation import SYSTEM_PATH
+
+    folder = tmp_path / "my snapshots"
+    folder.mkdir()
+    shutil.copy(DATA / "snapshots" / "torch-2.13-container.json", folder / "i-1.json")
+    _print_collect(CollectResult(["i-1"], [], []), folder, as_json=False)
+    (line,) = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("Next: ")]
+    done = subprocess.run(["bash", "-c", line.removeprefix("Next: ")], capture_output=True,
+                          text=True, env={"PATH": SYSTEM_PATH, "HOME": str(tmp_path)},
+                          cwd=tmp_path, timeout=120, check=False)  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr  # judged: not 127, not a bad path
+    assert "i-1" in done.stdout
