@@ -17,9 +17,10 @@ def check_smoke(facts: HostFacts, ctx: Context) -> Verdict:
 
 
 def _install_first(ctx: Context, hint: str) -> str:
-    """The worker advises an install with an example PyTorch (it cannot know the matrix): the
-    doctor says this host's exact command (its release, pairing and environment) instead."""
-    if "install --torch" not in hint:
+    """Where torch is missing the worker advises an install with an example PyTorch ("e.g."; it
+    cannot know the matrix): the doctor says this host's exact command (its release, pairing and
+    environment) instead. The worker's other install advice names the torch it found: kept."""
+    if "(e.g. '" not in hint or "install --torch" not in hint:
         return ""
     return (
         f"Install TorchNeuron with '{ctx.install_command()}', or pass --python for the "
