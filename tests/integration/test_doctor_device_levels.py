@@ -125,5 +125,6 @@ def test_the_smoke_fix_for_a_target_without_torch_is_the_exact_install(tmp_path:
     install = f"{NEURON_ENV} install --torch 2.14 --release 2.33.1 --venv {tmp_path / 'target'}"
     assert findings["python.torch"]["fix"] == install
     assert findings["device.smoke"]["fix"] == (
-        f"Install TorchNeuron with '{install}', or pass --python for the interpreter that has torch."
+        f"Install TorchNeuron with '{install}', or pass --python for the interpreter that has "
+        "torch."
     )
