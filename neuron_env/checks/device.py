@@ -12,7 +12,20 @@ from neuron_env.facts import DeviceRun, HostFacts
 def check_smoke(facts: HostFacts, ctx: Context) -> Verdict:
     """``device.smoke`` (level 1): the smoke test's result, with the command that reruns it."""
     assert facts.device is not None
-    return _judge(facts.device.smoke, "smoke", f"{ctx.program} smoke{_where(facts, ctx)}")
+    rerun = f"{ctx.program} smoke{_where(facts, ctx)}"
+    return _judge(facts.device.smoke, "smoke", rerun, ctx)
+
+
+def _install_first(ctx: Context, hint: str) -> str:
+    """Where torch is missing the worker advises an install with an example PyTorch ("e.g."; it
+    cannot know the matrix): the doctor says this host's exact command (its release, pairing and
+    environment) instead. The worker's other install advice names the torch it found: kept."""
+    if "(e.g. '" not in hint or "install --torch" not in hint:
+        return ""
+    return (
+        f"Install TorchNeuron with '{ctx.install_command()}', or pass --python for the "
+        "interpreter that has torch."
+    )
 
 
 def _where(facts: HostFacts, ctx: Context) -> str:
@@ -41,10 +54,10 @@ def check_selftest(facts: HostFacts, ctx: Context) -> Verdict:
     ):
         return skip("Not run: the smoke test failed first")
     command = f"{ctx.program} selftest --level standard -v{_where(facts, ctx)}"
-    return _judge(facts.device.selftest, "self-test", command)
+    return _judge(facts.device.selftest, "self-test", command, ctx)
 
 
-def _judge(run: DeviceRun | None, what: str, rerun: str) -> Verdict:
+def _judge(run: DeviceRun | None, what: str, rerun: str, ctx: Context) -> Verdict:
     if run is None:
         return skip(f"The {what} was not run")
     if run.ok:
@@ -52,4 +65,5 @@ def _judge(run: DeviceRun | None, what: str, rerun: str) -> Verdict:
     # The hint becomes the fix line: left in the details as well, it would be said twice.
     details = [line for line in run.details if line != run.hint]
     detail = "\n".join(details[:8]) + (f"\n… {len(details) - 8} more" if len(details) > 8 else "")
-    return fail(run.summary, fix=_doctor_hint(run.hint) or rerun, detail=detail)
+    fix = _install_first(ctx, run.hint) or _doctor_hint(run.hint) or rerun
+    return fail(run.summary, fix=fix, detail=detail)

@@ -3,6 +3,8 @@ across nodes the collectives need the instance's EFA interfaces and aws-neuronx-
 
 from __future__ import annotations
 
+import shlex
+
 from neuron_env.checks.cores import instance_type
 from neuron_env.checks.host_kind import driver_step, in_pod
 from neuron_env.checks.model import Context, Verdict, ok, skip, warn
@@ -13,10 +15,6 @@ NO_MULTI_NODE = "single-node jobs work, multi-node collectives will not"
 POD_EFA = (
     "Request the EFA interfaces in the pod spec: resources.limits 'vpc.amazonaws.com/efa: N', "
     "with the EFA device plugin on the node."
-)
-LAUNCH_EFA = (
-    "Launch with an EFA interface on every network card (neuron-env launch-template render "
-    "adds them for this instance type)."
 )
 EFA_INSTALLER = (
     "Install the EFA driver with the AWS EFA installer (aws-efa-installer-latest.tar.gz, its "
@@ -40,7 +38,7 @@ def check_efa(facts: HostFacts, ctx: Context) -> Verdict:
     collectives = _collectives_missing(facts)
     if not bound:
         return warn(f"No EFA device of the {known.max_efa} a {name} can have: {NO_MULTI_NODE}",
-                    fix=_no_devices_fix(facts))  # fmt: skip
+                    fix=_no_devices_fix(facts, _launch_with_efa(name or "", ctx)))  # fmt: skip
     if collectives:
         return warn(f"{COLLECTIVES} is not installed: {NO_MULTI_NODE}",
                     fix=driver_step(facts, f"sudo apt-get install -y {COLLECTIVES}"))  # fmt: skip
@@ -48,9 +46,22 @@ def check_efa(facts: HostFacts, ctx: Context) -> Verdict:
         return warn(
             f"{len(bound)} of the {known.max_efa} EFA interfaces a {name} can have: multi-node "
             "collectives get that share of the bandwidth",
-            fix=POD_EFA if in_pod(facts) else LAUNCH_EFA,
+            fix=POD_EFA if in_pod(facts) else _launch_with_efa(name or "", ctx),
         )
     return ok(f"{len(bound)} EFA devices (all a {name} can have), {COLLECTIVES} installed")
+
+
+def _launch_with_efa(instance: str, ctx: Context) -> str:
+    """The launch-template command that adds every EFA interface, with this host's values (the
+    neuron-env source is the one value the host cannot know: its configured index)."""
+    minor = ctx.pairing.torch_minor if ctx.pairing else ctx.release.pairings[-1].torch_minor
+    release = str(ctx.release.version)
+    render = [ctx.program, "launch-template render --instance-type", shlex.quote(instance),
+              "--torch", minor, "--release", release, "--neuron-env-source pypi"]  # fmt: skip
+    return (
+        "Launch with an EFA interface on every network card: "
+        f"'{' '.join(render)}' adds them for this instance type."
+    )
 
 
 def _collectives_missing(facts: HostFacts) -> bool:
@@ -60,10 +71,10 @@ def _collectives_missing(facts: HostFacts) -> bool:
     return bool(packages) and COLLECTIVES not in packages
 
 
-def _no_devices_fix(facts: HostFacts) -> str:
+def _no_devices_fix(facts: HostFacts, launch: str) -> str:
     assert facts.system is not None
     if in_pod(facts):
         return POD_EFA
     if facts.system.efa_devices:  # InfiniBand devices, none bound: the EFA driver is missing
         return driver_step(facts, EFA_INSTALLER)
-    return LAUNCH_EFA
+    return launch

@@ -21,7 +21,7 @@ def check_os(facts: HostFacts, ctx: Context) -> Verdict:
     assert facts.os is not None
     release, os_facts = ctx.release, facts.os
     name = os_facts.pretty_name or os_facts.key or "this OS"
-    glibc = _glibc_problem(release, os_facts)
+    glibc = _glibc_problem(ctx, os_facts)
     if glibc:
         return glibc
     entry = release.os.get(os_facts.key or "")
@@ -29,7 +29,7 @@ def check_os(facts: HostFacts, ctx: Context) -> Verdict:
         return fail(
             f"{name} is not an OS that Neuron {release.version} supports for TorchNeuron",
             fix=f"Use {_wheel_oses(release)} (pip wheels), e.g. the Neuron Base DLAMI, "
-            "and run 'neuron-env install'.",
+            f"and run '{ctx.install_command()}' there.",
             detail=f"Known OS releases: {', '.join(sorted(release.os))}.",
         )
     return _judge_os_entry(facts, release, entry)
@@ -57,13 +57,15 @@ def _judge_os_entry(facts: HostFacts, release: Release, entry: OsRelease) -> Ver
     return ok(f"{entry.name}: supported, pip wheels available{unconfirmed}")
 
 
-def _glibc_problem(release: Release, os_facts: OsFacts) -> Verdict | None:
+def _glibc_problem(ctx: Context, os_facts: OsFacts) -> Verdict | None:
+    release = ctx.release
     have, need = loose_version(os_facts.glibc), loose_version(release.release.min_glibc)
     if have is None or need is None or have >= need:
         return None
     return fail(
         f"glibc {os_facts.glibc} is older than the {release.release.min_glibc} that PyTorch needs",
-        fix=f"Use {_wheel_oses(release)}; see 'neuron-env matrix show'.",
+        fix=f"Use {_wheel_oses(release)}; see "
+        f"'{ctx.program} matrix show --release {release.version}'.",
     )
 
 

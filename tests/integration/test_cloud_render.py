@@ -275,3 +275,15 @@ def test_ami_render_never_overwrites_a_different_file_without_force(tmp_path: Pa
     assert run_cli(*args, "--force").returncode == 0
     assert run_cli(*args).returncode == 0  # the same files again: nothing to refuse
     assert (out / "bootstrap.sh").read_text() == BOOTSTRAP
+
+
+def test_ami_render_hint_names_no_nonexistent_ami_option(tmp_path: Path) -> None:
+    """Issue 30's paper cut: the hint offered --ami, an option ami render does not have."""
+    out = tmp_path / "recipe"
+    result = run_cli("ami", "render", "--torch", "2.14", "--output", str(out),
+                     "--neuron-env-source", "ami")  # fmt: skip
+    assert result.returncode == 2
+    message = " ".join(result.stderr.split())
+    assert "Give a URL or s3:// object with --neuron-env-sha256, or pypi." in message
+    assert "--ami" not in message
+    assert not out.exists()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRunner
+from tests.conftest import NEURON_ENV, CliRunner
 from tests.support.hosts import build_sysroot, imds_environment, load_scenario
 
 pytestmark = pytest.mark.integration
@@ -115,3 +115,16 @@ def test_preflight_runs_the_smoke_test_by_default(
     smoke = next(f for f in doc["findings"] if f["check"] == "device.smoke")
     assert smoke["status"] == "fail" and "fallback" in smoke["summary"]
     assert result.returncode == 1
+
+
+def test_the_smoke_fix_for_a_target_without_torch_is_the_exact_install(tmp_path: Path) -> None:
+    """The worker only knows an example PyTorch; the doctor knows the release and pairing."""
+    from tests.integration.test_doctor_host_kinds import run_scenario_doctor
+
+    findings = run_scenario_doctor("no-torch", tmp_path)
+    install = f"{NEURON_ENV} install --torch 2.14 --release 2.33.1 --venv {tmp_path / 'target'}"
+    assert findings["python.torch"]["fix"] == install
+    assert findings["device.smoke"]["fix"] == (
+        f"Install TorchNeuron with '{install}', or pass --python for the interpreter that has "
+        "torch."
+    )

@@ -9,12 +9,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from neuron_env.checks.registry import CHECKS
-from tests.conftest import NEURON_ENV, Result, cli_runner
+from tests.conftest import NEURON_ENV, CliRunner, Result, cli_runner
 from tests.support.hosts import (
     Scenario,
     build_sysroot,
@@ -38,10 +40,18 @@ DROP_ROOT_OVERRIDE = [
 
 
 def run_doctor(scenario: Scenario, where: Path, *extra: str) -> Result:
+    with scenario_doctor(scenario, where) as doctor:
+        return doctor(*extra)
+
+
+@contextmanager
+def scenario_doctor(scenario: Scenario, where: Path) -> Iterator[CliRunner]:
+    """The doctor judging ``scenario``'s host, built under ``where`` (``sysroot``, ``target``,
+    ``matrix-KIND``): call it with more arguments, as often as needed, while IMDS answers."""
     sysroot, python = build_sysroot(scenario, where), build_target(scenario, where)
     matrix = write_matrix(scenario.matrix, where)
     args = ["--matrix-dir", str(matrix), "doctor", "--sysroot", str(sysroot)]
-    args += ["--python", str(python), *extra]
+    args += ["--python", str(python)]
     args += ["--release", scenario.release] if scenario.release else []
     args += ["--torch", scenario.torch] if scenario.torch else []
     prefix: list[str] = []
@@ -52,7 +62,8 @@ def run_doctor(scenario: Scenario, where: Path, *extra: str) -> Result:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NEURON_", "AWS_", "XLA_"))}
     with imds_environment(scenario) as aws:
         env.update({**aws, **scenario.env, "NO_COLOR": "1"})
-        return cli_runner(where, base_env=env, timeout=120, prefix=prefix)(*args)
+        run = cli_runner(where, base_env=env, timeout=120, prefix=prefix)
+        yield lambda *extra, **kwargs: run(*args, *extra, **kwargs)
 
 
 @pytest.mark.parametrize("name", scenario_names())

@@ -118,6 +118,15 @@ def test_a_target_without_torch_is_a_clear_error(cli: CliRunner, bare_python: Pa
     assert "Traceback" not in result.stdout + result.stderr
 
 
+def test_the_no_torch_hint_names_the_environment_to_install_into(
+    cli: CliRunner, bare_python: Path
+) -> None:
+    """Without --venv the printed install exits 2 ("No target environment") in a fresh shell."""
+    result = cli("smoke", "--python", str(bare_python))
+    venv = bare_python.parent.parent
+    assert f"'{NEURON_ENV} install --torch 2.14 --venv {venv}'" in result.stdout, result.stdout
+
+
 def test_a_runtime_that_hangs_while_loading_is_killed_and_reported(
     cli: CliRunner, neuron_python: Path
 ) -> None:

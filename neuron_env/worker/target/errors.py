@@ -3,6 +3,7 @@ cause."""
 
 from __future__ import annotations
 
+import shlex
 import sys
 
 from .protocol import Fatal
@@ -18,11 +19,19 @@ def require_torch() -> None:
         raise Fatal(
             "no-torch",
             f"torch is not installed in {sys.executable} (Python {sys.version.split()[0]}).",
-            "Install it into that environment (e.g. 'neuron-env install --torch 2.14'), or "
-            "pass --python for the interpreter that has torch.",
+            f"Install it into that environment (e.g. 'neuron-env install --torch 2.14 "
+            f"{_where()}'), or pass --python for the interpreter that has torch.",
         ) from None
     except Exception as exc:
         raise Fatal("broken-torch", f"import torch failed: {type(exc).__name__}: {exc}") from None
+
+
+def _where() -> str:
+    """The install flags that name this environment: its own folder when it is a virtual one;
+    else a new one made from this interpreter (install never writes into a system Python)."""
+    if sys.prefix != sys.base_prefix:
+        return f"--venv {shlex.quote(sys.prefix)}"
+    return f"--venv .venv-neuron --python {shlex.quote(sys.executable)}"
 
 
 def innermost_message(exc: BaseException) -> str:
