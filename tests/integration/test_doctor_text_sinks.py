@@ -95,6 +95,7 @@ def test_a_pipe_wraps_at_columns_when_asked(cli: CliRunner) -> None:
     assert " ".join(narrow.split()) == " ".join(wide.split())  # the same words, rewrapped
     assert "'aws-neuronx-runtime-lib=2.35.33.0*'" in narrow.split()  # a pin is never split
     long_words = {w for w in narrow.split() if len(w) > 40}  # paths and commands stay whole
+    long_words |= set(re.findall(r"'[^'\n]{40,}'", narrow))  # so does a command quoted in prose
     for line in wrapped(narrow):
         assert len(line) <= 80 or any(word in line for word in long_words), line
     assert fixes(narrow) == fixes(wide)  # whole at any width: pasted, they run
