@@ -13,6 +13,7 @@ import os
 import shlex
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 NAME = "neuron-env"
@@ -20,9 +21,31 @@ SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 """What a fresh login shell's PATH holds on every Linux distribution we support."""
 
 
+_global_options: tuple[str, ...] = ()
+
+
+def carry_global_options(matrix_dirs: Sequence[Path]) -> None:
+    """The global options of this run that a printed command needs to mean the same thing: a
+    ``--matrix-dir`` may hold the very release the command names (made absolute, since the
+    command may be pasted in another folder). ``$NEURON_ENV_MATRIX_DIR`` is left to the shell:
+    read from the environment and from a flag, one folder would be read twice."""
+    global _global_options
+    carried: list[str] = []
+    for folder in matrix_dirs:
+        carried += ["--matrix-dir", str(Path(folder).absolute())]
+    _global_options = tuple(carried)
+    program.cache_clear()
+
+
 @functools.cache
 def program() -> str:
-    """``neuron-env``, its absolute path, or ``PYTHON -m neuron_env``; shell-quoted."""
+    """``neuron-env``, its absolute path, or ``PYTHON -m neuron_env``, then the carried global
+    options; shell-quoted."""
+    carried = [shlex.join(_global_options)] if _global_options else []
+    return " ".join([_program(), *carried])
+
+
+def _program() -> str:
     started = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
     script = _script(started)
     if script is None:

@@ -246,6 +246,9 @@ def root(
 ) -> None:
     """Provision and validate PyTorch environments for AWS Trainium (TorchNeuron)."""
     ctx.obj = Settings(debug=debug, matrix_dirs=list(matrix_dir or []))
+    from neuron_env.invocation import carry_global_options
+
+    carry_global_options(ctx.obj.matrix_dirs)
 
 
 def main() -> None:

@@ -334,7 +334,9 @@ def test_fleet_collect_shows_a_hosts_stderr_inertly_and_a_pastable_next_step(
     _print_collect(CollectResult([], [], [Missing("i-1", reason)]), folder, as_json=False)
     out = capsys.readouterr().out
     assert_inert(out)
-    assert f"Next: neuron-env fleet report '{folder}'" in " ".join(out.split())
+    from neuron_env.invocation import program
+
+    assert f"Next: {program()} fleet report '{folder}'" in " ".join(out.split())
 
 
 def test_fleet_report_refuses_a_torch_no_release_pairs_once(

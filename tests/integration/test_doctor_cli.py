@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
 import stat
 import subprocess
 import xml.etree.ElementTree as ET
@@ -14,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import DATA, CliRunner
+from neuron_env.invocation import SYSTEM_PATH
+from tests.conftest import DATA, CliRunner, cli_runner
 from tests.support.hosts import (
     build_sysroot,
     build_target,
@@ -287,3 +289,22 @@ def test_doctor_verbose_shows_what_each_passing_check_read_and_where(
     assert f"read: {healthy.sysroot}/etc/os-release" in passed["platform.os"]
     target = f"read: {healthy.python}: its version and installed distributions"
     assert target in passed["python.torch"]
+
+
+def test_a_fix_naming_a_release_from_matrix_dir_carries_it_into_a_fresh_shell(
+    tmp_path: Path,
+) -> None:
+    """2.99.0 exists only in the extra matrix folder: a printed install that dropped
+    ``--matrix-dir`` would fail as pasted with "unknown release"."""
+    shutil.copytree(DATA / "matrices" / "newer", tmp_path / "extra")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    judged = cli_runner(tmp_path)("--matrix-dir", "extra", "doctor", "--format", "json")
+    (step,) = json.loads(judged.stdout)["next"]
+    assert "--release" in step["argv"] and "2.99.0" in step["argv"]
+    assert step["argv"][1:3] == ["--matrix-dir", str(tmp_path / "extra")]  # absolute, first
+    done = subprocess.run(["bash", "-c", step["shell"] + " --dry-run"], capture_output=True,
+                          text=True, cwd=elsewhere, timeout=120, check=False,
+                          env={"PATH": SYSTEM_PATH, "HOME": str(tmp_path)})  # fmt: skip
+    assert "2.99.0" not in done.stderr, done.stderr  # the release is known there too
+    assert done.returncode == 0 or "No Python 3.12" in done.stderr, done.stderr

@@ -215,7 +215,14 @@ def _run_neuron_env(words: list[str], host: Judged) -> Iterator[str]:
 
 def _subcommand_args(command: list[str], host: Judged) -> list[str]:
     """``command`` with ``--dry-run`` where it would change the host, and the scenario's root."""
-    subcommand = next((word for word in command if not word.startswith("-")), "")
+    words = iter(command)
+    subcommand = ""
+    for word in words:
+        if word == "--matrix-dir":  # a global option carried from doctor's own command line
+            next(words, None)
+        elif not word.startswith("-"):
+            subcommand = word
+            break
     extra: list[str] = []
     if subcommand in CHANGES_HOST and "--dry-run" not in command:
         extra.append("--dry-run")
