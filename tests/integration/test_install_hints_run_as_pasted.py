@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ pytestmark = pytest.mark.integration
 
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 QUOTED = re.compile(r"'(/[^']+)'")  # a command by its path (prose has apostrophes)
+QUOTED_ANY = re.compile(r"'([^']+)'")
 PLACEHOLDERS = re.compile(r"\bX\.Y\b|\bFILE\b")
 NEW_VENV = ".venv-neuron"  # the folder doctor looks for
 RELEASE = "2.90.0"  # the install tests' release (install_matrix_dir)
@@ -195,3 +197,17 @@ def quoted_or_after(text: str, prefix: str) -> list[str]:
     assert words[0] == str(NEURON_ENV), f"neuron-env is not named by its path: {words}"
     assert not PLACEHOLDERS.search(" ".join(words)), words
     return words
+
+
+def test_an_unmatched_selftest_case_prints_a_list_that_runs(
+    isolated_env: dict[str, str], tmp_path: Path
+) -> None:
+    from neuron_env.errors import BadInput
+    from neuron_env.selftest import select_variants
+
+    with pytest.raises(BadInput) as caught:
+        select_variants("long", ["no-such-case*"])
+    # In this process neuron-env was not started from its script: PYTHON -m neuron_env.
+    words = shlex.split(QUOTED_ANY.findall(caught.value.hint or "")[0])
+    assert words[:3] == [sys.executable, "-m", "neuron_env"] and words[3:] == ["selftest", "--list"]
+    assert_runs(run_pasted(words, isolated_env, tmp_path))
