@@ -129,6 +129,7 @@ def _text(table: dict[str, Any], key: str, name: str) -> str | None:
 
 def _allow(value: Any, name: str) -> dict[str, str]:
     from neuron_env.checks.registry import CHECKS
+    from neuron_env.invocation import command
     from neuron_env.schema import suggest
 
     example = 'allow = {"env.cache" = "scratch disk"}'
@@ -139,6 +140,6 @@ def _allow(value: Any, name: str) -> dict[str, str]:
         if check_id not in known:
             raise MalformedFile(
                 f"{name}: allow names an unknown check id '{check_id}'; {suggest(check_id, known)}",
-                hint="List them with 'neuron-env doctor --list-checks'.",
+                hint=f"List them with '{command('doctor', '--list-checks')}'.",
             )
     return dict(value)

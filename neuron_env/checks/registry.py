@@ -27,6 +27,7 @@ from neuron_env.checks import (
 from neuron_env.checks.model import Check, Context, Finding, Verdict
 from neuron_env.errors import BadInput
 from neuron_env.facts import HostFacts
+from neuron_env.invocation import command
 from neuron_env.schema import suggest
 
 CHECKS: tuple[Check, ...] = (
@@ -114,7 +115,7 @@ def select_checks(
     for check_id in [*only, *skipped, *allow]:
         if check_id not in known:
             raise BadInput(f"Unknown check id '{check_id}'; {suggest(check_id, known)}",
-                           hint="List them with 'neuron-env doctor --list-checks'.")  # fmt: skip
+                           hint=_list_them())  # fmt: skip
     too_deep = [c for c in catalog if c.id in only and c.level > level]
     if too_deep:
         raise BadInput(f"{too_deep[0].id} runs at --level {too_deep[0].level} and above.",
@@ -123,8 +124,12 @@ def select_checks(
     chosen = [c for c in chosen if c.level <= level]
     if not chosen:  # judging nothing must not read as "Ready"
         raise BadInput("--check and --skip leave no check to run.",
-                       hint="List them with 'neuron-env doctor --list-checks'.")  # fmt: skip
+                       hint=_list_them())  # fmt: skip
     return chosen
+
+
+def _list_them() -> str:
+    return f"List them with '{command('doctor', '--list-checks')}'."
 
 
 def run_checks(facts: HostFacts, ctx: Context, checks: Iterable[Check]) -> list[Finding]:
@@ -134,13 +139,13 @@ def run_checks(facts: HostFacts, ctx: Context, checks: Iterable[Check]) -> list[
 def run_check(check: Check, facts: HostFacts, ctx: Context) -> Finding:
     """Run one check; facts its probe could not collect make it an ``error``, not a crash."""
     missing = [section for section in check.needs if getattr(facts, section) is None]
-    verdict = _unprobed(facts, missing[0]) if missing else check.run(facts, ctx)
+    verdict = _unprobed(facts, missing[0], ctx) if missing else check.run(facts, ctx)
     return Finding(check.id, check.category, check.title, verdict.status, verdict.summary,
                    verdict.detail, verdict.fix)  # fmt: skip
 
 
-def _unprobed(facts: HostFacts, section: str) -> Verdict:
+def _unprobed(facts: HostFacts, section: str, ctx: Context) -> Verdict:
     error = facts.error_for(section)
     why = error.message if error else "not collected"
-    fix = "Run again with --debug; if it persists, report it with 'neuron-env facts'."
+    fix = f"Run again with --debug; if it persists, report it with '{ctx.program} facts'."
     return Verdict("error", f"Could not probe {section}: {why}", fix=fix)

@@ -66,7 +66,7 @@ def check_requirements(facts: HostFacts, ctx: Context) -> Verdict:
     if any(d.requires_dist is None for d in dists.values()):
         return skip(
             "The facts snapshot holds no Requires-Dist data (taken by an older neuron-env): "
-            "take it again with 'neuron-env facts' to check requirements"
+            f"take it again with '{ctx.program} facts' to check requirements"
         )
     unmet = unmet_requirements(dists, marker_environment(facts))
     problems = [*(_judge_unmet(u, dists, ctx) for u in unmet), *_companion_problems(facts, ctx)]

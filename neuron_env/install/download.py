@@ -25,6 +25,7 @@ from neuron_env.install.wheelhouse import (
     ONLY_BINARY,
     ForeignTags,
     Wheelhouse,
+    fill_new,
     fill_wheelhouse,
     hashed_requirements,
     read_wheelhouse,
@@ -78,11 +79,11 @@ def export_requirements(
 ) -> tuple[str, Wheelhouse]:
     """A requirements file's text that pins every package of ``plan`` by version and sha256."""
     if wheelhouse is not None:
-        house = read_wheelhouse(wheelhouse)
+        house = read_wheelhouse(wheelhouse, plan)
         if house is None:
             raise MalformedFile(
                 f"{wheelhouse} has no neuron-env manifest, so its hashes are unknown.",
-                hint="Fill it with 'neuron-env download', or export without --wheelhouse.",
+                hint=f"Export without --wheelhouse. Or: {fill_new(plan)}",
             )
     else:
         with tempfile.TemporaryDirectory(prefix="neuron-env-export-") as scratch:

@@ -22,13 +22,21 @@ from packaging.version import InvalidVersion, Version
 from neuron_env.errors import BadInput, OperationFailed
 from neuron_env.install.plan import InstallPlan
 from neuron_env.install.wheelhouse import WheelFile
+from neuron_env.invocation import command
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-_HINT = "Write the file again with 'neuron-env install --torch X.Y --export FILE'."
 
 
-def split_hashes(line: str, where: str) -> tuple[str, tuple[str, ...]]:
-    """The requirement of ``line`` and the sha256 digests of its ``--hash`` options.
+def export_again(torch: str, origin: str) -> str:
+    """The hint for a malformed lock: the export that writes it again, to the file named in
+    ``origin`` (``FILE:LINE``)."""
+    file = origin.rpartition(":")[0] or origin
+    return f"Write the file again with '{command('install', '--torch', torch, '--export', file)}'."
+
+
+def split_hashes(line: str, where: str, torch: str) -> tuple[str, tuple[str, ...]]:
+    """The requirement of ``line`` and the sha256 digests of its ``--hash`` options (``torch``:
+    the PyTorch asked for, for the hint that writes the file again).
 
     pip's forms are accepted (``--hash=sha256:HEX`` and ``--hash sha256:HEX``); any other option
     after a requirement is bad input, like an option line.
@@ -46,16 +54,16 @@ def split_hashes(line: str, where: str) -> tuple[str, tuple[str, ...]]:
                 "--hash=sha256:... may follow a requirement.",
                 hint="Keep one requirement a line; neuron-env picks the indexes itself.",
             )
-        digests.append(_digest(word.removeprefix("--hash="), where))
+        digests.append(_digest(word.removeprefix("--hash="), where, torch))
     return head.strip(), tuple(digests)
 
 
-def _digest(value: str, where: str) -> str:
+def _digest(value: str, where: str, torch: str) -> str:
     algorithm, _, digest = value.partition(":")
     if algorithm != "sha256" or not _SHA256.fullmatch(digest.lower()):
         raise BadInput(
             f"{where}: '--hash={value}' is not a sha256 hash (--hash=sha256: and 64 hex digits).",
-            hint=_HINT,
+            hint=export_again(torch, where),
         )
     return digest.lower()
 
@@ -71,24 +79,25 @@ class Hashed(Protocol):
     def hashes(self) -> tuple[str, ...]: ...
 
 
-def check_hash_mode(requirements: Sequence[Hashed]) -> None:
+def check_hash_mode(requirements: Sequence[Hashed], torch: str) -> None:
     """Once one requirement has a hash, every one needs one and an exact ``==`` version."""
     first = next((r for r in requirements if r.hashes), None)
     if first is None:
         return
+    again = export_again(torch, first.origin)  # a hash comes only from a file
     for req in requirements:
         if not req.hashes:
             raise BadInput(
                 f"{req.origin}: '{req.text}' has no --hash, but {first.origin} has one: once "
                 "one requirement is pinned by its hash, every one must be (as with pip's "
                 "--require-hashes), or a package could come unchecked.",
-                hint=f"Add --hash=sha256:... to that line, or leave it out. {_HINT}",
+                hint=f"Add --hash=sha256:... to that line, or leave it out. {again}",
             )
         if locked_version(req.text) is None:
             raise BadInput(
                 f"{req.origin}: '{req.text}' has a --hash but no exact version: a hash pins one "
                 "file, so the requirement must be NAME==VERSION.",
-                hint=_HINT,
+                hint=again,
             )
 
 
@@ -124,18 +133,21 @@ def check_locked(plan: InstallPlan, files: Iterable[ResolvedFile], *, source: st
         if package is None:
             raise LockMismatch(
                 f"The resolution takes {name} {found.version} from {source}, and the lock does "
-                f"not list {name}: nothing was installed."
+                f"not list {name}: nothing was installed.",
+                plan,
             )
         if not _same_version(package.spec, found.version) or not found.sha256:
             raise LockMismatch(
                 f"The lock pins {name}{package.spec}, but {source} gave {found.file}: nothing "
-                "was installed."
+                "was installed.",
+                plan,
             )
         if not set(found.sha256) <= set(package.hashes):
             raise LockMismatch(
                 f"{name} {found.version}: the file {found.file} from {source} has sha256 "
                 f"{found.sha256[0]}, not the one the lock pins ({', '.join(package.hashes)}), "
-                "so it is not the file that was exported; nothing was installed."
+                "so it is not the file that was exported; nothing was installed.",
+                plan,
             )
 
 
@@ -154,10 +166,13 @@ def _same_version(spec: str, version: str) -> bool:
 class LockMismatch(OperationFailed):
     """The resolution differs from the lock (exit 1): another file, version or package."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, plan: InstallPlan) -> None:
+        export = command(
+            "install", "--torch", plan.torch, "--release", plan.release, "--export", "FILE"
+        )
         super().__init__(
             message,
             hint="The index serves other files than when the lock was written (or the lock was "
             "edited). Check the indexes; if the new files are trusted, export the lock again "
-            "with 'neuron-env install --export'.",
+            f"with '{export}', with the lock's path in place of FILE.",
         )

@@ -13,8 +13,10 @@ unless ``--index-url`` names one).
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
@@ -306,10 +308,13 @@ def _plan_notes(choices: Choices) -> Iterable[Note]:
             "only when the copy verifies, and left as it is otherwise.",
         )
     if choices.backend == "uv" and choices.action == "create":
+        # The venv's own interpreter, by its path: a bare python is another one, or none.
+        python = str(Path(choices.venv).absolute() / "bin" / "python")
         yield Note(
             "info",
             "install.uv-no-pip",
-            "uv creates the venv without pip; add it later with 'python -m ensurepip' if needed.",
+            "uv creates the venv without pip; add it later with "
+            f"'{shlex.join([python, '-m', 'ensurepip'])}' if needed.",
         )
     if choices.wheelhouse:
         yield Note(

@@ -32,10 +32,11 @@ from neuron_env.install.wheelhouse import (
     MANIFEST,
     ForeignTags,
     check_wheelhouse,
+    fill_new,
     manylinux_platforms,
     read_wheelhouse,
 )
-from neuron_env.invocation import command
+from neuron_env.invocation import command, program
 from neuron_env.matrix import Matrix, Note, Release, Request, resolve_target
 from neuron_env.probe.os_release import probe_os
 
@@ -56,15 +57,16 @@ def prepare(
 
     ``packages`` are the user's own (``PACKAGE ...`` and ``-r FILE``), read and checked before.
     """
-    _check_sources(request)
     torch = request.pinned_torch()
     release = matrix.get(request.release)
+    _check_sources(request, torch, str(release.version))
     allowed = allowed_pythons(release, torch)
     # An unsupported PyTorch is the answer the user needs first, before a missing interpreter.
     resolve_target(matrix, Request(torch=torch, release=str(release.version)))
     allowed = _chosen_python(allowed, request.python_version)
     _judge_names_first(matrix, release, torch, packages, allowed)
-    target_env = locate_target(request.venv, request.python, allowed)
+    chosen = ("--torch", torch, "--release", str(release.version))
+    target_env = locate_target(request.venv, request.python, allowed, chosen)
     _refuse_own_environment(target_env, request, allowed)
     check_writable_parent(target_env)
     os_facts = probe_os(request.sysroot)
@@ -76,7 +78,7 @@ def prepare(
         release=str(release.version),
     )
     try:
-        target = resolve_target(matrix, matrix_request)
+        target = resolve_target(matrix, matrix_request, program=program())
     except UnsupportedCombination as exc:
         if target_env.python_minor in allowed:
             raise
@@ -112,7 +114,7 @@ def prepare(
 def _check_wheelhouse(directory: Path, plan: InstallPlan, routed: InstallPlan) -> None:
     """The wheelhouse against the routes the matrix gives when online (``routed``), the user's
     packages and the lock, before anything is created."""
-    house = read_wheelhouse(directory)
+    house = read_wheelhouse(directory, plan)
     if house is not None:
         check_wheelhouse(directory, house, plan, routed)
         check_wheelhouse_has(directory, (w.name for w in house.files), plan)
@@ -121,7 +123,7 @@ def _check_wheelhouse(directory: Path, plan: InstallPlan, routed: InstallPlan) -
         raise BadInput(
             f"Wheelhouse {directory} has no {MANIFEST}, so its files cannot be checked against "
             "the hashes of the requirements file; nothing was created.",
-            hint="Fill it with 'neuron-env download', which writes the manifest.",
+            hint=f"Download writes the manifest. {fill_new(plan)}",
         )
 
 
@@ -230,11 +232,16 @@ def allowed_pythons(release: Release, torch: str) -> tuple[str, ...]:
     return tuple(sorted({p for pair in release.pairings for p in pair.python}))
 
 
-def _check_sources(request: InstallRequest) -> None:
+def _check_sources(request: InstallRequest, torch: str, release: str) -> None:
     if request.offline and request.wheelhouse is None:
+        python = ("--python-version", request.python_version) if request.python_version else ()
+        where = ("--os", request.os) if request.os else ()
+        fill = command("download", "--torch", torch, "--release", release, *python, *where,
+                       "-d", "DIR")  # fmt: skip
         raise BadInput(
             "--offline installs from a wheelhouse alone: give --wheelhouse DIR.",
-            hint="Fill one on a connected machine with 'neuron-env download --torch X.Y -d DIR'.",
+            hint=f"Fill one on a connected machine with '{fill}', with a new folder in place "
+            "of DIR.",
         )
     if request.wheelhouse is not None and (
         request.index_url or request.neuron_index or request.pytorch_index
@@ -273,6 +280,7 @@ def prepare_download(
             arch=arch,
             release=str(release.version),
         ),
+        program=program(),
     )
     choices = Choices(
         venv=str(dest),

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from neuron_env.errors import BadInput
 from neuron_env.install.outcome import InstallFailed, InstallOutcome
+from neuron_env.invocation import command
 
 Phase = Callable[[str], None]
 #: Opens the progress display for one run whose backend writes to the log (the path given).
@@ -72,7 +73,7 @@ class Selection:
         if self.torch is None:
             raise BadInput(
                 "Which PyTorch? Give --torch X.Y, e.g. --torch 2.14.",
-                hint="'neuron-env matrix list' shows the pairings of each release.",
+                hint=f"'{command('matrix', 'list')}' shows the pairings of each release.",
             )
         return self.torch
 

@@ -17,6 +17,7 @@ from neuron_env.command import clean_env, run
 from neuron_env.errors import BadInput
 from neuron_env.input_files import MiB
 from neuron_env.install.outcome import Step, SystemPlan
+from neuron_env.invocation import command
 from neuron_env.matrix import Note, Release
 from neuron_env.probe.os_release import parse_os_release
 from neuron_env.probe.sysroot import Sysroot
@@ -55,10 +56,10 @@ def apt_steps(release: Release, host: HostRelease, os_key: str | None = None) ->
         raise BadInput(
             f"The Neuron system packages come from an apt repository for Ubuntu; this host is "
             f"'{os_key}'.",
-            hint="Run 'neuron-env install --system' on the Ubuntu host, or pass --os ubuntu-24.04 "
-            "to print the steps for one.",
+            hint=f"Print the steps for an Ubuntu host with '{_for_ubuntu(release)}', and run "
+            "them there.",
         )
-    codename = _codename(os_key, host)
+    codename = _codename(os_key, host, str(release.version))
     packages, notes = _package_args(release)
     apt = release.apt
     key_file = str(Path(apt.keyring).with_suffix(".asc"))
@@ -116,14 +117,21 @@ def _unpinned_note(release: Release, names: list[str]) -> Note:
     )
 
 
-def _codename(os_key: str, host: HostRelease) -> str:
+def _for_ubuntu(release: Release) -> str:
+    """``install --system`` for the release's newest Ubuntu, to print its steps on any host."""
+    ubuntu = max((k for k in release.os if k.startswith("ubuntu-")), default="ubuntu-24.04")
+    return command("install", "--system", "--release", str(release.version), "--os", ubuntu)
+
+
+def _codename(os_key: str, host: HostRelease, release: str) -> str:
     if os_key == host.os and host.codename:
         return host.codename
     known = KNOWN_CODENAMES.get(os_key)
     if known is None:
         raise BadInput(
             f"Cannot tell the codename of {os_key} on this host ({host.os}).",
-            hint="Run 'neuron-env install --system' on that host itself.",
+            hint=f"Run '{command('install', '--system', '--release', release)}' on that host "
+            "itself.",
         )
     return known
 
@@ -156,7 +164,7 @@ def execute_steps(
     progress: Callable[[str], None] = lambda _: None,
 ) -> None:
     """Run the steps in order, as root; the first failure stops them."""
-    require_root()
+    require_root(plan)
     check_runnable(plan)
     env = clean_env({"DEBIAN_FRONTEND": "noninteractive"})
     for step in plan.steps:
@@ -169,16 +177,19 @@ def execute_steps(
             run(list(step.argv), timeout=APT_TIMEOUT, env=env, output=log)
 
 
-def require_root() -> None:
+def require_root(plan: SystemPlan) -> None:
     """Refuse, before anything runs, unless neuron-env runs as root."""
     if os.geteuid() != 0:
+        # By its path: sudo's secure_path never holds the venv's bin.
+        again = command("install", "--system", "--release", plan.release, "--execute")
         raise BadInput(
             "--execute changes the system and needs root; nothing was run.",
-            hint="Run it as root: sudo neuron-env install --system --execute",
+            hint=f"Run it as root: sudo {again}",
         )
 
 
 def check_runnable(plan: SystemPlan) -> None:
     """Refuse to run steps that were printed for another host."""
     if not all(step.runnable for step in plan.steps):
-        raise BadInput(OTHER_HOST, hint="Run 'neuron-env install --system --execute' there.")
+        there = command("install", "--system", "--release", plan.release, "--execute")
+        raise BadInput(OTHER_HOST, hint=f"Run '{there}' there.")

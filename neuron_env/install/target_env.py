@@ -21,6 +21,7 @@ from neuron_env.command import clean_env, run
 from neuron_env.errors import BadInput, CommandFailed, OperationFailed
 from neuron_env.facts import PythonFacts
 from neuron_env.input_files import InputRejected, MiB, read_bytes
+from neuron_env.invocation import command
 from neuron_env.probe.python_env import probe_python
 
 PROBE_TIMEOUT = 30.0
@@ -58,14 +59,16 @@ def locate_target(
     venv: Path | None,
     python: Path | None,
     allowed_pythons: Sequence[str],
+    chosen: Sequence[str],
 ) -> TargetEnv:
     """Find the target environment and the interpreter to (re)build it with.
 
     A path that cannot be read (a symbolic link loop, a directory without permission) is bad
-    input: one message, exit 2.
+    input: one message, exit 2. ``chosen``: the options that picked the target (``--torch 2.14
+    --release 2.34.0``), for the install a hint prints.
     """
     try:
-        return _locate(venv, python, allowed_pythons)
+        return _locate(venv, python, allowed_pythons, chosen)
     except RuntimeError as exc:  # Path.resolve() on a symbolic link loop (Python < 3.13)
         raise BadInput(
             f"--venv {venv} is a symbolic link loop: it never reaches a directory ({exc}).",
@@ -96,16 +99,22 @@ def check_writable_parent(target: TargetEnv) -> None:
         )
 
 
-def _locate(venv: Path | None, python: Path | None, allowed_pythons: Sequence[str]) -> TargetEnv:
+#: The environment a hint creates: the one doctor judges when run in the same folder.
+NEW_VENV = ".venv-neuron"
+
+
+def _locate(
+    venv: Path | None, python: Path | None, allowed_pythons: Sequence[str], chosen: Sequence[str]
+) -> TargetEnv:
     python = _interpreter(python) if python is not None else None
     if venv is None and python is not None:
-        return _existing_from_python(python)
+        return _existing_from_python(python, chosen)
     if venv is None:
         active = os.environ.get("VIRTUAL_ENV")
         if not active:
             raise BadInput(
                 "No target environment: give --venv DIR (created if missing) or activate one.",
-                hint="Example: neuron-env install --torch 2.14 --venv ./neuron-venv",
+                hint=f"For example: {command('install', *chosen, '--venv', NEW_VENV)}",
             )
         venv = Path(active)
     path = Path(os.path.normpath(venv.absolute()))
@@ -144,7 +153,7 @@ def python_version(python: Path) -> str:
     return result.stdout.strip()
 
 
-def _existing_from_python(python: Path) -> TargetEnv:
+def _existing_from_python(python: Path, chosen: Sequence[str]) -> TargetEnv:
     if not python.exists():
         raise BadInput(f"Python interpreter {python} does not exist.")
     facts = _probe(python)
@@ -152,7 +161,8 @@ def _existing_from_python(python: Path) -> TargetEnv:
         raise BadInput(
             f"{python} is not inside a virtual environment; neuron-env installs only into one, "
             "so that it can build the new environment beside it and swap.",
-            hint=f"Create one with: neuron-env install --torch X.Y --venv DIR --python {python}",
+            hint="Create one with: "
+            f"{command('install', *chosen, '--venv', NEW_VENV, '--python', str(python))}",
         )
     return _existing(Path(facts.prefix))
 

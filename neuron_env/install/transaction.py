@@ -38,6 +38,7 @@ from neuron_env.install.plan import InstallPlan
 from neuron_env.install.reachability import failure_cause, step_name
 from neuron_env.install.target_env import TargetEnv
 from neuron_env.install.verify import Problem, TorchImport, import_torch, problems
+from neuron_env.invocation import command
 from neuron_env.probe.python_env import probe_python
 from neuron_env.signals import future_result, held_interrupts, sigterm_as_interrupt
 
@@ -156,7 +157,7 @@ def _completed_anyway(plan: InstallPlan, target: TargetEnv, versions: dict[str, 
 
 
 def _completed_hint(target: TargetEnv) -> str:
-    return f"Nothing to redo; check it with: neuron-env doctor --python {target.python}"
+    return f"Nothing to redo; check it with: {command('doctor', '--python', str(target.python))}"
 
 
 def _check_live_unchanged(target: TargetEnv, before: live.Snapshot | None, log: Path) -> None:

@@ -22,6 +22,8 @@ from neuron_env.errors import BadInput
 from neuron_env.install.diagnose import Cause
 from neuron_env.install.lock import check_hash_mode, split_hashes
 from neuron_env.install.plan import InstallPlan
+from neuron_env.install.wheelhouse import fill_new
+from neuron_env.invocation import command
 
 #: The pins no user package may move; the constraints file lists them exactly.
 CORE = ("torch", "torch-neuronx", "neuronx-cc", "nki")
@@ -49,19 +51,22 @@ class UserRequirement:
         return f"'{self.text}' ({self.origin})"
 
 
-def gather(packages: Sequence[str], files: Sequence[Path]) -> tuple[UserRequirement, ...]:
-    """The command line's requirements, then each file's; bad syntax is exit 2 naming where."""
+def gather(
+    packages: Sequence[str], files: Sequence[Path], torch: str
+) -> tuple[UserRequirement, ...]:
+    """The command line's requirements, then each file's; bad syntax is exit 2 naming where
+    (``torch``: the PyTorch asked for, for the hint that exports a malformed lock again)."""
     found = [_checked(text, "command line") for text in packages]
     for path in files:
-        found += read_requirements_file(path)
-    check_hash_mode(found)
+        found += read_requirements_file(path, torch)
+    check_hash_mode(found, torch)
     return tuple(found)
 
 
 REQUIREMENTS_MAX_BYTES = 1024 * 1024
 
 
-def read_requirements_file(path: Path) -> list[UserRequirement]:
+def read_requirements_file(path: Path, torch: str) -> list[UserRequirement]:
     """pip's requirements syntax, the subset neuron-env routes: one requirement a line.
 
     Comments (``#`` at a line's start or after whitespace) and blank lines are skipped; a line
@@ -90,7 +95,7 @@ def read_requirements_file(path: Path) -> list[UserRequirement]:
                 hint="neuron-env picks the indexes itself (--index-url names the default index's "
                 "mirror); list each package on its own line, and give more files with more -r.",
             )
-        requirement, hashes = split_hashes(line, where)
+        requirement, hashes = split_hashes(line, where, torch)
         found.append(replace(_checked(requirement, where), hashes=hashes))
     return found
 
@@ -211,7 +216,7 @@ def user_conflict(output: str, plan: InstallPlan) -> Cause | None:
         "user-conflict",
         sentence,
         "Drop that package or pick a version of it that works with these pins, or pick the "
-        "release that pairs the version it needs ('neuron-env matrix list').",
+        f"release that pairs the version it needs ('{command('matrix', 'list')}').",
     )
 
 
@@ -224,12 +229,10 @@ def check_wheelhouse_has(directory: Path, names: Iterable[str], plan: InstallPla
     missing = [p.name for p in plan.packages if p.requested and p.name not in present]
     if not missing:
         return
-    wanted = " ".join(sorted(p.requirement for p in plan.packages if p.requested))
+    wanted = sorted(p.requirement for p in plan.packages if p.requested)
     raise BadInput(
         f"Wheelhouse {directory} has no {', '.join(missing)}: it was filled without "
         f"{'it' if len(missing) == 1 else 'them'}, and an offline install cannot fetch "
         "anything. Nothing was created.",
-        hint=f"Fill it again on a connected machine with 'neuron-env download --torch "
-        f"{plan.torch} --release {plan.release} --python-version {plan.python} -d DIR "
-        f"{wanted}'.",
+        hint=fill_new(plan, *wanted),
     )

@@ -27,6 +27,7 @@ from neuron_env.errors import BadInput
 from neuron_env.install.lock import locked_version
 from neuron_env.install.plan import InstallPlan, PlannedPackage
 from neuron_env.install.user_packages import CORE, UserRequirement, exact_version
+from neuron_env.invocation import command
 from neuron_env.matrix import Matrix, Note, Release, Target
 from neuron_env.matrix.names import is_neuron_name, neuron_kind, pattern_shown, release_neuron_names
 from neuron_env.matrix.resolve import CompanionPin, Pin
@@ -199,8 +200,12 @@ def _check_allows(req: UserRequirement, spec: str, what: str) -> None:
         f"{req.shown()} excludes {req.name} {shown}, and {what} {shown}: Neuron packages "
         "come at the release's version only.",
         hint=f"Drop the version from '{req.text}' (neuron-env pins it), or pick the release "
-        "that ships the version you want ('neuron-env matrix list').",
+        f"that ships the version you want ('{command('matrix', 'list')}').",
     )
+
+
+def _show(release: Release) -> str:
+    return command("matrix", "show", "--release", str(release.version))
 
 
 def _version(text: str) -> Version | None:
@@ -291,8 +296,7 @@ def _not_shipped(
         hint = (
             f"Pick one of those releases with --release, or leave {name} out."
             if others
-            else f"Leave {name} out; 'neuron-env matrix show --release {release.version}' lists "
-            "the companions this release ships."
+            else f"Leave {name} out; '{_show(release)}' lists the companions this release ships."
         )
     return BadInput(
         f"{req.shown()}: {what}, and Neuron {target.release} does not ship it for PyTorch "

@@ -27,6 +27,7 @@ from packaging.version import InvalidVersion
 from neuron_env.errors import BadInput, CommandFailed, MalformedFile, OperationFailed
 from neuron_env.input_files import InputRejected, Limits, load_json
 from neuron_env.install.plan import DEFAULT_ROUTE, InstallPlan
+from neuron_env.invocation import command
 from neuron_env.schema import JSON_LENIENT, SchemaError, parse
 from neuron_env.serialize import envelope
 
@@ -247,8 +248,29 @@ def hashed_requirements(house: Wheelhouse, header: Sequence[str] = ()) -> str:
     return "\n".join(lines) + "\n"
 
 
-def read_wheelhouse(directory: Path) -> Wheelhouse | None:
-    """The manifest of ``directory``, or None for a plain directory of wheels.
+def download_command(plan: InstallPlan, dest: str, *packages: str) -> str:
+    """The ``download`` that fills a wheelhouse for ``plan``'s target (and ``packages``) into
+    ``dest``, as pasted on a connected machine (``--os`` too: it may run another OS)."""
+    where = ("--os", plan.os) if plan.os else ()
+    return command(
+        "download", "--torch", plan.torch, "--release", plan.release,
+        "--python-version", plan.python, *where, "-d", dest, *packages,
+    )  # fmt: skip
+
+
+def fill_new(plan: InstallPlan, *packages: str) -> str:
+    """The hint that fills a new wheelhouse for ``plan``'s target: download refuses a folder
+    that holds files, so the folder is the user's to choose."""
+    fill = download_command(plan, "DIR", *packages)
+    return (
+        f"Fill a new one on a connected machine with '{fill}', with a "
+        "new folder in place of DIR, and copy that folder here."
+    )
+
+
+def read_wheelhouse(directory: Path, plan: InstallPlan) -> Wheelhouse | None:
+    """The manifest of ``directory``, or None for a plain directory of wheels (``plan``: the
+    target it is for, for the hints that fill it).
 
     The manifest is read bounded (a FIFO, a device or a huge file is refused without blocking,
     nesting is limited), so a hostile one is bad input, never a hang or a crash.
@@ -257,12 +279,13 @@ def read_wheelhouse(directory: Path) -> Wheelhouse | None:
         raise BadInput(f"Wheelhouse {directory} does not exist or is not a directory.")
     path = directory / MANIFEST
     if not os.path.lexists(path):
+        dest = directory.absolute()  # empty: download fills it as it is
         if not any(directory.glob("*.whl")):
             raise BadInput(
                 f"Wheelhouse {directory} is empty: it holds no {MANIFEST} and no wheel, so there "
                 "is nothing to install. Nothing was created.",
-                hint="Fill it on a connected machine with 'neuron-env download --torch X.Y -d "
-                f"{directory}', then copy the whole directory here.",
+                hint=f"Fill it on a connected machine with '{download_command(plan, str(dest))}', "
+                "then copy the whole directory here.",
             )
         return None
     try:
@@ -272,7 +295,7 @@ def read_wheelhouse(directory: Path) -> Wheelhouse | None:
         why = exc.problem if isinstance(exc, InputRejected) else str(exc)
         raise MalformedFile(
             f"{path} is not a neuron-env wheelhouse manifest ({why}).",
-            hint="Fill the wheelhouse again with 'neuron-env download'.",
+            hint=fill_new(plan),
         ) from None
 
 
@@ -289,12 +312,11 @@ def check_wheelhouse(
             f"Wheelhouse {directory} was made for Neuron {house.release}, PyTorch {house.torch}, "
             f"Python {house.python}; this install needs Neuron {plan.release}, PyTorch "
             f"{plan.torch}, Python {plan.python}.",
-            hint="Fill a wheelhouse for this target with 'neuron-env download --torch "
-            f"{plan.torch} --release {plan.release} --python-version {plan.python} -d DIR'.",
+            hint=fill_new(plan),
         )
     for wheel in house.files:
         _check_route(directory, wheel, routed)
-        _check_file(_confined(directory, wheel), wheel)
+        _check_file(_confined(directory, wheel, plan), wheel, plan)
 
 
 def _check_route(directory: Path, wheel: WheelFile, routed: InstallPlan) -> None:
@@ -310,11 +332,11 @@ def _check_route(directory: Path, wheel: WheelFile, routed: InstallPlan) -> None
         f"Wheelhouse {directory}: its manifest says {wheel.name} {wheel.version} came from "
         f"{said}, but Neuron {routed.release} routes {wheel.name} to {wants}. Nothing was "
         "installed.",
-        hint="Fill the wheelhouse again with 'neuron-env download', which routes every package.",
+        hint=f"{fill_new(routed)} It routes every package.",
     )
 
 
-def _confined(directory: Path, wheel: WheelFile) -> Path:
+def _confined(directory: Path, wheel: WheelFile, plan: InstallPlan) -> Path:
     """The wheel's file, which must be a wheel of that name and version inside ``directory``."""
     path = directory / wheel.file
     inside = Path(wheel.file).name == wheel.file and wheel.file not in ("", ".", "..")
@@ -324,13 +346,13 @@ def _confined(directory: Path, wheel: WheelFile) -> Path:
         raise BadInput(
             f"Wheelhouse {directory}: its manifest names the file {wheel.file!r} for "
             f"{wheel.name}, which is not a file inside the wheelhouse; nothing was read from it.",
-            hint="Fill the wheelhouse again with 'neuron-env download'.",
+            hint=fill_new(plan),
         )
     if _wheel_identity(wheel.file) != (canonicalize_name(wheel.name), wheel.version):
         raise BadInput(
             f"Wheelhouse {directory}: its manifest names the file {wheel.file} for "
             f"{wheel.name} {wheel.version}, which is not a wheel of that name and version.",
-            hint="Fill the wheelhouse again with 'neuron-env download'.",
+            hint=fill_new(plan),
         )
     return path
 
@@ -343,26 +365,25 @@ def _wheel_identity(file: str) -> tuple[str, str] | None:
     return str(name), str(version)
 
 
-def _check_file(path: Path, wheel: WheelFile) -> None:
+def _check_file(path: Path, wheel: WheelFile, plan: InstallPlan) -> None:
     if not path.exists():
         raise OperationFailed(
             f"Wheelhouse file {path.name} is missing.",
-            hint="Copy the whole wheelhouse directory again, or fill it again with "
-            "'neuron-env download'.",
+            hint=f"Copy the whole wheelhouse directory again. Or: {fill_new(plan)}",
         )
     if sha256_of(path) != wheel.sha256:
         raise OperationFailed(
             f"Wheelhouse file {path.name} does not match its sha256 in the manifest: it is "
             "corrupt or was changed. Nothing was installed.",
-            hint="Copy the wheelhouse again, or fill it again with 'neuron-env download'.",
+            hint=f"Copy the wheelhouse again. Or: {fill_new(plan)}",
         )
 
 
-def wheelhouse_requirements(directory: Path, work: Path) -> Path | None:
+def wheelhouse_requirements(directory: Path, work: Path, plan: InstallPlan) -> Path | None:
     """The hash-pinned requirements to install ``directory`` with, written under ``work`` from
     its manifest (the file that was checked), never its own ``requirements.txt`` (which nothing
     checks); None for a plain directory of wheels."""
-    house = read_wheelhouse(directory)
+    house = read_wheelhouse(directory, plan)
     if house is None:
         return None
     path = work / "wheelhouse-requirements.txt"

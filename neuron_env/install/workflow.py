@@ -57,8 +57,7 @@ def download(request: DownloadRequest) -> InstallOutcome:
     from neuron_env.install.user_packages import gather
     from neuron_env.matrix import load_matrix
 
-    request.pinned_torch()
-    packages = gather(request.packages, request.requirements)
+    packages = gather(request.packages, request.requirements, request.pinned_torch())
     plan, tags = prepare_download(
         load_matrix(list(request.matrix_dirs)), request, packages,
         dest=request.dest.absolute(), python_version=request.python_version,
@@ -79,8 +78,7 @@ def _environment(matrix: Matrix, request: InstallRequest) -> InstallOutcome:
     from neuron_env.install.transaction import execute
     from neuron_env.install.user_packages import gather
 
-    request.pinned_torch()
-    packages = gather(request.packages, request.requirements)
+    packages = gather(request.packages, request.requirements, request.pinned_torch())
     display = request.display
     with _interrupt_before_changes():
         prepared = prepare(matrix, request, packages)
@@ -106,9 +104,9 @@ def _export(matrix: Matrix, request: InstallRequest, file: Path) -> InstallOutco
     from neuron_env.install.prepare import prepare_download
     from neuron_env.install.user_packages import gather
 
-    request.pinned_torch()
+    torch = request.pinned_torch()
     python = _export_python(matrix, request)
-    packages = gather(request.packages, request.requirements)
+    packages = gather(request.packages, request.requirements, torch)
     plan, tags = prepare_download(matrix, request, packages, dest=file, python_version=python)
     outcome = Export(plan, tags, file, dry_run=request.dry_run)
     if not outcome.to_stdout:  # stdout holds the requirements file alone
@@ -156,8 +154,10 @@ def _export_python(matrix: Matrix, request: InstallRequest) -> str | None:
     from neuron_env.install.prepare import allowed_pythons
     from neuron_env.install.target_env import locate_target
 
-    allowed = allowed_pythons(matrix.get(request.release), request.pinned_torch())
-    return locate_target(request.venv, request.python, allowed).python_minor
+    release, torch = matrix.get(request.release), request.pinned_torch()
+    chosen = ("--torch", torch, "--release", str(release.version))
+    target = locate_target(request.venv, request.python, allowed_pythons(release, torch), chosen)
+    return target.python_minor
 
 
 def _system(matrix: Matrix, request: InstallRequest) -> InstallOutcome:
@@ -171,7 +171,7 @@ def _system(matrix: Matrix, request: InstallRequest) -> InstallOutcome:
     _show(request.display, SystemInstall(plan, running=running))
     if not running:
         return SystemInstall(plan)
-    system.require_root()
+    system.require_root(plan)
     system.check_runnable(plan)
     if not request.yes:
         if request.display.confirm is None:

@@ -8,6 +8,7 @@ supported.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -120,19 +121,23 @@ class Target:
         return tuple(n for n in self.notes if n.level == "warning")
 
 
-def _unconfirmed_pins(release: str, pins: Sequence[Pin]) -> list[Note]:
+def _unconfirmed_pins(release: str, pins: Sequence[Pin], program: str) -> list[Note]:
     """One line for all of a release's unconfirmed pins: one warning each drowned the rest, and
     ``matrix show`` already says why each one is unconfirmed."""
     count = sum(1 for p in pins if not p.confirmed)
     if not count:
         return []
     noun = "pin" if count == 1 else "pins"
-    see = f"see 'neuron-env matrix show --release {release}'"
+    see = f"see '{program} {shlex.join(['matrix', 'show', '--release', release])}'"
     return [Note("warning", "pin.unconfirmed", f"{release}: {count} {noun} unconfirmed — {see}")]
 
 
-def resolve_target(matrix: Matrix, request: Request) -> Target:
-    """Resolve ``request`` against ``matrix`` (the latest release unless one is named)."""
+def resolve_target(matrix: Matrix, request: Request, *, program: str = "neuron-env") -> Target:
+    """Resolve ``request`` against ``matrix`` (the latest release unless one is named).
+
+    ``program``: how the notes' commands name neuron-env; the edges pass
+    :func:`neuron_env.invocation.program` (the matrix itself never looks at how it was started).
+    """
     release = matrix.get(request.release)
     pairing = _pairing(matrix, release, request.torch)
     python = _python(release, pairing, request.python)
@@ -147,7 +152,7 @@ def resolve_target(matrix: Matrix, request: Request) -> Target:
             Note("info", "python.unspecified", f"Supports Python {version_span(pairing.python)}.")
         )
     pins = _pins(release, pairing)
-    notes.extend(_unconfirmed_pins(str(release.version), pins))
+    notes.extend(_unconfirmed_pins(str(release.version), pins, program))
     return Target(
         release=str(release.version),
         release_status=release.release.status,

@@ -59,10 +59,12 @@ class ResolvedTarget:
 
 def resolve(request: ResolveRequest) -> ResolvedTarget:
     """The exact pins, their indexes and notes; an unsupported combination is bad input."""
+    from neuron_env.invocation import program
     from neuron_env.matrix import resolve_target
 
     wanted = request.wanted
-    return ResolvedTarget(wanted, resolve_target(_load(request.matrix_dirs), wanted))
+    target = resolve_target(_load(request.matrix_dirs), wanted, program=program())
+    return ResolvedTarget(wanted, target)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from neuron_env.errors import BadInput
+from neuron_env.invocation import command
 from neuron_env.selftest.harness import Progress, ProgressCallback, Request, run_variants
 from neuron_env.selftest.models import (
     STATUSES,
@@ -76,7 +77,7 @@ def select_variants(level: str, only: Sequence[str] = ()) -> list[str]:
         )
     raise BadInput(
         f"No self-test case matches {', '.join(repr(p) for p in only)}.",
-        hint="List the cases with 'neuron-env selftest --list'.",
+        hint=f"List the cases with '{command('selftest', '--list')}'.",
     )
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import NEURON_ENV
 from tests.integration.conftest import NeuronEnv, python_here
 from tests.integration.install_helpers import flat
 
@@ -188,5 +189,5 @@ def test_unconfirmed_pins_are_one_line_per_release(neuron_env: NeuronEnv, tmp_pa
         said = flat(result.stdout + result.stderr)
         for pin in ("torch==2.13.0", "torch-neuronx==2.13.3.1.*", "neuronx-cc==2.*", "nki==0.8.0"):
             assert f"{pin} is unconfirmed" not in said  # no longer one warning per pin
-        line = "2.34.0: 4 pins unconfirmed — see 'neuron-env matrix show --release 2.34.0'"
+        line = f"2.34.0: 4 pins unconfirmed — see '{NEURON_ENV} matrix show --release 2.34.0'"
         assert said.count(line) == 1, said

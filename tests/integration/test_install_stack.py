@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRunner
+from tests.conftest import NEURON_ENV, CliRunner
 from tests.integration.conftest import installed, python_here
 from tests.integration.indexes import Indexes, start_indexes
 from tests.integration.install_helpers import PrebuiltEnvs, fingerprint, flat, install_env, run_cli
@@ -231,7 +231,7 @@ def test_offline_install_of_a_package_the_wheelhouse_lacks_is_refused_before_any
     code, _, err = run(tmp_path, stack_matrix, *offline)
     assert code == 2, err
     assert f"Wheelhouse {house} has no stack-tool" in flat(err)
-    assert "neuron-env download --torch 2.14" in flat(err) and "stack-tool" in flat(err)
+    assert f"{NEURON_ENV} download --torch 2.14" in flat(err) and "stack-tool" in flat(err)
     assert not venv.exists()
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import cli_argv
+from tests.conftest import NEURON_ENV, cli_argv
 from tests.integration.conftest import NeuronEnv
 from tests.integration.indexes import DATA
 from tests.integration.install_helpers import flat
@@ -102,7 +102,8 @@ def test_execute_without_root_is_refused_before_anything_runs(
     proc = subprocess.run(argv, env=isolated_env, capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 2
     assert "--execute changes the system and needs root; nothing was run." in flat(proc.stderr)
-    assert "sudo neuron-env install --system --execute" in proc.stderr
+    assert f"sudo {NEURON_ENV} install --system --release " in flat(proc.stderr)
+    assert flat(proc.stderr).endswith(" --execute")
 
 
 def test_execute_without_yes_on_a_non_interactive_terminal_is_refused(

@@ -16,7 +16,7 @@ MATRIX = load_matrix()
 
 def judged(*packages: str, release: str = "2.34.0", torch: str = "2.14") -> Classified:
     target = resolve_target(MATRIX, Request(torch=torch, python="3.12", release=release))
-    return classify(MATRIX, MATRIX.get(release), target, gather(packages, ()), python="3.12")
+    return classify(MATRIX, MATRIX.get(release), target, gather(packages, (), torch), python="3.12")
 
 
 def refusal(*packages: str, release: str = "2.34.0", torch: str = "2.14") -> str:
@@ -66,7 +66,7 @@ def test_upstream_torchao_is_refused_beside_torchao_neuron() -> None:
 
 def test_torchao_neuron_is_refused_beside_an_installed_upstream_torchao() -> None:
     target = resolve_target(MATRIX, Request(torch="2.14", python="3.12", release="2.34.0"))
-    requirements = gather(["torchao-neuron"], ())
+    requirements = gather(["torchao-neuron"], (), "2.14")
     with pytest.raises(BadInput) as caught:
         classify(
             MATRIX, MATRIX.get("2.34.0"), target, requirements, installed={"torchao": "0.18.0"}
@@ -106,7 +106,7 @@ def test_a_marker_that_does_not_apply_leaves_the_package_out() -> None:
 def test_requirements_files_take_comments_blank_lines_and_continuations(tmp_path: Path) -> None:
     reqs = tmp_path / "requirements.txt"
     reqs.write_text("# stack\n\ndatasets  # data\ntransformers \\\n  >=4.50\n")
-    found = read_requirements_file(reqs)
+    found = read_requirements_file(reqs, "2.14")
     assert [(r.text, r.origin) for r in found] == [
         ("datasets", f"{reqs}:3"),
         ("transformers    >=4.50", f"{reqs}:4"),  # numbered from its first line, as pip does
@@ -119,7 +119,7 @@ def test_a_hashed_line_continued_as_pip_writes_it_keeps_its_hashes(tmp_path: Pat
     reqs.write_text(
         f"# lock\nfilelock==3.13.1 \\\n    --hash=sha256:{one} \\\n    --hash sha256:{two}\n"
     )
-    (found,) = read_requirements_file(reqs)
+    (found,) = read_requirements_file(reqs, "2.14")
     assert (found.text, found.origin) == ("filelock==3.13.1", f"{reqs}:2")
     assert found.hashes == (one, two.lower())
 
@@ -129,13 +129,13 @@ def test_option_lines_are_refused_naming_the_line(tmp_path: Path, line: str) -> 
     reqs = tmp_path / "requirements.txt"
     reqs.write_text(f"datasets\n{line}\n")
     with pytest.raises(BadInput) as caught:
-        read_requirements_file(reqs)
+        read_requirements_file(reqs, "2.14")
     assert caught.value.message.startswith(f"{reqs}:2: the option line")
 
 
 def test_a_url_requirement_is_refused() -> None:
     with pytest.raises(BadInput, match="names a URL"):
-        gather(["pkg @ https://example.invalid/pkg.whl"], ())
+        gather(["pkg @ https://example.invalid/pkg.whl"], (), "2.14")
 
 
 PINS = {"torch": "2.14.0", "torch-neuronx": "2.14.3.1", "nki": "0.8.0", "neuronx-cc": "2.29"}

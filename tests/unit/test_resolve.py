@@ -139,3 +139,10 @@ def test_companions_ride_only_on_the_pytorch_and_family_they_support() -> None:
     assert [c.name for c in trn3.companions] == ["torchao-neuron", "torchtitan-neuron"]
     trn2 = resolve_target(MATRIX, Request("2.14", release="2.34.0", instance_type="trn2.48xlarge"))
     assert [c.name for c in trn2.companions] == ["torchtitan-neuron"]  # TorchAO: Trn3 only
+
+
+def test_the_unconfirmed_pins_note_names_neuron_env_as_its_caller_says() -> None:
+    program = "/opt/tools/bin/neuron-env"
+    target = resolve_target(MATRIX, Request("2.14", release="2.34.0"), program=program)
+    (note,) = [w.message for w in target.warnings if w.code == "pin.unconfirmed"]
+    assert note.endswith(f"see '{program} matrix show --release 2.34.0'")

@@ -49,7 +49,7 @@ class PipBackend(Backend):
     ) -> None:
         """Install from ``house`` alone: by its hash-pinned list, or the plan's pins if none."""
         argv: list[str | Path] = [*pip, "install", "--no-index", "--find-links", house, ONLY_BINARY]
-        requirements = wheelhouse_requirements(house, session.work)
+        requirements = wheelhouse_requirements(house, session.work, plan)
         if requirements is not None:
             argv += ["--no-deps", "--require-hashes", "-r", requirements]
         else:

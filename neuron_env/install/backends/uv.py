@@ -114,7 +114,7 @@ class UvBackend(Backend):
     @staticmethod
     def _wheelhouse_args(house: Path, plan: InstallPlan, session: Session) -> list[str | Path]:
         args: list[str | Path] = ["--offline", "--no-index", "--find-links", house]
-        requirements = wheelhouse_requirements(house, session.work)
+        requirements = wheelhouse_requirements(house, session.work, plan)
         if requirements is not None:
             return [*args, "--no-deps", "--require-hashes", "-r", requirements]
         return [*args, *plan.requirements]
