@@ -153,7 +153,7 @@ def write_text(path: Path | None, text: str, *, append: bool = False) -> None:
     from neuron_env.signals import deferred_interrupts
 
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _make_parent(path.parent)
         if not append and _replaceable(path):
             _replace_whole(Path(os.path.realpath(path)), text.encode("utf-8"))
             return
@@ -161,6 +161,16 @@ def write_text(path: Path | None, text: str, *, append: bool = False) -> None:
             handle.write(text)  # a signal waits for the whole text: never half of it
     except OSError as exc:
         raise BadInput(f"Cannot write {path}: {exc.strerror}.") from None
+
+
+def _make_parent(folder: Path) -> None:
+    """Create the output's folder, saying so: a typo in ``-o`` should not make a tree unseen."""
+    if folder.is_dir():
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    from neuron_env.escape import terminal
+
+    sys.stderr.write(f"Created the folder {terminal(str(folder))} for the output.\n")
 
 
 def _replaceable(path: Path) -> bool:

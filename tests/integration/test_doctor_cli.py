@@ -308,3 +308,12 @@ def test_a_fix_naming_a_release_from_matrix_dir_carries_it_into_a_fresh_shell(
                           env={"PATH": SYSTEM_PATH, "HOME": str(tmp_path)})  # fmt: skip
     assert "2.99.0" not in done.stderr, done.stderr  # the release is known there too
     assert done.returncode == 0 or "No Python 3.12" in done.stderr, done.stderr
+
+
+def test_dash_o_says_when_it_creates_parent_folders(tmp_path: Path) -> None:
+    run = cli_runner(tmp_path)
+    first = run("doctor", "--format", "json", "-o", "reports/today/doctor.json")
+    assert "Created the folder reports/today for the output." in first.stderr
+    assert json.loads((tmp_path / "reports" / "today" / "doctor.json").read_text())["status"]
+    again = run("doctor", "--format", "json", "-o", "reports/today/doctor.json")
+    assert "Created the folder" not in again.stderr  # it is there now: nothing to say
