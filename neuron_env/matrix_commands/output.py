@@ -111,7 +111,10 @@ def print_release_list(out: Console, matrix: Matrix) -> None:
         row += [", ".join(pythons), wheels]
         table.add_row(*row, *([escape(_origin(r))] if with_origin else []))
     out.print(table)
-    out.print("\nDetails: neuron-env matrix show --release VERSION")
+    from neuron_env.invocation import command
+
+    details = command("matrix", "show", "--release", str(latest))  # runs as pasted
+    out.print(f"\nDetails of one release: {escape(details)}", soft_wrap=True)
 
 
 # --- show ---------------------------------------------------------------------------------------

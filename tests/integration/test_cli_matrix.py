@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from neuron_env import __version__
+from neuron_env.invocation import SYSTEM_PATH
 from tests.conftest import DATA, CliRunner
 
 pytestmark = pytest.mark.integration
@@ -104,6 +106,18 @@ def test_list_shows_every_release_and_marks_the_latest(cli: CliRunner) -> None:
     assert result.returncode == 0
     for version in ("2.33.0", "2.33.1", "2.34.0 (latest)"):
         assert version in result.stdout
+
+
+def test_list_ends_with_a_details_command_that_runs_as_pasted(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    last = cli("matrix", "list").stdout.strip().splitlines()[-1]
+    pasted = last.removeprefix("Details of one release: ")
+    assert pasted.endswith(" matrix show --release 2.34.0")  # a real release, no VERSION
+    done = subprocess.run(["bash", "-c", pasted], capture_output=True, text=True, cwd=tmp_path,
+                          env={"PATH": SYSTEM_PATH, "HOME": str(tmp_path)}, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "Neuron 2.34.0" in done.stdout
 
 
 def test_show_text_marks_unconfirmed_facts(cli: CliRunner) -> None:
