@@ -6,7 +6,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,6 +15,7 @@ import pytest
 
 if TYPE_CHECKING:
     from tests.integration.install_helpers import PrebuiltEnvs
+    from tests.support.aws import MotoServer
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"
@@ -50,6 +51,15 @@ def prebuilt_envs(tmp_path_factory: pytest.TempPathFactory) -> PrebuiltEnvs:
     from tests.integration.install_helpers import PrebuiltEnvs
 
     return PrebuiltEnvs(tmp_path_factory.mktemp("prebuilt"))
+
+
+@pytest.fixture(scope="session")
+def moto_session() -> Iterator[MotoServer]:
+    """One moto server per session (and process), reset by each test that uses it."""
+    from tests.support.aws import moto_server
+
+    with moto_server() as server:
+        yield server
 
 
 def cli_argv(*args: str) -> list[str]:

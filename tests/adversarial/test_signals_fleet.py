@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import DATA, cli_argv, machine_env
-from tests.support.aws import MotoServer, moto_server, reset
+from tests.support.aws import MotoServer, reset
 from tests.support.pausing import paused_env, wait_until_paused
 
 pytestmark = pytest.mark.integration
@@ -88,20 +88,18 @@ class Fleet:
 
 
 @pytest.fixture
-def fleet() -> Iterator[Fleet]:
+def fleet(moto_session: MotoServer) -> Iterator[Fleet]:
     endpoint = SsmEndpoint()
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler_for(endpoint))
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        with moto_server() as moto:
-            # moto keeps its resources per process, across servers: start from none, so only
-            # this test's two instances carry the tag
-            instances = launch(reset(moto), 2)
-            endpoint.answering = instances[0]
-            ssm_url = f"http://127.0.0.1:{server.server_address[1]}"
-            env = {**machine_env("AWS_"), **moto.env(), "AWS_ENDPOINT_URL_SSM": ssm_url}
-            yield Fleet(env, instances, endpoint)
+        # the session's server, reset: only this test's two instances carry the tag
+        instances = launch(reset(moto_session), 2)
+        endpoint.answering = instances[0]
+        ssm_url = f"http://127.0.0.1:{server.server_address[1]}"
+        env = {**machine_env("AWS_"), **moto_session.env(), "AWS_ENDPOINT_URL_SSM": ssm_url}
+        yield Fleet(env, instances, endpoint)
     finally:
         endpoint.release.set()
         server.shutdown()

@@ -28,7 +28,7 @@ import pytest
 from neuron_env.probe.os_release import probe_os
 from tests.conftest import REPO, Result, cli_runner
 from tests.integration.indexes import DATA, Indexes, start_indexes
-from tests.support.aws import MotoServer, moto_server, reset
+from tests.support.aws import MotoServer, reset
 
 FAKE_NEURONX = REPO / "tests" / "fakes" / "torch-neuronx"
 TORCH_PIN = "torch==2.13.0"
@@ -112,12 +112,6 @@ def bare_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 # --- AWS ---------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def moto_session() -> Iterator[MotoServer]:
-    with moto_server() as server:
-        yield server
 
 
 @pytest.fixture

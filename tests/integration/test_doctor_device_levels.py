@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.conftest import NEURON_ENV, CliRunner
+from tests.conftest import NEURON_ENV, CliRunner, cli_runner
 from tests.support.hosts import build_sysroot, imds_environment, load_scenario
 
 pytestmark = pytest.mark.integration
@@ -21,6 +22,20 @@ def host(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
         yield build_sysroot(scenario, tmp_path), env
 
 
+@pytest.fixture(scope="module")
+def level_1(tmp_path_factory: pytest.TempPathFactory, neuron_python: Path) -> dict[str, Any]:
+    """One healthy ``doctor --level 1 --format json`` (a torch run of seconds), read by the tests
+    that only look at its document."""
+    where = tmp_path_factory.mktemp("level-1")
+    scenario = load_scenario("healthy-trn2-ubuntu-26.04")
+    with imds_environment(scenario) as aws:
+        result = cli_runner(where)("doctor", "--sysroot", str(build_sysroot(scenario, where)),
+                                   "--python", str(neuron_python), "--level", "1",
+                                   "--format", "json", env=aws, timeout=600)  # fmt: skip
+    document: dict[str, Any] = json.loads(result.stdout)
+    return document
+
+
 def doctor(cli: CliRunner, python: Path, host: tuple[Path, dict[str, str]], *args: str,
            env: dict[str, str] | None = None) -> tuple[int, dict[str, dict[str, str]]]:  # fmt: skip
     sysroot, aws = host
@@ -30,23 +45,16 @@ def doctor(cli: CliRunner, python: Path, host: tuple[Path, dict[str, str]], *arg
     return result.returncode, {f["check"]: f for f in doc["findings"]}
 
 
-def test_level_1_runs_the_smoke_test(
-    cli: CliRunner, neuron_python: Path, host: tuple[Path, dict[str, str]]
-) -> None:
-    _, findings = doctor(cli, neuron_python, host, "--level", "1")
+def test_level_1_runs_the_smoke_test(level_1: dict[str, Any]) -> None:
+    findings = {f["check"]: f for f in level_1["findings"]}
     smoke = findings["device.smoke"]
     assert smoke["status"] == "ok"
     assert smoke["summary"].startswith("smoke test on neuron (")
     assert "device.selftest" not in findings
 
 
-def test_the_reported_duration_includes_the_device_levels(
-    cli: CliRunner, neuron_python: Path, host: tuple[Path, dict[str, str]]
-) -> None:
-    sysroot, aws = host
-    result = cli("doctor", "--sysroot", str(sysroot), "--python", str(neuron_python),
-                 "--level", "1", "--format", "json", env=aws, timeout=600)  # fmt: skip
-    facts = json.loads(result.stdout)["facts"]
+def test_the_reported_duration_includes_the_device_levels(level_1: dict[str, Any]) -> None:
+    facts = level_1["facts"]
     assert facts["duration_s"] >= facts["device"]["smoke"]["wall_s"] > 0
 
 
