@@ -130,7 +130,11 @@ def test_the_smoke_fix_for_a_target_without_torch_is_the_exact_install(tmp_path:
     from tests.integration.test_doctor_host_kinds import run_scenario_doctor
 
     findings = run_scenario_doctor("no-torch", tmp_path)
-    install = f"{NEURON_ENV} install --torch 2.14 --release 2.33.1 --venv {tmp_path / 'target'}"
+    (matrix,) = tmp_path.glob("matrix-*")  # the scenario's --matrix-dir, carried into the fix
+    install = (
+        f"{NEURON_ENV} --matrix-dir {matrix} install --torch 2.14 --release 2.33.1 "
+        f"--venv {tmp_path / 'target'}"
+    )
     assert findings["python.torch"]["fix"] == install
     assert findings["device.smoke"]["fix"] == (
         f"Install TorchNeuron with '{install}', or pass --python for the interpreter that has "
