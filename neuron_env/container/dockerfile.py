@@ -326,15 +326,19 @@ def _user_space(release: Release) -> Iterator[AptPackage]:
 
 
 def _require_wheels(release: Release, os_id: str) -> None:
+    from neuron_env.invocation import program
+    from neuron_env.matrix.resolve import require_pip_wheels
+
+    building = "an image's Python environment"  # the same rule as install's and download's --os
+    require_pip_wheels(release, os_id, building=building, program=program())
     entry = release.os[os_id]  # resolve_target refused an OS the release does not list
-    if entry.wheels and entry.support == "supported":
-        return
-    why = "publishes no torch-neuronx pip wheels for" if not entry.wheels else "does not support"
-    raise UnsupportedCombination(
-        f"Neuron {release.version} {why} {entry.name}, so an image cannot build its Python "
-        "environment there.",
-        hint=f"{entry.instead} For an image, pick an OS with wheels: --os {default_os(release)}.",
-    )
+    if entry.support != "supported":
+        raise UnsupportedCombination(
+            f"Neuron {release.version} does not support {entry.name}, so an image cannot build "
+            "its Python environment there.",
+            hint=f"{entry.instead} For an image, pick an OS with wheels: "
+            f"--os {default_os(release)}.",
+        )
 
 
 def _codename(os_id: str) -> str:

@@ -38,6 +38,7 @@ from neuron_env.install.wheelhouse import (
 )
 from neuron_env.invocation import command, program
 from neuron_env.matrix import Matrix, Note, Release, Request, resolve_target
+from neuron_env.matrix.resolve import require_pip_wheels
 from neuron_env.probe.os_release import probe_os
 
 
@@ -63,6 +64,8 @@ def prepare(
     allowed = allowed_pythons(release, torch)
     # An unsupported PyTorch is the answer the user needs first, before a missing interpreter.
     resolve_target(matrix, Request(torch=torch, release=str(release.version)))
+    if request.os:  # planned for another host, which nothing here verifies: the image's rule
+        require_pip_wheels(release, request.os, building="an environment", program=program())
     allowed = _chosen_python(allowed, request.python_version)
     _judge_names_first(matrix, release, torch, packages, allowed)
     chosen = ("--torch", torch, "--release", str(release.version))
@@ -282,6 +285,10 @@ def prepare_download(
         ),
         program=program(),
     )
+    if request.os:
+        require_pip_wheels(
+            release, request.os, building="a wheelhouse or a lock", program=program()
+        )
     choices = Choices(
         venv=str(dest),
         action="create",

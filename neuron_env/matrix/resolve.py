@@ -360,3 +360,23 @@ def _parse_version(text: str, option: str, example: str) -> Version:
     if version is None or len(version.release) < 2:
         raise BadInput(f"{option} '{text}' is not a version like '{example}'.")
     return version
+
+
+def require_pip_wheels(
+    release: Release, os_id: str, *, building: str, program: str = "neuron-env"
+) -> None:
+    """The one rule for everything built from pip wheels for a host of ``os_id`` that neuron-env
+    cannot try here (an image, a plan, a lock or a wheelhouse for ``--os``): where the matrix says
+    the release publishes no torch-neuronx wheels for that OS, it is refused, whatever command
+    asked. (An install on this very host may try: it verifies before it swaps anything in.)"""
+    entry = release.os.get(os_id)
+    if entry is None or entry.wheels:
+        return
+    others = sorted(k for k, e in release.os.items() if e.wheels and e.support == "supported")
+    raise UnsupportedCombination(
+        f"Neuron {release.version} publishes no torch-neuronx pip wheels for {entry.name}, so "
+        f"{building} cannot be built for it.",
+        hint=f"{entry.instead} Pick an OS with wheels: "
+        f"{join_words([f'--os {k}' for k in others], 'or') or 'none is listed'}. If the index "
+        f"has them now, '{program} matrix verify --release {release.version} --write' records it.",
+    )

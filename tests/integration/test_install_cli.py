@@ -155,10 +155,10 @@ def test_export_and_download_need_no_python_found_to_create_env(
     env = _host_without_a_supported_python(tmp_path)
     export = neuron_env(
         "install", "--torch", "2.14", "--export", str(tmp_path / "req.txt"),
-        "--os", "ubuntu-24.04", "--dry-run", env=env,
+        "--os", "ubuntu-26.04", "--dry-run", env=env,
     )  # fmt: skip
     download = neuron_env(
-        "download", "--torch", "2.14", "-d", str(tmp_path / "wheels"), "--os", "ubuntu-24.04",
+        "download", "--torch", "2.14", "-d", str(tmp_path / "wheels"), "--os", "ubuntu-26.04",
         "--dry-run", env=env,
     )  # fmt: skip
     for result in (export, download):
@@ -171,7 +171,7 @@ def test_install_without_a_supported_python_says_how_to_get_one_on_this_os(
     neuron_env: NeuronEnv, tmp_path: Path
 ) -> None:
     result = neuron_env(
-        "install", "--torch", "2.14", "--venv", str(tmp_path / "env"), "--os", "ubuntu-24.04",
+        "install", "--torch", "2.14", "--venv", str(tmp_path / "env"), "--os", "ubuntu-26.04",
         "--dry-run", env=_host_without_a_supported_python(tmp_path),
     )  # fmt: skip
     assert result.returncode == 2
@@ -191,3 +191,28 @@ def test_unconfirmed_pins_are_one_line_per_release(neuron_env: NeuronEnv, tmp_pa
             assert f"{pin} is unconfirmed" not in said  # no longer one warning per pin
         line = f"2.34.0: 4 pins unconfirmed — see '{NEURON_ENV} matrix show --release 2.34.0'"
         assert said.count(line) == 1, said
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("install", "--venv", "env", "--dry-run"),
+        ("install", "--export", "req.txt", "--dry-run"),
+        ("download", "-d", "wheels", "--dry-run"),
+        ("image", "render", "--neuron-env-source", "pypi", "-o", "Dockerfile"),
+    ],
+)
+def test_one_os_truth_every_command_refuses_an_os_the_matrix_gives_no_wheels(
+    neuron_env: NeuronEnv, tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """install --os ubuntu-24.04 exited 0 while image render --os ubuntu-24.04 refused."""
+    args = [str(tmp_path / a) if a in ("env", "req.txt", "wheels", "Dockerfile") else a
+            for a in command]  # fmt: skip
+    result = neuron_env(*args, "--torch", "2.14", "--os", "ubuntu-24.04",
+                        env=_host_without_a_supported_python(tmp_path))  # fmt: skip
+    assert result.returncode == 2, result.stdout + result.stderr
+    said = flat(result.stderr)
+    assert "Neuron 2.34.0 publishes no torch-neuronx pip wheels for Ubuntu 24.04 LTS, so" in said
+    assert "Pick an OS with wheels: --os ubuntu-26.04." in said
+    assert "No Python" not in said  # the request is refused before any interpreter is sought
+    assert not list(tmp_path.glob("env*")) and not list(tmp_path.glob("[rwD]*"))  # nothing made
