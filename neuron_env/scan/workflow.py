@@ -164,7 +164,7 @@ def _preview(request: ScanRequest) -> str:
     """The refused command with ``--fix``: the same files, shown as a diff, nothing written."""
     from neuron_env.invocation import command
 
-    return command("scan", *(str(p) for p in request.paths), "--fix", "--dry-run")
+    return command("scan", *(str(p.absolute()) for p in request.paths), "--fix", "--dry-run")
 
 
 def _scan(paths: Sequence[Path], rules: RuleSet, options: ScanOptions) -> ScanReport:
