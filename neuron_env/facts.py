@@ -264,9 +264,16 @@ def read_snapshot(path: Path) -> HostFacts:
         where = f" at {exc.key}" if exc.key else ""
         raise MalformedFile(
             f"Cannot read snapshot {path}: {exc.problem}{where}.",
-            hint="Create one with 'neuron-env facts -o FILE'.",
+            hint=_create_one(),
         ) from None
     return facts_from_document(doc, str(path))
+
+
+def _create_one() -> str:
+    """Where the snapshot's path is unknown (or is the bad file itself): a new file here."""
+    from neuron_env.invocation import command
+
+    return f"Create one with '{command('facts', '-o', 'host.json')}'."
 
 
 def facts_from_document(doc: Any, name: str) -> HostFacts:
@@ -275,13 +282,13 @@ def facts_from_document(doc: Any, name: str) -> HostFacts:
     if not isinstance(schema, str):
         raise MalformedFile(
             f"{name} is not a neuron-env facts snapshot: its 'schema' is not a string.",
-            hint="Create one with 'neuron-env facts -o FILE'.",
+            hint=_create_one(),
         )
     kind, _, version = schema.removeprefix("neuron-env/").rpartition("/v")
     if kind not in (SNAPSHOT_COMMAND, "doctor") or not isinstance(doc.get("facts"), dict):
         raise MalformedFile(
             f"{name} is not a neuron-env facts snapshot (schema {schema[:100] or 'missing'!r}).",
-            hint="Create one with 'neuron-env facts -o FILE'.",
+            hint=_create_one(),
         )
     if version != str(SNAPSHOT_MAJOR):
         raise MalformedFile(

@@ -21,8 +21,10 @@ from botocore.exceptions import (
 from botocore.parsers import ResponseParserError
 
 from neuron_env.errors import OperationFailed
+from neuron_env.invocation import command
 
-POLICY_COMMAND = "neuron-env launch-template policy"
+POLICY_COMMAND = ("launch-template", "policy")
+"""The neuron-env command (its words after the program) that prints the IAM policy."""
 _DENIED = {"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "AuthFailure"}
 _THROTTLED = {
     "Throttling",
@@ -34,10 +36,10 @@ _CREDENTIALS = {"ExpiredToken", "ExpiredTokenException", "InvalidClientTokenId",
 
 
 @contextmanager
-def aws_call(action: str, policy: str = POLICY_COMMAND) -> Iterator[None]:
+def aws_call(action: str, policy: tuple[str, ...] = POLICY_COMMAND) -> Iterator[None]:
     """Run AWS calls for ``action`` (e.g. ``"ec2:CreateLaunchTemplate"``), translating errors.
 
-    ``policy`` is the command that prints the IAM policy a denied user needs.
+    ``policy`` names the command that prints the IAM policy a denied user needs.
     """
     try:
         yield
@@ -63,7 +65,7 @@ def cause_code(exc: OperationFailed) -> str | None:
 
 
 def translate_client_error(
-    exc: ClientError, action: str, policy: str = POLICY_COMMAND
+    exc: ClientError, action: str, policy: tuple[str, ...] = POLICY_COMMAND
 ) -> OperationFailed:
     """An error AWS answered with: denied, throttled, expired credentials or invalid input."""
     code = error_code(exc)
@@ -71,8 +73,8 @@ def translate_client_error(
     if code in _DENIED:
         return OperationFailed(
             f"AWS denied {action} ({code}): {message}",
-            hint=f"Grant it to the identity you are using. '{policy}' prints the IAM policy "
-            "these commands need.",
+            hint=f"Grant it to the identity you are using. '{command(*policy)}' prints the IAM "
+            "policy these commands need.",
         )
     if code in _THROTTLED:
         return OperationFailed(

@@ -14,7 +14,12 @@ from typing import Any
 
 from neuron_env.errors import BadInput
 
-EXAMPLE = "For example: neuron-env evaluate my_model.py:make, or my_package.models:make."
+
+def _example() -> str:
+    """The form of ENTRY, as a command a fresh shell runs (the names are only examples)."""
+    from neuron_env.invocation import command
+
+    return f"For example: {command('evaluate', 'my_model.py:make')}, or my_package.models:make."
 
 
 @dataclass(frozen=True)
@@ -36,14 +41,16 @@ def parse_entry(text: str, cwd: Path | None = None) -> Entry:
     """``module:function`` or ``file.py:function``; a missing file or a bad name is bad input."""
     where, colon, attr = text.rpartition(":")
     if not colon or not where or not attr:
-        raise BadInput(f"ENTRY {text!r} is not module:function nor path.py:function.", hint=EXAMPLE)
+        raise BadInput(
+            f"ENTRY {text!r} is not module:function nor path.py:function.", hint=_example()
+        )
     if not all(part.isidentifier() for part in attr.split(".")):
-        raise BadInput(f"{attr!r} in ENTRY {text!r} is not a Python name.", hint=EXAMPLE)
+        raise BadInput(f"{attr!r} in ENTRY {text!r} is not a Python name.", hint=_example())
     if where.endswith(".py") or os.sep in where:
         return Entry(text, attr, path=_entry_file(where, cwd or Path.cwd()))
     if not all(part.isidentifier() for part in where.split(".")):
         raise BadInput(
-            f"{where!r} in ENTRY {text!r} is neither a module name nor a .py file.", hint=EXAMPLE
+            f"{where!r} in ENTRY {text!r} is neither a module name nor a .py file.", hint=_example()
         )
     return Entry(text, attr, module=where)
 
@@ -52,9 +59,9 @@ def _entry_file(where: str, cwd: Path) -> Path:
     path = Path(where).expanduser()
     path = path if path.is_absolute() else cwd / path
     if not path.exists():
-        raise BadInput(f"{where} does not exist.", hint=EXAMPLE)
+        raise BadInput(f"{where} does not exist.", hint=_example())
     if not path.is_file() or path.suffix != ".py":
-        raise BadInput(f"{where} is not a Python file (.py).", hint=EXAMPLE)
+        raise BadInput(f"{where} is not a Python file (.py).", hint=_example())
     return path.resolve()
 
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from neuron_env.evaluate.models import FailedOp, GraphBreak, ModelInfo, StageResult, TensorInfo
-from neuron_env.worker.events import comparison, comparison_line, number
+from neuron_env.worker.events import comparison, comparison_line, number, runnable
 from neuron_env.worker.results import STATUSES, Status
 
 
@@ -57,7 +57,7 @@ def stage_result(event: dict[str, Any], wall_s: float | None) -> StageResult:
         traceback=str(event.get("traceback") or ""),
         wall_s=wall_s,
     )
-    return replace(result, message=str(event.get("message") or "") or describe(result))
+    return replace(result, message=runnable(str(event.get("message") or "")) or describe(result))
 
 
 def describe(stage: StageResult) -> str:

@@ -19,6 +19,7 @@ from neuron_env.errors import BadInput, MalformedFile
 from neuron_env.facts import read_snapshot
 from neuron_env.fleet.model import NOT_COLLECTED, FleetReport, Group, HostVerdict, Missing
 from neuron_env.input_files import SNAPSHOT_LIMITS, InputRejected, load_json
+from neuron_env.invocation import command
 from neuron_env.matrix import Matrix
 
 
@@ -35,8 +36,7 @@ def report_fleet(
     if not files and not missing:
         raise BadInput(
             f"{folder} holds no facts snapshots (*.json): there is no host to judge.",
-            hint="Collect them with 'neuron-env fleet collect -o DIR' or "
-            "'neuron-env facts -o DIR/HOST.json' on each host.",
+            hint=_collect_hint(folder),
         )
     for path in files:
         try:
@@ -46,7 +46,7 @@ def report_fleet(
         except BadInput as exc:  # e.g. --torch 2.13 for a host whose release pairs only 2.14
             missing.append(Missing(path.stem, f"cannot be judged as asked: {exc.message}"))
         except Exception as exc:  # one host's odd snapshot never sinks the whole fleet
-            missing.append(Missing(path.stem, f"snapshot could not be judged: {_crash(exc)}"))
+            missing.append(Missing(path.stem, f"snapshot could not be judged: {_crash(exc, path)}"))
     return FleetReport(
         hosts=tuple(hosts),
         groups=tuple(group_problems(hosts)),
@@ -105,8 +105,16 @@ def not_collected(folder: Path) -> Iterator[Missing]:
         yield Missing(NOT_COLLECTED, f"unreadable record of hosts not collected: {exc!r}")
 
 
-def _crash(exc: Exception) -> str:
+def _collect_hint(folder: Path) -> str:
+    """``fleet collect`` into this very folder; a host's own ``facts`` runs on that host, where
+    neuron-env's path is not ours to know (so it is advice, not a command to paste here)."""
+    collect = command("fleet", "collect", "-o", str(folder.absolute()))
     return (
-        f"{type(exc).__name__}: {exc} (a neuron-env bug; run 'neuron-env doctor --facts FILE "
-        "--debug' and report it)"
+        f"Collect them with '{collect}' and the instances' --targets or --instance-ids, or "
+        f"save each host's own snapshot (its facts command, -o HOST.json) into {folder}."
     )
+
+
+def _crash(exc: Exception, path: Path) -> str:
+    again = command("doctor", "--facts", str(path.absolute()), "--debug")
+    return f"{type(exc).__name__}: {exc} (a neuron-env bug; run '{again}' and report it)"

@@ -17,7 +17,7 @@ from neuron_env.cloud.api_errors import aws_call, error_code, translate_client_e
 
 DOCUMENT = "AWS-RunShellScript"
 BATCH = 50  # send_command accepts at most 50 instance ids per call
-POLICY = "neuron-env fleet policy"
+POLICY = ("fleet", "policy")
 TERMINAL = {"Success", "Failed", "Cancelled", "TimedOut", "Undeliverable", "Terminated"}
 THROTTLED = {
     "ThrottlingException",

@@ -58,8 +58,10 @@ class Matrix:
         raise UnknownRelease(
             f"No matrix file describes Neuron release '{version}'. "
             f"Known releases: {', '.join(self.versions())}.",
-            hint="Add a newer release file with --matrix-dir DIR or $NEURON_ENV_MATRIX_DIR, "
-            "or run 'neuron-env matrix list'.",
+            # A sentence, not a command: the matrix stays pure (install's plan imports it), so it
+            # cannot name neuron-env as a fresh shell finds it; the message lists the releases.
+            hint="Add a newer release file with --matrix-dir DIR or $NEURON_ENV_MATRIX_DIR; the "
+            "matrix list command shows what each known release pairs.",
         )
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from neuron_env.errors import BadInput
+from neuron_env.invocation import command
 from neuron_env.scan.detect import detect, finding
 from neuron_env.scan.model import Finding, RuleSet, ScanReport, Span
 from neuron_env.scan.notebook import read_cells, scan_notebook
@@ -188,7 +189,7 @@ def _check_argument(path: Path) -> bool:
     raise BadInput(
         f"{path}: {file_kind(mode)}, not a source file or directory; scan reads files it can "
         "read to the end, so it does not read pipes, devices or process substitutions.",
-        hint="Save the code to a file first, then run: neuron-env scan FILE",
+        hint=f"Save the code to a file first, then run: {command('scan')} FILE",
     )
 
 

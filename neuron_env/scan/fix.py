@@ -91,7 +91,7 @@ class FilePatch:
             raise FileChanged(
                 f"{self.display} changed after it was scanned (saved while the question "
                 "waited?); nothing was written to it, so your edit is kept.",
-                hint="Run 'neuron-env scan --fix' again.",
+                hint=_again(self.file),
             )
         try:
             replace_atomically(self.file, self.new.encode(self.encoding))
@@ -155,7 +155,7 @@ def _patch(
         raw = read_bounded(real)
         source = SourceFile.decode(real, display, raw)
     except (OSError, NotASourceFile, UnicodeDecodeError, SyntaxError):
-        raise _changed(display) from None
+        raise _changed(display, real) from None
     digest = hashlib.sha256(raw).hexdigest()
     if display in outside:
         problem = (
@@ -182,7 +182,7 @@ def _apply(source: SourceFile, findings: list[Finding]) -> tuple[str, list[Findi
     try:
         tree = source.parse()
     except (SyntaxError, ValueError, NotASourceFile):  # it changed since the scan
-        raise _changed(findings[0].path) from None
+        raise _changed(source.display, source.path) from None
     changes = statement_changes(source, tree, findings)
     quotes = fstring_quotes(source, tree)
     text, applied, last_start = source.text, [], len(source.text) + 1
@@ -192,7 +192,7 @@ def _apply(source: SourceFile, findings: list[Finding]) -> tuple[str, list[Findi
             continue  # overlaps an edit already made; a later scan will offer it again
         edit = change.edit
         if text[start:end] != edit.old:
-            raise _changed(findings[0].path)
+            raise _changed(source.display, source.path)
         new = _requote(edit, quotes.get(start))
         text = text[:start] + new + text[end:]
         last_start = start
@@ -210,11 +210,18 @@ def _hard_links(path: Path) -> int:
         return 1
 
 
-def _changed(display: str) -> OperationFailed:
+def _changed(display: str, file: Path) -> OperationFailed:
     return OperationFailed(
         f"{display} changed while it was being scanned; nothing was written to it.",
-        hint="Run 'neuron-env scan --fix' again.",
+        hint=_again(file),
     )
+
+
+def _again(file: Path) -> str:
+    """The scan that offers the fixes of ``file`` again (its own path: any folder works)."""
+    from neuron_env.invocation import command
+
+    return f"Run '{command('scan', '--fix', str(file.absolute()))}' again."
 
 
 def _offsets(source: SourceFile, edit: Edit) -> tuple[int, int]:

@@ -133,7 +133,10 @@ def run_scan(request: ScanRequest, review: FixReview | None = None) -> ScanResul
 def _nothing_to_scan(paths: Sequence[Path], *, excluded: bool) -> BadInput:
     """A scan of no file judged nothing: saying "no findings" would pass a gate on a wrong path."""
     where = ", ".join(_shown(p) for p in paths)
-    hint = "Give the files or folders that hold your code, e.g. neuron-env scan train.py src/"
+    from neuron_env.invocation import command
+
+    example = command("scan", "train.py", "src/")
+    hint = f"Give the files or folders that hold your code, e.g. {example}"
     if excluded:
         hint += ", or check that --exclude leaves some of them"
     return BadInput(f"No Python files under {where}.", hint=hint + ".")
@@ -152,9 +155,16 @@ def _check(request: ScanRequest) -> str:
     if (request.dry_run or request.yes) and not request.fix:
         raise BadInput(
             "--dry-run and --yes only apply to --fix.",
-            hint="Example: neuron-env scan train.py --fix --dry-run",
+            hint=f"Preview the fixes with '{_preview(request)}'.",
         )
     return request.fail_on
+
+
+def _preview(request: ScanRequest) -> str:
+    """The refused command with ``--fix``: the same files, shown as a diff, nothing written."""
+    from neuron_env.invocation import command
+
+    return command("scan", *(str(p.absolute()) for p in request.paths), "--fix", "--dry-run")
 
 
 def _scan(paths: Sequence[Path], rules: RuleSet, options: ScanOptions) -> ScanReport:

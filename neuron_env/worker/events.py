@@ -20,10 +20,10 @@ def device_info(event: dict[str, Any]) -> DeviceInfo:
 
 def problem(event: dict[str, Any]) -> Problem:
     hint = str(event.get("hint") or "")
-    return Problem(str(event.get("kind", "error")), str(event.get("message", "")), _runnable(hint))
+    return Problem(str(event.get("kind", "error")), str(event.get("message", "")), runnable(hint))
 
 
-def _runnable(hint: str) -> str:
+def runnable(hint: str) -> str:
     """The worker runs in the target interpreter and cannot know how neuron-env was started: its
     quoted commands say 'neuron-env ...', named here as a fresh shell finds this neuron-env."""
     return hint.replace("'neuron-env ", f"'{program()} ")

@@ -24,6 +24,7 @@ from moto import mock_aws
 
 from neuron_env.fleet.collect import CollectOptions, collect
 from neuron_env.fleet.ssm import Invocation, SsmGateway, Throttled
+from neuron_env.invocation import command
 from tests.conftest import DATA, NEURON_ENV, CliRunner
 from tests.support.hosts import (
     build_sysroot,
@@ -259,7 +260,7 @@ def test_access_denied_is_a_clear_error_naming_the_policy(tmp_path: Path) -> Non
         with pytest.raises(OperationFailed) as caught:
             collect(SsmGateway(ec2, ssm), OPTIONS, tmp_path / "out")
     assert "AWS denied ec2:DescribeInstances (UnauthorizedOperation)" in caught.value.message
-    assert caught.value.hint is not None and "neuron-env fleet policy" in caught.value.hint
+    assert caught.value.hint is not None and f"'{command('fleet', 'policy')}'" in caught.value.hint
 
 
 # --- the CLI's own paths -------------------------------------------------------------------------

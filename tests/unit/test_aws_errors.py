@@ -16,6 +16,7 @@ from botocore.stub import ANY, Stubber
 from neuron_env.cloud.launch_templates import apply_launch_template, fingerprint
 from neuron_env.cloud.ssm import resolve_image_parameter
 from neuron_env.errors import EXIT_FAILED, OperationFailed
+from neuron_env.invocation import command
 
 DATA = {"ImageId": "ami-0123456789abcdef0", "InstanceType": "trn2.48xlarge"}
 TEMPLATE = {
@@ -55,7 +56,7 @@ def test_access_denied_names_the_action_and_points_at_the_policy(ec2: Any) -> No
     assert caught.value.message == (
         "AWS denied ec2:DescribeLaunchTemplates (UnauthorizedOperation): You are not authorized."
     )
-    assert "neuron-env launch-template policy" in (caught.value.hint or "")
+    assert f"'{command('launch-template', 'policy')}'" in (caught.value.hint or "")
 
 
 def test_throttling_says_the_command_is_safe_to_repeat(ec2: Any) -> None:
