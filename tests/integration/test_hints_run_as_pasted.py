@@ -109,7 +109,7 @@ def test_a_version_the_release_excludes_prints_the_matrix_list(
 def test_a_companion_no_release_ships_prints_the_release_it_would_have_come_from(
     neuron_env: NeuronEnv, isolated_env: dict[str, str], tmp_path: Path
 ) -> None:
-    args = ["install", "--torch", "2.14", "--os", "ubuntu-24.04", "--venv", "env", "--dry-run"]
+    args = ["install", "--torch", "2.14", "--os", "ubuntu-26.04", "--venv", "env", "--dry-run"]
     result = neuron_env(*args, "nkipy", env={"NEURON_ENV_MATRIX_DIR": None})
     assert result.returncode == 2, result.stderr
     words = quoted_command(result.stderr, "matrix")
