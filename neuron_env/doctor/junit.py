@@ -2,7 +2,8 @@
 (:func:`neuron_env.output.junit_xml.write_junit`).
 
 The doctor's report is one testsuite per category, one testcase per check. Failures and probe
-errors map to ``<failure>`` and ``<error>``, skipped checks to ``<skipped>``; warnings pass (with
+errors map to ``<failure>`` and ``<error>``, skipped checks to ``<skipped>``, and so do checks
+that need Trainium hardware on a host without a Neuron device (the run's exit 3 says it); warnings pass (with
 ``<system-out>``) unless the run was strict, where they fail. The fleet report
 (:mod:`neuron_env.fleet.output`) and the self-test write through :func:`write_junit` too.
 """
@@ -32,6 +33,9 @@ def _case(finding: Finding, summary: Summary) -> Case:
         part for part in (finding.detail, finding.fix and f"fix: {finding.fix}") if part
     )
     status = _effective(finding, summary)
+    if summary.waits_for_hardware(finding):  # not failed: not judgeable off a Trainium host
+        message = f"needs Trainium hardware (this host has no Neuron device): {finding.summary}"
+        return Case(classname, finding.check, "skipped", message)
     if status == "fail":
         return Case(
             classname, finding.check, "failure", finding.summary, finding.status, body or None

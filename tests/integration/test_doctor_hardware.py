@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -134,3 +135,17 @@ def test_list_checks_says_which_checks_need_hardware(cli: CliRunner) -> None:
 
 def doc_ids(doc: dict[str, list[dict[str, str]]]) -> set[str]:
     return {row["id"] for row in doc["checks"]}
+
+
+def test_junit_reports_the_hardware_checks_as_skipped_not_failed(
+    cli: CliRunner, workstation: Host, tmp_path: Path
+) -> None:
+    report = tmp_path / "doctor.xml"
+    args = workstation.args("doctor", "--release", "2.33.1", "--format", "junit", "-o", str(report))
+    assert cli(*args, env=workstation.env).returncode == 3  # the exit code says "not judged"
+    cases = {c.get("name"): c for c in ET.parse(report).getroot().iter("testcase")}
+    for check in WAITING:
+        (skipped,) = cases[check].findall("skipped")
+        assert skipped.get("message", "").startswith("needs Trainium hardware")
+        assert cases[check].find("failure") is None
+    assert not [name for name, case in cases.items() if case.find("failure") is not None]
