@@ -168,11 +168,13 @@ class LockMismatch(OperationFailed):
 
     def __init__(self, message: str, plan: InstallPlan) -> None:
         export = command(
-            "install", "--torch", plan.torch, "--release", plan.release, "--export", "FILE"
-        )
+            "install", "--torch", plan.torch, "--release", plan.release, "--export",
+            plan.lock or "FILE",
+        )  # fmt: skip
+        instead = "" if plan.lock else ", with the lock's path in place of FILE"
         super().__init__(
             message,
             hint="The index serves other files than when the lock was written (or the lock was "
             "edited). Check the indexes; if the new files are trusted, export the lock again "
-            f"with '{export}', with the lock's path in place of FILE.",
+            f"with '{export}'{instead}.",
         )

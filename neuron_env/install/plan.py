@@ -133,6 +133,8 @@ class InstallPlan:
     guards: Guards
     notes: tuple[Note, ...]
     remove: tuple[str, ...] = ()
+    lock: str | None = None
+    """The requirements file whose ``--hash`` pins the plan follows (an exported lock), if one."""
 
     def route(self, name: str) -> IndexRoute:
         return next(r for r in self.routes if r.name == name)

@@ -108,6 +108,9 @@ def prepare(
     pinned = with_pins(target, classified)
     plan = make_plan(release, pinned, choices)
     plan = _with_leftover_notes(apply_to_plan(plan, classified), target_env)
+    locks = {p.origin.rpartition(":")[0] for p in packages if p.hashes}
+    if len(locks) == 1:  # named in the hint that exports it again
+        plan = replace(plan, lock=str(Path(locks.pop()).absolute()))
     if request.wheelhouse is not None:
         routed = make_plan(release, pinned, replace(choices, wheelhouse=None))
         _check_wheelhouse(request.wheelhouse, plan, routed)

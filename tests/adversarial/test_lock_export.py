@@ -173,6 +173,9 @@ def test_a_tampered_hash_is_refused_and_the_environment_is_unchanged(
     message = flat(result.stderr)
     assert "stack-tool 1.2: the file stack_tool-1.2-" in message
     assert "not the one the lock pins" in message
+    export = f" --export {tmp_path / 'exported.txt'}'."
+    assert export in message  # the lock it read, named in the command that exports it again
+    assert "in place of FILE" not in message
     assert f"Nothing was changed: {venv} is as it was." in message
     assert fingerprint(venv) == before
     assert leftovers(tmp_path) == []
