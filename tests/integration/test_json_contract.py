@@ -277,7 +277,7 @@ def test_install_dry_run_envelope(cli: CliRunner, tmp_path: Path) -> None:
     assert set(plan) == {
         "release", "release_status", "torch", "torch_neuronx", "python", "os", "arch", "venv",
         "action", "base_python", "backend", "packages", "routes", "wheelhouse", "offline",
-        "guards", "notes", "remove",
+        "guards", "notes", "remove", "lock",
     }  # fmt: skip
     assert set(plan["packages"][0]) == {
         "name", "spec", "route", "confirmed", "note", "installed", "requested", "extras", "hashes",
