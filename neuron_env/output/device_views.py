@@ -50,8 +50,11 @@ def print_outcome(out: Console, problem: Problem | None, *, ok: bool, summary: s
     """A worker run's last line: what stopped it (and the hint), else ✓/✗ and its summary."""
     if problem is not None:
         out.print(Text(f"✗ {problem.message}", style="red bold"))
-        if problem.hint:
-            out.print(Text(problem.hint))
+        if problem.hint:  # wrapped between words, never inside a quoted command: it is pasted
+            from neuron_env.wording import wrap_words
+
+            for line in wrap_words(problem.hint, out.width):
+                out.print(Text(line), soft_wrap=True)
         return
     style = "green bold" if ok else "red bold"
     out.print(Text(("✓ " if ok else "✗ ") + summary, style=style))

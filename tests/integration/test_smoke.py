@@ -122,7 +122,7 @@ def test_the_no_torch_hint_names_the_environment_to_install_into(
     cli: CliRunner, bare_python: Path
 ) -> None:
     """Without --venv the printed install exits 2 ("No target environment") in a fresh shell."""
-    result = cli("smoke", "--python", str(bare_python))
+    result = cli("smoke", "--python", str(bare_python), env={"COLUMNS": "60"})  # narrow: kept whole
     venv = bare_python.parent.parent
     assert f"'{NEURON_ENV} install --torch 2.14 --venv {venv}'" in result.stdout, result.stdout
 
