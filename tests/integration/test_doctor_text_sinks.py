@@ -27,11 +27,19 @@ SGR = re.compile("\x1b\\[[0-9;]*m")
 PIPE: dict[str, str | None] = {"COLUMNS": None, "NO_COLOR": None, "FORCE_COLOR": None}
 
 
+QUOTED_COMMAND = re.compile(r"'[^'\n]{40,}'")
+"""A command quoted in prose (``'/path/to/neuron-env facts'``): kept whole, as long as its path."""
+
+
 def wrapped(report: str) -> list[str]:
-    """The lines of ``report`` that wrap at the width: all but the fixes and the verdict, which
-    are printed whole (a fix is pasted; the verdict is what a log is searched for)."""
+    """The lines of ``report`` that wrap at the width: all but the fixes, the verdict and lines
+    holding a quoted command, which are printed whole (a command is pasted; the verdict is what a
+    log is searched for); a command's length depends on where neuron-env is installed."""
     lines = report.rstrip().splitlines()[:-1]
-    return [line for line in lines if not line.lstrip().startswith("fix: ")]
+    return [
+        line for line in lines
+        if not line.lstrip().startswith("fix: ") and not QUOTED_COMMAND.search(line)
+    ]  # fmt: skip
 
 
 def fixes(report: str) -> list[str]:
