@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from neuron_env import __version__
-from neuron_env.invocation import SYSTEM_PATH
 from tests.conftest import DATA, CliRunner
+from tests.integration.pasted import in_fresh_shell
 
 pytestmark = pytest.mark.integration
 
@@ -114,8 +114,7 @@ def test_list_ends_with_a_details_command_that_runs_as_pasted(
     last = cli("matrix", "list").stdout.strip().splitlines()[-1]
     pasted = last.removeprefix("Details of one release: ")
     assert pasted.endswith(" matrix show --release 2.34.0")  # a real release, no VERSION
-    done = subprocess.run(["bash", "-c", pasted], capture_output=True, text=True, cwd=tmp_path,
-                          env={"PATH": SYSTEM_PATH, "HOME": str(tmp_path)}, timeout=60)  # fmt: skip
+    done = in_fresh_shell(pasted, tmp_path)
     assert done.returncode == 0, done.stderr
     assert "Neuron 2.34.0" in done.stdout
 

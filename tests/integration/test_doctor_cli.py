@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from neuron_env.invocation import SYSTEM_PATH
 from tests.conftest import DATA, CliRunner, cli_runner
+from tests.integration.pasted import in_fresh_shell
 from tests.support.hosts import (
     build_sysroot,
     build_target,
@@ -303,9 +303,7 @@ def test_a_fix_naming_a_release_from_matrix_dir_carries_it_into_a_fresh_shell(
     (step,) = json.loads(judged.stdout)["next"]
     assert "--release" in step["argv"] and "2.99.0" in step["argv"]
     assert step["argv"][1:3] == ["--matrix-dir", str(tmp_path / "extra")]  # absolute, first
-    done = subprocess.run(["bash", "-c", step["shell"] + " --dry-run"], capture_output=True,
-                          text=True, cwd=elsewhere, timeout=120, check=False,
-                          env={"PATH": SYSTEM_PATH, "HOME": str(tmp_path)})  # fmt: skip
+    done = in_fresh_shell(step["shell"] + " --dry-run", elsewhere)
     assert "2.99.0" not in done.stderr, done.stderr  # the release is known there too
     assert done.returncode == 0 or "No Python 3.12" in done.stderr, done.stderr
 

@@ -52,12 +52,12 @@ from pathlib import Path
 
 import pytest
 
+from neuron_env.invocation import SYSTEM_PATH
 from tests.integration.test_doctor_scenarios import scenario_doctor
 from tests.support.hosts import load_scenario, scenario_names
 
 pytestmark = pytest.mark.integration
 
-SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 BUILTINS = {"export", "unset", "kill"}
 HOST_TOOLS = {"apt-get", "modprobe", "rmmod", "modinfo", "dkms", "usermod", "systemctl", "bash"}
 CHANGES_HOST = {"install", "download"}

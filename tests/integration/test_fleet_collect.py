@@ -26,6 +26,7 @@ from neuron_env.fleet.collect import CollectOptions, collect
 from neuron_env.fleet.ssm import Invocation, SsmGateway, Throttled
 from neuron_env.invocation import command
 from tests.conftest import DATA, NEURON_ENV, CliRunner
+from tests.integration.pasted import in_fresh_shell
 from tests.support.hosts import (
     build_sysroot,
     build_target,
@@ -343,15 +344,12 @@ def test_the_next_step_after_collect_runs_as_pasted_in_a_fresh_shell(
 ) -> None:
     from neuron_env.cli.fleet import _print_collect
     from neuron_env.fleet.collect import CollectResult
-    from neuron_env.invocation import SYSTEM_PATH
 
     folder = tmp_path / "my snapshots"
     folder.mkdir()
     shutil.copy(DATA / "snapshots" / "torch-2.13-container.json", folder / "i-1.json")
     _print_collect(CollectResult(["i-1"], [], []), folder, as_json=False)
     (line,) = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("Next: ")]
-    done = subprocess.run(["bash", "-c", line.removeprefix("Next: ")], capture_output=True,
-                          text=True, env={"PATH": SYSTEM_PATH, "HOME": str(tmp_path)},
-                          cwd=tmp_path, timeout=120, check=False)  # fmt: skip
+    done = in_fresh_shell(line.removeprefix("Next: "), tmp_path)
     assert done.returncode in (0, 1), done.stderr  # judged: not 127, not a bad path
     assert "i-1" in done.stdout

@@ -18,20 +18,15 @@ import pytest
 from tests.conftest import NEURON_ENV
 from tests.integration.conftest import NeuronEnv
 from tests.integration.install_helpers import flat
-from tests.integration.test_install_hints_run_as_pasted import (
+from tests.integration.pasted import (
     assert_runs,
+    elsewhere,
     quoted_command,
     run_pasted,
     shipped,
 )
 
 pytestmark = pytest.mark.integration
-
-
-def elsewhere(tmp_path: Path) -> Path:
-    """A new terminal's folder: not the one the refused command ran in."""
-    (tmp_path / "fresh").mkdir(exist_ok=True)
-    return tmp_path / "fresh"
 
 
 def test_an_unreadable_snapshot_prints_a_facts_command_that_writes_one(

@@ -22,48 +22,19 @@ from tests.conftest import NEURON_ENV
 from tests.integration.conftest import NeuronEnv
 from tests.integration.indexes import DATA
 from tests.integration.install_helpers import flat
+from tests.integration.pasted import (
+    PLACEHOLDERS,
+    assert_runs,
+    quoted_command,
+    run_pasted,
+    shipped,
+)
 
 pytestmark = pytest.mark.integration
 
-SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-QUOTED = re.compile(r"'(/[^']+)'")  # a command by its path (prose has apostrophes)
 QUOTED_ANY = re.compile(r"'([^']+)'")
-PLACEHOLDERS = re.compile(r"\bX\.Y\b|\bFILE\b")
 NEW_VENV = ".venv-neuron"  # the folder doctor looks for
 RELEASE = "2.90.0"  # the install tests' release (install_matrix_dir)
-
-
-def quoted_command(text: str, subcommand: str) -> list[str]:
-    """The words of the one command quoted in ``text`` that runs ``subcommand``."""
-    found = [shlex.split(q) for q in QUOTED.findall(flat(text)) if f" {subcommand}" in q]
-    assert len(found) == 1, text
-    words = found[0]
-    assert words[0] == str(NEURON_ENV), f"neuron-env is not named by its path: {words}"
-    assert not PLACEHOLDERS.search(" ".join(words)), words
-    return words
-
-
-def run_pasted(
-    words: list[str], env: dict[str, str], cwd: Path, *extra: str
-) -> subprocess.CompletedProcess[str]:
-    """``words`` (plus ``extra``) in a fresh shell: the system PATH and no virtual environment."""
-    fresh = {**env, "PATH": SYSTEM_PATH}
-    fresh.pop("VIRTUAL_ENV", None)
-    return subprocess.run(
-        ["bash", "-c", shlex.join([*words, *extra])],
-        capture_output=True, text=True, env=fresh, cwd=cwd, timeout=120,
-    )  # fmt: skip
-
-
-def shipped(env: dict[str, str]) -> dict[str, str]:
-    """``env`` with the shipped matrix alone (its 2.34.0), not the install tests' release."""
-    return {k: v for k, v in env.items() if k != "NEURON_ENV_MATRIX_DIR"}
-
-
-def assert_runs(result: subprocess.CompletedProcess[str]) -> None:
-    output = result.stdout + result.stderr
-    assert result.returncode != 127 and "command not found" not in output, output
-    assert result.returncode == 0, output
 
 
 def test_install_without_a_target_prints_an_install_that_runs(

@@ -9,11 +9,11 @@ import shlex
 import subprocess
 from pathlib import Path
 
+from neuron_env.invocation import SYSTEM_PATH
 from tests.conftest import NEURON_ENV
 from tests.integration.conftest import StartIndexes
 from tests.integration.install_helpers import flat
 
-SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 HARDWARE_VERDICT = re.compile(
     r"^Ready except what needs Trainium hardware: (?P<checks>[\w.\-, ]+) "
     r"\(this host has no Neuron device\); ",
