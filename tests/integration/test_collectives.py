@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
@@ -12,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, CliRunner, Result
+from tests.conftest import REPO, CliRunner, Result, cli_argv, machine_env
 from tests.support.html_pages import assert_self_contained, render_in_chromium
 
 pytestmark = pytest.mark.integration
@@ -299,3 +301,40 @@ def test_under_a_launcher_compare_nccom_says_it_runs_on_one_host(
     said = " ".join(result.stderr.split())  # as wrapped to the terminal's width
     assert "--compare-nccom runs nccom-test on this host" in said
     assert "nccom-test -r RANKS -N NODES --hosts ... (its MPI mode)" in said
+
+
+def _ranks_running(marker: str) -> list[str]:
+    """The rank processes whose request holds ``marker`` that still run (a zombie has ended)."""
+    running = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = (proc / "stat").read_text().rpartition(")")[2].split()[0]
+        except OSError:  # it ended while we looked
+            continue
+        if "collectives/worker {" in cmdline and marker in cmdline and state != "Z":
+            running.append(f"{proc.name} ({state})")
+    return running
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_sweep_leaves_no_rank_running(
+    torch_python: Path, sig: signal.Signals
+) -> None:
+    """torchrun starts the ranks in sessions of their own: killing its process group missed them,
+    and they ran on after neuron-env had said what it started was stopped."""
+    marker = f"{os.getpid()}{sig.value}"  # a timeout no other test asks for: finds our ranks
+    argv = cli_argv("collectives", "--backend", "gloo", "--nproc-per-node", "2", "--python",
+                    str(torch_python), "--sizes", "8:256M", "--timeout", marker)  # fmt: skip
+    with subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          env=machine_env()) as proc:  # fmt: skip
+        assert proc.stderr is not None
+        for line in proc.stderr:  # the ranks are running once a step is reported
+            if "all_reduce" in line:
+                break
+        assert _ranks_running(marker), "the sweep had started its ranks"
+        proc.send_signal(sig)
+        proc.stderr.read()
+        code = proc.wait(timeout=60)
+    assert code == 128 + sig.value
+    assert _ranks_running(marker) == []

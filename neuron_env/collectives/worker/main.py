@@ -25,7 +25,28 @@ from .watchdog import PREFIX, Watchdog
 EXIT_FATAL = 3
 
 
+def _die_with_parent() -> None:
+    """End this rank when the process that started it ends (Linux ``PR_SET_PDEATHSIG``).
+
+    torchrun starts each rank in a session of its own, so when neuron-env is interrupted and
+    kills torchrun's process group, the ranks are not in it: they ran on, holding the devices,
+    after neuron-env had said that what it started was stopped.
+    """
+    import ctypes
+    import signal
+
+    parent = os.getppid()
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL))  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the watchdog still ends the rank
+        return
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(EXIT_FATAL)
+
+
 def main(argv: list[str]) -> int:
+    _die_with_parent()
     open_channel()
     request = json.loads(argv[0])
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
