@@ -167,7 +167,13 @@ def _make_parent(folder: Path) -> None:
     """Create the output's folder, saying so: a typo in ``-o`` should not make a tree unseen."""
     if folder.is_dir():
         return
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):  # "File exists" would not say which
+        from neuron_env.escape import terminal
+
+        raise BadInput(f"Cannot create the folder {terminal(str(folder))}: a part of it is a file.",
+                       hint="Choose another -o path.") from None  # fmt: skip
     from neuron_env.escape import terminal
 
     sys.stderr.write(f"Created the folder {terminal(str(folder))} for the output.\n")

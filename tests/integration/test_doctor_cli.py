@@ -315,3 +315,11 @@ def test_dash_o_says_when_it_creates_parent_folders(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "reports" / "today" / "doctor.json").read_text())["status"]
     again = run("doctor", "--format", "json", "-o", "reports/today/doctor.json")
     assert "Created the folder" not in again.stderr  # it is there now: nothing to say
+
+
+def test_dash_o_under_a_file_says_the_folder_cannot_be_made(tmp_path: Path) -> None:
+    (tmp_path / "notes").write_text("keep me\n")
+    result = cli_runner(tmp_path)("doctor", "--format", "json", "-o", "notes/today/doctor.json")
+    assert result.returncode == 2
+    assert "Cannot create the folder notes/today: a part of it is a file." in result.stderr
+    assert (tmp_path / "notes").read_text() == "keep me\n"  # nothing lost
