@@ -304,6 +304,54 @@ class Limitation:
 
 
 @dataclass(frozen=True)
+class KnownIssue:
+    """A public bug in a package the release ships, and the later release that fixes it.
+
+    ``affects`` lists the package's release lines that carry the bug (``2.14.3.0`` covers the
+    build ``2.14.3.0.2187``); ``fixed-by`` the versions that fix it, one for each affected line
+    with the same first two numbers (torch-neuronx 2.14.3.0 is fixed by 2.14.3.1: the user's own
+    PyTorch family); ``fixed-in`` the Neuron release that ships them.
+    """
+
+    id: str
+    summary: str
+    package: str
+    affects: tuple[Version, ...]
+    fixed_in: Version
+    fixed_by: tuple[Version, ...]
+    confirmed: bool = True
+    note: str = ""
+    sources: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.affects or not self.fixed_by:
+            raise ValueError("a known issue needs the versions it 'affects' and those 'fixed-by'")
+        if not self.sources:
+            raise ValueError("a known issue needs 'sources' that say so")
+        for line in self.affects:
+            fix = self.fix_for(line)
+            if fix is None:
+                raise ValueError(
+                    f"no 'fixed-by' version for the affected line {line} (one with the same "
+                    f"first two numbers, {line.major}.{line.minor})"
+                )
+            if fix <= line or _on_line(fix, line):
+                raise ValueError(f"fixed-by {fix} is not newer than the affected line {line}")
+
+    def affected(self, installed: Version) -> bool:
+        """True when ``installed`` (2.14.3.0.2187) is on one of the affected lines."""
+        return any(_on_line(installed, line) for line in self.affects)
+
+    def fix_for(self, installed: Version) -> Version | None:
+        """The fixing version for ``installed``'s family (same first two numbers)."""
+        return next((v for v in self.fixed_by if v.release[:2] == installed.release[:2]), None)
+
+
+def _on_line(version: Version, line: Version) -> bool:
+    return version.release[: len(line.release)] == line.release
+
+
+@dataclass(frozen=True)
 class Companion:
     """A package of the Neuron index that rides on TorchNeuron (TorchTitan Neuron, TorchAO Neuron).
 
@@ -372,6 +420,7 @@ class Release:
     docs: dict[str, str]
     sources: dict[str, str]
     companions: dict[str, Companion] = field(default_factory=dict)
+    known_issues: tuple[KnownIssue, ...] = ()
     origin: Path = field(default=Path(), metadata={NOT_IN_TOML: True}, compare=False)
 
     @property
