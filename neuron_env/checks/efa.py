@@ -54,8 +54,11 @@ def check_efa(facts: HostFacts, ctx: Context) -> Verdict:
 def _launch_with_efa(instance: str, ctx: Context) -> str:
     """The launch-template command that adds every EFA interface, with this host's values (the
     neuron-env source is the one value the host cannot know: its configured index)."""
-    minor = ctx.pairing.torch_minor if ctx.pairing else ctx.release.pairings[-1].torch_minor
-    release = str(ctx.release.version)
+    target = ctx.fix_release()
+    minor = ctx.pairing.torch_minor if ctx.pairing else None
+    if minor is None or target.pairing_for(minor) is None:
+        minor = target.pairings[-1].torch_minor
+    release = str(target.version)
     render = [ctx.program, "launch-template render --instance-type", shlex.quote(instance),
               "--torch", minor, "--release", release, "--neuron-env-source pypi"]  # fmt: skip
     return (
