@@ -28,7 +28,7 @@ from typing import Any
 from neuron_env import __version__
 from neuron_env.cloud.spec import default_os, pairing_of
 from neuron_env.cloud.tool_source import ToolSource, tool_source
-from neuron_env.container.inputs import (
+from neuron_env.image.inputs import (
     CODENAMES,
     VENV,
     base_image,

@@ -16,7 +16,7 @@ from neuron_env.errors import NeuronEnvError
 from neuron_env.escape import terminal
 from neuron_env.matrix import Change, Matrix, Release, Target
 from neuron_env.matrix.model import OsRelease
-from neuron_env.matrix_commands.workflow import (
+from neuron_env.matrix.commands.workflow import (
     ReleaseDiff,
     ReleaseList,
     ReleaseShown,
