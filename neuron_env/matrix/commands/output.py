@@ -15,7 +15,6 @@ from rich.text import Text
 from neuron_env.errors import NeuronEnvError
 from neuron_env.escape import terminal
 from neuron_env.matrix import Change, Matrix, Release, Target
-from neuron_env.matrix.model import OsRelease
 from neuron_env.matrix.commands.workflow import (
     ReleaseDiff,
     ReleaseList,
@@ -23,6 +22,7 @@ from neuron_env.matrix.commands.workflow import (
     ResolvedTarget,
     Validation,
 )
+from neuron_env.matrix.model import OsRelease
 from neuron_env.output.console import new_console
 from neuron_env.output.emit import (
     DONE,
