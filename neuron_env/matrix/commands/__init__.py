@@ -1,1 +1,1 @@
-"""matrix_commands"""
+"""The matrix command: list, show, resolve, diff, validate, verify (its CLI is matrix/cli.py)."""
