@@ -205,6 +205,8 @@ def _summary_line(report: DoctorReport) -> tuple[Span, str]:
     if waiting and summary.status == "unknown" and not counted["error"]:
         return (HARDWARE_VERDICT, "bold yellow"), f"{_allowed_note(allowed)}: {hardware}; {counts}."
     also = f"; needs Trainium hardware: {hardware}" if waiting else ""
+    if summary.uncompared:  # nothing to judge them by: the run is not "Ready"
+        also += f"; not compared (nothing to judge by): {', '.join(summary.uncompared)}"
     return (verdict, f"bold {colour}"), f"{strict}{_allowed_note(allowed)}: {counts}{also}."
 
 
