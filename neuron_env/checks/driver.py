@@ -126,7 +126,7 @@ def check_devices(facts: HostFacts, ctx: Context) -> Verdict:
     expected = _expected_devices(facts, ctx)
     if expected is not None and expected != len(nodes):
         return warn(
-            f"{len(nodes)} Neuron devices, but this instance type has {expected}",
+            f"{plural(len(nodes), 'Neuron device')}, but this instance type has {expected}",
             fix="Check 'neuron-ls'; in a container, pass every /dev/neuron* device.",
         )
     listing_error = facts.driver.neuron_ls_error
