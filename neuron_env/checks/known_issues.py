@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from packaging.version import Version
 
-from neuron_env.checks.model import Context, Verdict, ok, warn
+from neuron_env.checks.cores import instance_type
+from neuron_env.checks.model import Context, Verdict, ok, skip, warn
 from neuron_env.checks.versions import package_version
 from neuron_env.facts import HostFacts
 from neuron_env.matrix.model import KnownIssue, Release
@@ -24,8 +25,13 @@ def check_known_issues(facts: HostFacts, ctx: Context) -> Verdict:
         if dist is not None and version is not None and issue.affected(version):
             hits.setdefault((issue.package, dist.version), []).append(issue)
     if not hits:
+        if not release.known_issues:
+            return ok(f"Neuron {release.version} records no known issue")
         recorded = plural(len(release.known_issues), "known issue")
         return ok(f"None of the {recorded} Neuron {release.version} records affects this target")
+    legacy = _legacy_host(facts, ctx)
+    if legacy:  # TorchNeuron cannot run here: its bugs, and an upgrade of it, do not apply
+        return skip(f"TorchNeuron does not run on a {legacy}: its known issues do not apply here")
     (package, installed), issues = next(iter(hits.items()))
     more = [f"{name} {version}" for name, version in list(hits)[1:]]
     version = package_version(installed)
@@ -40,6 +46,13 @@ def check_known_issues(facts: HostFacts, ctx: Context) -> Verdict:
         summary += f"; also affected: {join_words(more)}"
     return warn(summary, fix=_upgrade(ctx, version, fixed_in, package, fixed),
                 detail="\n".join(f"{i.id}: {i.note}" for i in issues if i.note))  # fmt: skip
+
+
+def _legacy_host(facts: HostFacts, ctx: Context) -> str | None:
+    """The instance type, when it is of a family the native backend does not run on (Trn1)."""
+    name = instance_type(facts)
+    family = ctx.release.families.get(ctx.release.family_of(name)) if name else None
+    return name if family is not None and not family.native else None
 
 
 def _named_with_sources(issues: list[KnownIssue], release: Release) -> str:

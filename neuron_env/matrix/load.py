@@ -294,6 +294,13 @@ def _platform_problems(r: Release) -> Iterator[SchemaError]:
             yield SchemaError(
                 ["instance-types", name, "family"], f"unknown family '{itype.family}'"
             )
+        for key, cited in itype.cites.items():
+            for i, source in enumerate(cited):
+                if source not in r.sources:
+                    yield SchemaError(
+                        ["instance-types", name, "cites", key, i],
+                        f"unknown source '{source}'; define it in [sources]",
+                    )
         if itype.max_efa > itype.network_cards * itype.enis_per_card:
             yield SchemaError(
                 ["instance-types", name, "max-efa"], "more EFA interfaces than network interfaces"

@@ -219,6 +219,18 @@ class Family:
             raise ValueError("a supported family needs its 'chip'")
 
 
+INSTANCE_FACTS = (
+    "chips",
+    "vcpus",
+    "memory-gib",
+    "network-cards",
+    "max-efa",
+    "enis-per-card",
+    "usage-classes",
+)
+"""The facts of an instance type that need a source (``family`` is the matrix's own grouping)."""
+
+
 @dataclass(frozen=True)
 class InstanceType:
     """An EC2 instance type, with what launch templates and checks need to know about it."""
@@ -234,8 +246,21 @@ class InstanceType:
     confirmed: bool = True
     note: str = ""
     sources: tuple[str, ...] = ()
+    cites: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Per fact (``max-efa``), the sources that hold its value: an entry's ``sources`` may be
+    about the type in general and not hold every number."""
+    unconfirmed: tuple[str, ...] = ()
+    """Facts no source read holds (shown as unconfirmed), by key."""
 
     def __post_init__(self) -> None:
+        for key in [*self.cites, *self.unconfirmed]:
+            if key not in INSTANCE_FACTS:
+                raise ValueError(
+                    f"'{key}' is not an instance-type fact ({', '.join(INSTANCE_FACTS)})"
+                )
+        both = sorted(set(self.cites) & set(self.unconfirmed))
+        if both:
+            raise ValueError(f"'{both[0]}' is both cited and marked unconfirmed")
         # Bounds of real hardware (a trn2.48xlarge has 16 cards): launch templates list one
         # interface per card, so an unbounded count is an unbounded template.
         for key, value, low, high in (
@@ -246,6 +271,19 @@ class InstanceType:
         ):
             if not low <= value <= high:
                 raise ValueError(f"{key} = {value} is outside {low}–{high}")
+
+    def unsourced(self) -> list[str]:
+        """The facts that neither cite a source nor are marked unconfirmed (an entry marked
+        ``confirmed = false`` marks them all)."""
+        if not self.confirmed:
+            return []
+        return [
+            key for key in INSTANCE_FACTS if key not in self.cites and key not in self.unconfirmed
+        ]
+
+    def is_confirmed(self, key: str) -> bool:
+        """True when the fact ``key`` cites a source that holds it."""
+        return self.confirmed and key in self.cites
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from neuron_env.matrix.commands.workflow import (
     ResolvedTarget,
     Validation,
 )
-from neuron_env.matrix.model import OsRelease
+from neuron_env.matrix.model import InstanceType, OsRelease
 from neuron_env.output.console import new_console
 from neuron_env.output.emit import (
     DONE,
@@ -251,15 +251,21 @@ def _instances(r: Release) -> Table:
         "Markets",
     )
     for name, it in r.instance_types.items():
-        chip = r.chips[r.families[it.family].chip or ""]
+        chip = r.chips.get(r.families[it.family].chip or "")
+
+        def fact(text: str, *keys: str, it: InstanceType = it) -> Text:
+            return _flag(text, all(it.is_confirmed(key) for key in keys))
+
         table.add_row(
             _flag(name, it.confirmed),
-            f"{it.chips} × {chip.name}",
-            f"{it.chips * chip.logical_cores()} (LNC={chip.default_lnc})",
-            f"{it.chips * chip.memory_gib} GiB",
-            f"{it.vcpus} / {it.memory_gib} GiB",
-            f"{it.max_efa} / {it.network_cards}",
-            ", ".join(it.usage_classes),
+            fact(f"{it.chips} × {chip.name}" if chip else f"{it.chips} (XLA line only)", "chips"),
+            fact(f"{it.chips * chip.logical_cores()} (LNC={chip.default_lnc})", "chips")
+            if chip
+            else "—",
+            fact(f"{it.chips * chip.memory_gib} GiB", "chips") if chip else "—",
+            fact(f"{it.vcpus} / {it.memory_gib} GiB", "vcpus", "memory-gib"),
+            fact(f"{it.max_efa} / {it.network_cards}", "max-efa", "network-cards"),
+            fact(", ".join(it.usage_classes), "usage-classes"),
         )
     return table
 
