@@ -77,11 +77,13 @@ def best_rule(name: str, rules: RuleSet, kind: EventKind) -> Rule | None:
 def _api_uses(uses: ModuleUses, rules: RuleSet, source: SourceFile) -> Iterator[Finding]:
     for imported in uses.imports:
         rule = best_rule(imported.name, rules, "import")
-        if rule is not None:
+        if rule is not None and not rule.detect.needs_device:  # an import computes nothing
             yield finding(rule, source, source.span(imported.node), imported.name)
     for ref in uses.references:
         rule = best_rule(ref.name, rules, "reference")
-        if rule is not None and ref.role not in rule.detect.ignore:
+        if rule is None or (rule.detect.needs_device and not uses.reaches_device(ref.within)):
+            continue
+        if ref.role not in rule.detect.ignore:
             fix = reference_fix(rule.fixes.get(ref.name, rule.fix), ref, source)
             yield finding(rule, source, source.span(ref.node), ref.name, fix=fix)
 
@@ -94,8 +96,10 @@ def _method_calls(uses: ModuleUses, rules: RuleSet, source: SourceFile) -> Itera
         return  # `.double()` or `.cuda()` in a module without torch is someone else's method
     for call in uses.method_calls:
         for rule in rules.rules:
-            if call.method in rule.detect.methods and not (
-                call.on_cpu and ON_CPU in rule.detect.ignore
+            if (
+                call.method in rule.detect.methods
+                and not (call.on_cpu and ON_CPU in rule.detect.ignore)
+                and not (rule.detect.needs_device and not uses.reaches_device(call.within))
             ):
                 yield finding(rule, source, source.span(call.node), f".{call.method}()")
 

@@ -21,8 +21,12 @@ from neuron_env.scan.positions import (
     KEY,
     ON_CPU,
     creates_on_cpu,
+    is_cpu,
     is_device_target,
     is_device_test,
+    moved_name,
+    places_on_device,
+    statement_names,
 )
 from neuron_env.scan.scopes import LOCAL, FunctionNode, Scope, local_names
 
@@ -49,6 +53,7 @@ class Reference:
     decorator: bool = False
     role: str = ""  # COMPARED, KEY or ON_CPU when the value is not computed with on the device
     statement: ast.Expr | None = None  # the statement, when the call is one on its own
+    within: ast.stmt | None = None  # the innermost statement holding the reference
 
 
 @dataclass(frozen=True)
@@ -58,6 +63,7 @@ class MethodCall:
     method: str
     node: ast.Call
     on_cpu: bool = False  # called on `.cpu()` or on a tensor created with device="cpu"
+    within: ast.stmt | None = None  # the innermost statement holding the call
 
 
 @dataclass(frozen=True)
@@ -85,6 +91,18 @@ class ModuleUses:
     strings: list[StringConstant] = field(default_factory=list)
     call_results: dict[str, set[str]] = field(default_factory=dict)
     """``traced = torch_neuronx.trace(...)``: name → the qualified calls assigned to it."""
+    moved: set[str] = field(default_factory=set)
+    """Names moved to a device somewhere in the module: ``x.to(device)``, ``model.cuda()``."""
+    default_device: bool = False  # torch.set_default_device(<not the CPU>) in the module
+
+    def reaches_device(self, statement: ast.stmt | None) -> bool:
+        """Whether what ``statement`` makes reaches a device: it places a tensor there, binds
+        (or converts in place) a name moved there elsewhere, or the default device is one."""
+        if self.default_device:
+            return True
+        if statement is None:
+            return False
+        return places_on_device(statement) or bool(statement_names(statement) & self.moved)
 
     @property
     def imports_torch(self) -> bool:
@@ -118,6 +136,15 @@ class _Walker(ast.NodeVisitor):
         self.decorators: set[int] = set()
         self.roles: dict[int, str] = {}  # id(node) → COMPARED, KEY or ON_CPU
         self.statements: dict[int, ast.Expr] = {}  # id(call) → its expression statement
+        self.within: ast.stmt | None = None  # the innermost statement being walked
+
+    def visit(self, node: ast.AST) -> None:
+        if not isinstance(node, ast.stmt):
+            super().visit(node)
+            return
+        saved, self.within = self.within, node
+        super().visit(node)
+        self.within = saved
 
     # --- scopes and bindings -------------------------------------------------------------------
 
@@ -346,7 +373,9 @@ class _Walker(ast.NodeVisitor):
         decorator = id(node) in self.decorators
         role = self.roles.get(id(node), "")
         statement = self.statements.get(id(call)) if call is not None else None
-        reference = Reference(resolved, node, self.scope, call, decorator, role, statement)
+        reference = Reference(
+            resolved, node, self.scope, call, decorator, role, statement, self.within
+        )
         self.uses.references.append(reference)
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -361,9 +390,14 @@ class _Walker(ast.NodeVisitor):
                 self.roles.setdefault(id(value), ON_CPU)
         if isinstance(node.func, ast.Attribute) and resolved is None:
             on_cpu = creates_on_cpu(node.func.value)
-            self.uses.method_calls.append(MethodCall(node.func.attr, node, on_cpu))
+            self.uses.method_calls.append(MethodCall(node.func.attr, node, on_cpu, self.within))
             if node.func.attr == "to" and node.args:
                 self._device_value(node.args[0])
+        moved = moved_name(node)
+        if moved is not None:
+            self.uses.moved.add(moved)
+        if resolved == "torch.set_default_device" and node.args and not is_cpu(node.args[0]):
+            self.uses.default_device = True
         for keyword in node.keywords:
             if keyword.arg in DEVICE_KEYWORDS:
                 self._device_value(keyword.value)
