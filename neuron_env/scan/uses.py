@@ -14,6 +14,15 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
+from neuron_env.scan.placement import (
+    FACTORIES,
+    host_statements,
+    makes_on_host,
+    moved_name,
+    places_on_device,
+    shows_host,
+    statement_names,
+)
 from neuron_env.scan.positions import (
     COMPARED,
     DEVICE_FIRST_ARG_CALLS,
@@ -24,9 +33,6 @@ from neuron_env.scan.positions import (
     is_cpu,
     is_device_target,
     is_device_test,
-    moved_name,
-    places_on_device,
-    statement_names,
 )
 from neuron_env.scan.scopes import LOCAL, FunctionNode, Scope, local_names
 
@@ -54,6 +60,7 @@ class Reference:
     role: str = ""  # COMPARED, KEY or ON_CPU when the value is not computed with on the device
     statement: ast.Expr | None = None  # the statement, when the call is one on its own
     within: ast.stmt | None = None  # the innermost statement holding the reference
+    argument_of: ast.Call | None = None  # the call it is an argument of: zeros(3, dtype=...)
 
 
 @dataclass(frozen=True)
@@ -94,15 +101,21 @@ class ModuleUses:
     moved: set[str] = field(default_factory=set)
     """Names moved to a device somewhere in the module: ``x.to(device)``, ``model.cuda()``."""
     default_device: bool = False  # torch.set_default_device(<not the CPU>) in the module
+    factories: set[int] = field(default_factory=set)  # ids of calls of torch's factories
+    host: set[int] = field(default_factory=set)  # ids of the statements of data loading
 
-    def reaches_device(self, statement: ast.stmt | None) -> bool:
-        """Whether what ``statement`` makes reaches a device: it places a tensor there, binds
-        (or converts in place) a name moved there elsewhere, or the default device is one."""
+    def reaches_device(self, statement: ast.stmt | None, made_by: ast.Call | None) -> bool:
+        """Whether a tensor that ``made_by`` makes (or converts) in ``statement`` reaches a
+        device (see :mod:`.placement`)."""
         if self.default_device:
             return True
         if statement is None:
             return False
-        return places_on_device(statement) or bool(statement_names(statement) & self.moved)
+        if places_on_device(statement) or statement_names(statement) & self.moved:
+            return True
+        if id(statement) in self.host or shows_host(statement):
+            return False
+        return made_by is None or not makes_on_host(made_by, self.factories)
 
     @property
     def imports_torch(self) -> bool:
@@ -112,6 +125,7 @@ class ModuleUses:
 def collect_uses(tree: ast.Module) -> ModuleUses:
     """Walk ``tree`` once and return everything the detectors need."""
     walker = _Walker()
+    walker.uses.host = host_statements(tree)
     walker.visit(tree)
     walker.walk_deferred()
     return walker.uses
@@ -137,6 +151,7 @@ class _Walker(ast.NodeVisitor):
         self.roles: dict[int, str] = {}  # id(node) → COMPARED, KEY or ON_CPU
         self.statements: dict[int, ast.Expr] = {}  # id(call) → its expression statement
         self.within: ast.stmt | None = None  # the innermost statement being walked
+        self.arguments: dict[int, ast.Call] = {}  # id(argument) → the call it is passed to
 
     def visit(self, node: ast.AST) -> None:
         if not isinstance(node, ast.stmt):
@@ -374,12 +389,22 @@ class _Walker(ast.NodeVisitor):
         role = self.roles.get(id(node), "")
         statement = self.statements.get(id(call)) if call is not None else None
         reference = Reference(
-            resolved, node, self.scope, call, decorator, role, statement, self.within
+            resolved,
+            node,
+            self.scope,
+            call,
+            decorator,
+            role,
+            statement,
+            self.within,
+            self.arguments.get(id(node)),
         )
         self.uses.references.append(reference)
 
     def visit_Call(self, node: ast.Call) -> None:
         self.calls[id(node.func)] = node
+        for value in [*node.args, *(k.value for k in node.keywords)]:
+            self.arguments[id(value)] = node
         if id(node) in self.decorators:
             self.decorators.add(id(node.func))
         resolved = self.resolve(node.func)
@@ -393,6 +418,8 @@ class _Walker(ast.NodeVisitor):
             self.uses.method_calls.append(MethodCall(node.func.attr, node, on_cpu, self.within))
             if node.func.attr == "to" and node.args:
                 self._device_value(node.args[0])
+        if resolved in FACTORIES:
+            self.uses.factories.add(id(node))
         moved = moved_name(node)
         if moved is not None:
             self.uses.moved.add(moved)
