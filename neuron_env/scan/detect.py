@@ -92,7 +92,7 @@ def _reaches_device(ref: Reference, uses: ModuleUses) -> bool:
     """``torch.DoubleTensor([...])`` is made by its own call; ``dtype=torch.float64`` by the
     call it is passed to."""
     made_by = ref.call if ref.call is not None and ref.call.func is ref.node else ref.argument_of
-    return uses.reaches_device(ref.within, made_by)
+    return uses.reaches_device(ref.node, made_by)
 
 
 # --- method calls, device strings, string constants -------------------------------------------
@@ -106,9 +106,7 @@ def _method_calls(uses: ModuleUses, rules: RuleSet, source: SourceFile) -> Itera
             if (
                 call.method in rule.detect.methods
                 and not (call.on_cpu and ON_CPU in rule.detect.ignore)
-                and not (
-                    rule.detect.needs_device and not uses.reaches_device(call.within, call.node)
-                )
+                and not (rule.detect.needs_device and not uses.reaches_device(call.node, call.node))
             ):
                 yield finding(rule, source, source.span(call.node), f".{call.method}()")
 

@@ -59,7 +59,6 @@ class Reference:
     decorator: bool = False
     role: str = ""  # COMPARED, KEY or ON_CPU when the value is not computed with on the device
     statement: ast.Expr | None = None  # the statement, when the call is one on its own
-    within: ast.stmt | None = None  # the innermost statement holding the reference
     argument_of: ast.Call | None = None  # the call it is an argument of: zeros(3, dtype=...)
 
 
@@ -70,7 +69,6 @@ class MethodCall:
     method: str
     node: ast.Call
     on_cpu: bool = False  # called on `.cpu()` or on a tensor created with device="cpu"
-    within: ast.stmt | None = None  # the innermost statement holding the call
 
 
 @dataclass(frozen=True)
@@ -102,18 +100,30 @@ class ModuleUses:
     """Names moved to a device somewhere in the module: ``x.to(device)``, ``model.cuda()``."""
     default_device: bool = False  # torch.set_default_device(<not the CPU>) in the module
     factories: set[int] = field(default_factory=set)  # ids of calls of torch's factories
-    host: set[int] = field(default_factory=set)  # ids of the statements of data loading
+    tree: ast.Module | None = None
+    _statements: dict[int, ast.stmt] | None = None  # id(node) → its innermost statement
+    _host: set[int] | None = None  # ids of the statements of data loading
 
-    def reaches_device(self, statement: ast.stmt | None, made_by: ast.Call | None) -> bool:
-        """Whether a tensor that ``made_by`` makes (or converts) in ``statement`` reaches a
-        device (see :mod:`.placement`)."""
+    def statement_of(self, node: ast.AST) -> ast.stmt | None:
+        """The innermost statement holding ``node`` (worked out on first use: only the
+        float64 rule asks, so a module without float64 never pays for it)."""
+        if self._statements is None:
+            self._statements = _innermost_statements(self.tree)
+        return self._statements.get(id(node))
+
+    def reaches_device(self, node: ast.AST, made_by: ast.Call | None) -> bool:
+        """Whether a tensor that ``made_by`` makes (or converts) at ``node`` reaches a device
+        (see :mod:`.placement`)."""
         if self.default_device:
             return True
+        statement = self.statement_of(node)
         if statement is None:
             return False
         if places_on_device(statement) or statement_names(statement) & self.moved:
             return True
-        if id(statement) in self.host or shows_host(statement):
+        if self._host is None:
+            self._host = host_statements(self.tree) if self.tree else set()
+        if id(statement) in self._host or shows_host(statement):
             return False
         return made_by is None or not makes_on_host(made_by, self.factories)
 
@@ -125,10 +135,23 @@ class ModuleUses:
 def collect_uses(tree: ast.Module) -> ModuleUses:
     """Walk ``tree`` once and return everything the detectors need."""
     walker = _Walker()
-    walker.uses.host = host_statements(tree)
+    walker.uses.tree = tree
     walker.visit(tree)
     walker.walk_deferred()
     return walker.uses
+
+
+def _innermost_statements(tree: ast.Module | None) -> dict[int, ast.stmt]:
+    found: dict[int, ast.stmt] = {}
+    stack: list[tuple[ast.AST, ast.stmt | None]] = [(tree, None)] if tree is not None else []
+    while stack:  # no recursion: as deep as the parser allows
+        node, statement = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            holder = child if isinstance(child, ast.stmt) else statement
+            if holder is not None:
+                found[id(child)] = holder
+            stack.append((child, holder))
+    return found
 
 
 def attribute_chain(node: ast.expr) -> tuple[str, list[str]] | None:
@@ -150,16 +173,7 @@ class _Walker(ast.NodeVisitor):
         self.decorators: set[int] = set()
         self.roles: dict[int, str] = {}  # id(node) → COMPARED, KEY or ON_CPU
         self.statements: dict[int, ast.Expr] = {}  # id(call) → its expression statement
-        self.within: ast.stmt | None = None  # the innermost statement being walked
         self.arguments: dict[int, ast.Call] = {}  # id(argument) → the call it is passed to
-
-    def visit(self, node: ast.AST) -> None:
-        if not isinstance(node, ast.stmt):
-            super().visit(node)
-            return
-        saved, self.within = self.within, node
-        super().visit(node)
-        self.within = saved
 
     # --- scopes and bindings -------------------------------------------------------------------
 
@@ -396,7 +410,6 @@ class _Walker(ast.NodeVisitor):
             decorator,
             role,
             statement,
-            self.within,
             self.arguments.get(id(node)),
         )
         self.uses.references.append(reference)
@@ -415,7 +428,7 @@ class _Walker(ast.NodeVisitor):
                 self.roles.setdefault(id(value), ON_CPU)
         if isinstance(node.func, ast.Attribute) and resolved is None:
             on_cpu = creates_on_cpu(node.func.value)
-            self.uses.method_calls.append(MethodCall(node.func.attr, node, on_cpu, self.within))
+            self.uses.method_calls.append(MethodCall(node.func.attr, node, on_cpu))
             if node.func.attr == "to" and node.args:
                 self._device_value(node.args[0])
         if resolved in FACTORIES:
