@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import device_progress, settings, write_output
+from neuron_env.cli._common import settings, write_output
 from neuron_env.cli.options import (
     CheckTimeoutOption,
     JudgeReleaseOption,
@@ -24,6 +24,7 @@ from neuron_env.cli.options import (
 )
 from neuron_env.errors import BadInput
 from neuron_env.output.formats import ReportFormat
+from neuron_env.selftest.progress import device_progress
 
 if TYPE_CHECKING:
     from neuron_env.checks.model import DoctorReport

@@ -232,7 +232,7 @@ def _collect_request(
 
 
 def _gateway(region: str | None, profile: str | None) -> SsmGateway:
-    from neuron_env.cli._common import aws_session
+    from neuron_env.cloud.session import aws_session
     from neuron_env.fleet.ssm import SsmGateway
 
     session = aws_session(region, profile)

@@ -20,6 +20,9 @@ from typing import Any, TypeVar
 
 from neuron_env.errors import BadInput
 from neuron_env.matrix import Release
+from neuron_env.matrix.commands.indexcheck.facts import Fact
+from neuron_env.matrix.commands.indexcheck.simple import strip_credentials
+from neuron_env.matrix.commands.indexcheck.verify import Verification
 from neuron_env.matrix.load import validate_release
 from neuron_env.matrix.model import (
     Claim,
@@ -32,9 +35,6 @@ from neuron_env.matrix.model import (
     ReleaseInfo,
 )
 from neuron_env.matrix.write import release_to_toml
-from neuron_env.matrix_commands.indexcheck.facts import Fact
-from neuron_env.matrix_commands.indexcheck.simple import strip_credentials
-from neuron_env.matrix_commands.indexcheck.verify import Verification
 from neuron_env.schema import SchemaError
 
 _GUESSED = "not tied to this release by the index"

@@ -15,14 +15,14 @@ from rich.text import Text
 from neuron_env.errors import NeuronEnvError
 from neuron_env.escape import terminal
 from neuron_env.matrix import Change, Matrix, Release, Target
-from neuron_env.matrix.model import OsRelease
-from neuron_env.matrix_commands.workflow import (
+from neuron_env.matrix.commands.workflow import (
     ReleaseDiff,
     ReleaseList,
     ReleaseShown,
     ResolvedTarget,
     Validation,
 )
+from neuron_env.matrix.model import OsRelease
 from neuron_env.output.console import new_console
 from neuron_env.output.emit import (
     DONE,

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import chosen_format, device_progress, settings
+from neuron_env.cli._common import chosen_format, settings
 from neuron_env.cli.options import (
     DoctorLevelOption,
     DocumentOutputOption,
@@ -23,6 +23,7 @@ from neuron_env.cli.options import (
     format_option,
 )
 from neuron_env.output.formats import FactsFormat, ReportFormat
+from neuron_env.selftest.progress import device_progress
 
 RedactOption = Annotated[
     bool,

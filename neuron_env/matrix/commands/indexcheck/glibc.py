@@ -10,8 +10,8 @@ from __future__ import annotations
 from packaging.version import Version
 
 from neuron_env.matrix import Release
-from neuron_env.matrix_commands.indexcheck.facts import Fact, Listing, Status
-from neuron_env.matrix_commands.indexcheck.wheels import glibc_text
+from neuron_env.matrix.commands.indexcheck.facts import Fact, Listing, Status
+from neuron_env.matrix.commands.indexcheck.wheels import glibc_text
 
 #: glibc of each OS release the matrix files name; an OS not listed here is left unknown.
 OS_GLIBC: dict[str, tuple[int, int]] = {

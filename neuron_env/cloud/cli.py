@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import aws_session, chosen_format, settings
+from neuron_env.cli._common import chosen_format, settings
 from neuron_env.cli.options import (
     AmiBaseOption,
     AmiOption,
@@ -43,6 +43,7 @@ from neuron_env.cli.options import (
     VolumeSizeOption,
     format_option,
 )
+from neuron_env.cloud.session import aws_session
 from neuron_env.output.formats import DocumentFormat, JsonOnly, LaunchTemplateFormat, TextOnly
 
 launch_template_app = typer.Typer(

@@ -14,9 +14,8 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from neuron_env.matrix import Matrix, Release
-from neuron_env.matrix.model import Pairing, PipPackage
-from neuron_env.matrix_commands.indexcheck.companions import companion_facts
-from neuron_env.matrix_commands.indexcheck.facts import (
+from neuron_env.matrix.commands.indexcheck.companions import companion_facts
+from neuron_env.matrix.commands.indexcheck.facts import (
     DEFAULT_INDEX,
     Fact,
     Listing,
@@ -26,10 +25,11 @@ from neuron_env.matrix_commands.indexcheck.facts import (
     listing,
     without_placeholders,
 )
-from neuron_env.matrix_commands.indexcheck.glibc import min_glibc_fact, os_facts
-from neuron_env.matrix_commands.indexcheck.placeholders import placeholder_facts
-from neuron_env.matrix_commands.indexcheck.simple import IndexReadout
-from neuron_env.matrix_commands.indexcheck.wheels import Wheel, python_sort_key
+from neuron_env.matrix.commands.indexcheck.glibc import min_glibc_fact, os_facts
+from neuron_env.matrix.commands.indexcheck.placeholders import placeholder_facts
+from neuron_env.matrix.commands.indexcheck.simple import IndexReadout
+from neuron_env.matrix.commands.indexcheck.wheels import Wheel, python_sort_key
+from neuron_env.matrix.model import Pairing, PipPackage
 
 
 def verify_release(

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from neuron_env.errors import Interrupted
 from neuron_env.matrix import Matrix, Release
-from neuron_env.matrix_commands.indexcheck.compare import verify_release
-from neuron_env.matrix_commands.indexcheck.facts import DEFAULT_INDEX, Fact
-from neuron_env.matrix_commands.indexcheck.simple import (
+from neuron_env.matrix.commands.indexcheck.compare import verify_release
+from neuron_env.matrix.commands.indexcheck.facts import DEFAULT_INDEX, Fact
+from neuron_env.matrix.commands.indexcheck.simple import (
     DEFAULT_TIMEOUT,
     IndexAccess,
     IndexReadout,

@@ -1,7 +1,7 @@
 """``neuron-env image render``: a Dockerfile for TorchNeuron, rendered from the support matrix.
 
-Option parsing only; the image is decided in :mod:`neuron_env.container.workflow` and
-:mod:`neuron_env.container.dockerfile` and written by :mod:`neuron_env.container.output`,
+Option parsing only; the image is decided in :mod:`neuron_env.image.workflow` and
+:mod:`neuron_env.image.dockerfile` and written by :mod:`neuron_env.image.output`,
 imported inside the command so that ``neuron-env --help`` never loads jinja2.
 """
 
@@ -85,9 +85,9 @@ def render(
           transformers==4.57.1 -r requirements.txt -o Dockerfile
       docker build -t trainium-torch . && docker run --device=/dev/neuron0 trainium-torch
     """
-    from neuron_env.container.dockerfile import ImageRequest
-    from neuron_env.container.output import IMAGE
-    from neuron_env.container.workflow import ImageRenderRequest, render_image
+    from neuron_env.image.dockerfile import ImageRequest
+    from neuron_env.image.output import IMAGE
+    from neuron_env.image.workflow import ImageRenderRequest, render_image
     from neuron_env.output.emit import emit
 
     choice = chosen_format(DocumentFormat, output_format)  # checked before any file is read

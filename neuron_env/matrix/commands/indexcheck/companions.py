@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from packaging.specifiers import SpecifierSet
 
 from neuron_env.matrix import Release
-from neuron_env.matrix_commands.indexcheck.facts import Fact, listed, listing, without_placeholders
-from neuron_env.matrix_commands.indexcheck.simple import IndexReadout
+from neuron_env.matrix.commands.indexcheck.facts import Fact, listed, listing, without_placeholders
+from neuron_env.matrix.commands.indexcheck.simple import IndexReadout
 
 
 def companion_facts(

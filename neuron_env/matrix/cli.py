@@ -38,8 +38,8 @@ def list_releases(
 
     Example: neuron-env matrix list --json
     """
-    from neuron_env.matrix_commands.output import LIST
-    from neuron_env.matrix_commands.workflow import MatrixRequest, list_releases
+    from neuron_env.matrix.commands.output import LIST
+    from neuron_env.matrix.commands.workflow import MatrixRequest, list_releases
     from neuron_env.output.emit import emit
 
     listed = list_releases(MatrixRequest(matrix_dirs=settings(ctx).matrix_dirs))
@@ -58,8 +58,8 @@ def show(
 
     Example: neuron-env matrix show --release 2.33.0
     """
-    from neuron_env.matrix_commands.output import SHOW
-    from neuron_env.matrix_commands.workflow import MatrixRequest, show_release
+    from neuron_env.matrix.commands.output import SHOW
+    from neuron_env.matrix.commands.workflow import MatrixRequest, show_release
     from neuron_env.output.emit import emit
 
     request = MatrixRequest(matrix_dirs=settings(ctx).matrix_dirs, release=release)
@@ -88,9 +88,9 @@ def resolve(
     Example: neuron-env matrix resolve --torch 2.14 --python 3.12 --os ubuntu-26.04 --json
     """
     from neuron_env.matrix import Request
-    from neuron_env.matrix_commands.output import RESOLVE
-    from neuron_env.matrix_commands.workflow import ResolveRequest
-    from neuron_env.matrix_commands.workflow import resolve as resolve_request
+    from neuron_env.matrix.commands.output import RESOLVE
+    from neuron_env.matrix.commands.workflow import ResolveRequest
+    from neuron_env.matrix.commands.workflow import resolve as resolve_request
     from neuron_env.output.emit import emit
 
     wanted = Request(
@@ -116,9 +116,9 @@ def diff(
 
     Example: neuron-env matrix diff 2.33.1 2.34.0
     """
-    from neuron_env.matrix_commands.output import DIFF
-    from neuron_env.matrix_commands.workflow import DiffRequest
-    from neuron_env.matrix_commands.workflow import diff as diff_releases
+    from neuron_env.matrix.commands.output import DIFF
+    from neuron_env.matrix.commands.workflow import DiffRequest
+    from neuron_env.matrix.commands.workflow import diff as diff_releases
     from neuron_env.output.emit import emit
 
     request = DiffRequest(matrix_dirs=settings(ctx).matrix_dirs, old=old, new=new, prose=notes)
@@ -138,9 +138,9 @@ def validate(
 
     Example: neuron-env matrix validate ./my-matrices/2.35.0.toml
     """
-    from neuron_env.matrix_commands.output import VALIDATE
-    from neuron_env.matrix_commands.workflow import ValidateRequest
-    from neuron_env.matrix_commands.workflow import validate as validate_files
+    from neuron_env.matrix.commands.output import VALIDATE
+    from neuron_env.matrix.commands.workflow import ValidateRequest
+    from neuron_env.matrix.commands.workflow import validate as validate_files
     from neuron_env.output.emit import emit
 
     checked = validate_files(ValidateRequest(files=tuple(files)))
@@ -174,8 +174,8 @@ def verify(
 
     Example: neuron-env matrix verify --release 2.34.0 --write ./matrix-overlay
     """
-    from neuron_env.matrix_commands import verify_output as views
-    from neuron_env.matrix_commands.verify import VerifyRequest, verify_release
+    from neuron_env.matrix.commands import verify_output as views
+    from neuron_env.matrix.commands.verify import VerifyRequest, verify_release
     from neuron_env.output.emit import emit
 
     request = VerifyRequest(

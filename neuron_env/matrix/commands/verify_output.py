@@ -11,9 +11,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from neuron_env.matrix_commands.indexcheck.facts import Fact
-from neuron_env.matrix_commands.indexcheck.verify import IndexResult, Verification
-from neuron_env.matrix_commands.verify import VerifyResult
+from neuron_env.matrix.commands.indexcheck.facts import Fact
+from neuron_env.matrix.commands.indexcheck.verify import IndexResult, Verification
+from neuron_env.matrix.commands.verify import VerifyResult
 from neuron_env.output.console import new_console
 from neuron_env.output.emit import Format, Outcome, Output, document, dumps
 from neuron_env.output.formats import DocumentFormat

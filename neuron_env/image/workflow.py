@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from neuron_env.container.dockerfile import ImageRequest
+from neuron_env.image.dockerfile import ImageRequest
 from neuron_env.matrix import Note
 
 
@@ -34,8 +34,8 @@ def render_image(request: ImageRenderRequest) -> RenderedImage:
     """The Dockerfile and its pins."""
     import dataclasses
 
-    from neuron_env.container.dockerfile import build_image_spec, pins_document, render_dockerfile
-    from neuron_env.container.inputs import read_requirements
+    from neuron_env.image.dockerfile import build_image_spec, pins_document, render_dockerfile
+    from neuron_env.image.inputs import read_requirements
     from neuron_env.matrix import load_matrix
 
     listed = [*request.image.packages]

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
-    from neuron_env.matrix_commands.indexcheck.verify import IndexResult, Verification
+    from neuron_env.matrix.commands.indexcheck.verify import IndexResult, Verification
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,7 +39,7 @@ def verify_release(request: VerifyRequest) -> VerifyResult:
     index was read. An unusable ``--write`` directory or index URL is bad input, said before any
     index is read."""
     from neuron_env.matrix import load_matrix
-    from neuron_env.matrix_commands.indexcheck.verify import indexes_to_read, verify
+    from neuron_env.matrix.commands.indexcheck.verify import indexes_to_read, verify
 
     matrix = load_matrix(list(request.matrix_dirs))
     release = matrix.get(request.release)
@@ -56,7 +56,7 @@ def verify_release(request: VerifyRequest) -> VerifyResult:
     result = verify(release, matrix, plan, timeout=request.timeout, progress=request.progress)
     overlay = None
     if request.write is not None and not result.unreadable:
-        from neuron_env.matrix_commands.indexcheck.overlay import write_overlay
+        from neuron_env.matrix.commands.indexcheck.overlay import write_overlay
 
         overlay = write_overlay(release, result, request.write)
     return VerifyResult(result, overlay, request.write)
@@ -67,7 +67,7 @@ def default_index() -> tuple[str, str] | None:
 
     The default index is read only when configured: neuron-env does not name it itself.
     """
-    from neuron_env.matrix_commands.indexcheck.pipconf import configured_index_url
+    from neuron_env.matrix.commands.indexcheck.pipconf import configured_index_url
 
     configured = configured_index_url()
     if configured is None or not configured[0].startswith(("http://", "https://")):
@@ -77,7 +77,7 @@ def default_index() -> tuple[str, str] | None:
 
 def _check_index_url(flag: str, url: str) -> None:
     try:
-        from neuron_env.matrix_commands.indexcheck.simple import index_access
+        from neuron_env.matrix.commands.indexcheck.simple import index_access
 
         index_access(url)
     except ValueError as exc:

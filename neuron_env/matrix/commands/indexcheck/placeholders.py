@@ -12,9 +12,9 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from neuron_env.matrix import Release
-from neuron_env.matrix_commands.indexcheck.facts import DEFAULT_INDEX, Fact
-from neuron_env.matrix_commands.indexcheck.simple import IndexReadout
-from neuron_env.matrix_commands.indexcheck.wheels import listed_versions
+from neuron_env.matrix.commands.indexcheck.facts import DEFAULT_INDEX, Fact
+from neuron_env.matrix.commands.indexcheck.simple import IndexReadout
+from neuron_env.matrix.commands.indexcheck.wheels import listed_versions
 
 
 def placeholder_facts(release: Release, readout: IndexReadout | None) -> list[Fact]:

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import chosen_format, device_progress, settings
+from neuron_env.cli._common import chosen_format, settings
 from neuron_env.cli.options import (
     AllowFallbackOption,
     CaseTimeoutOption,
@@ -26,6 +26,7 @@ from neuron_env.cli.options import (
     format_option,
 )
 from neuron_env.output.formats import SuiteFormat
+from neuron_env.selftest.progress import device_progress
 
 DEFAULT_TIMEOUT = 300.0
 

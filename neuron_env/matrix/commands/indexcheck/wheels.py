@@ -20,7 +20,7 @@ from packaging.utils import (
 )
 from packaging.version import Version
 
-from neuron_env.matrix_commands.indexcheck.simple import ProjectPage
+from neuron_env.matrix.commands.indexcheck.simple import ProjectPage
 
 #: The old manylinux names and the glibc each stands for (PEP 600).
 LEGACY_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}

@@ -11,9 +11,9 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from neuron_env.matrix import Release
+from neuron_env.matrix.commands.indexcheck.simple import IndexReadout
+from neuron_env.matrix.commands.indexcheck.wheels import Wheel, wheels_for
 from neuron_env.matrix.names import is_placeholder_version
-from neuron_env.matrix_commands.indexcheck.simple import IndexReadout
-from neuron_env.matrix_commands.indexcheck.wheels import Wheel, wheels_for
 
 Status = Literal["confirmed", "contradicted", "unknown"]
 

@@ -3,7 +3,7 @@ envelope."""
 
 from __future__ import annotations
 
-from neuron_env.container.workflow import RenderedImage
+from neuron_env.image.workflow import RenderedImage
 from neuron_env.output.console import notes_then_document
 from neuron_env.output.emit import DONE, Format, Output, document, dumps
 from neuron_env.output.formats import DocumentFormat

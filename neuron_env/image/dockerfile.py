@@ -28,14 +28,14 @@ from typing import Any
 from neuron_env import __version__
 from neuron_env.cloud.spec import default_os, pairing_of
 from neuron_env.cloud.tool_source import ToolSource, tool_source
-from neuron_env.container.inputs import (
+from neuron_env.errors import BadInput, UnsupportedCombination
+from neuron_env.image.inputs import (
     CODENAMES,
     VENV,
     base_image,
     require_base_os,
     user_packages,
 )
-from neuron_env.errors import BadInput, UnsupportedCombination
 from neuron_env.matrix import Matrix, Note, Release, Request, resolve_target
 from neuron_env.matrix.resolve import Pin
 from neuron_env.resources import shipped_matrix_dir

@@ -1,7 +1,7 @@
 """``matrix list|show|resolve|diff|validate``: what the support matrix says, as results.
 
 Each operation loads the matrix (the shipped files and any ``--matrix-dir`` overlays) and returns
-what was asked; :mod:`neuron_env.matrix_commands.output` writes it as text or JSON.
+what was asked; :mod:`neuron_env.matrix.commands.output` writes it as text or JSON.
 """
 
 from __future__ import annotations
