@@ -13,7 +13,7 @@ from neuron_env.checks.device_identity import driver_identity
 from neuron_env.checks.model import Context, Verdict, fail, ok, skip, warn
 from neuron_env.facts import DeviceHolder, HostFacts
 from neuron_env.matrix import Release
-from neuron_env.wording import join_words
+from neuron_env.wording import join_words, shorten_words
 
 # Physical NeuronCores per chip (aws.md: Trainium2 8 NeuronCore-v3, Trainium3 8 NeuronCore-v4,
 # both CONFIRMED). LNC=2 (the default) pairs them: 4 logical cores per chip, 64 on trn2.48xlarge.
@@ -164,12 +164,14 @@ def held_message(found: list[Holder]) -> str:
         nodes = holder.devices
         shown = (f"{nodes[0]} … {nodes[-1]} ({len(nodes)} devices)" if len(nodes) > 3
                  else join_words(nodes))  # fmt: skip
+        command = shorten_words(holder.command, 80)
         if holder.host_pid:
             parts.append(f"{shown} held by a process outside this container "
-                         f"(host PID {holder.pid}: {holder.command[:80]})")  # fmt: skip
+                         f"(host PID {holder.pid}: {command})")  # fmt: skip
         else:
-            parts.append(f"pid {holder.pid} ({holder.command[:80]}) holds {shown}")
-    more = f"; {len(found) - 3} more processes" if len(found) > 3 else ""
+            parts.append(f"pid {holder.pid} ({command}) holds {shown}")
+    others = len(found) - 3
+    more = f"; {others} more process{'es' if others > 1 else ''}" if others > 0 else ""
     return "; ".join(parts) + more
 
 
@@ -180,8 +182,9 @@ def held_verdict(facts: HostFacts, cores: Cores | None) -> Verdict:
     if found is None:
         return skip("Not collected (a snapshot from an older neuron-env)")
     unreadable = facts.driver.holders_unreadable if facts.driver else 0
-    detail = (f"{unreadable} processes of other users could not be inspected; run as root to "
-              "see them." if unreadable else "")  # fmt: skip
+    whose = "1 process" if unreadable == 1 else f"{unreadable} processes"
+    detail = (f"{whose} of other users could not be inspected; run as root to see them."
+              if unreadable else "")  # fmt: skip
     if not found:
         return ok("No other process holds a Neuron device", detail=detail)
     held = {_node_number(d) for h in found for d in h.devices}

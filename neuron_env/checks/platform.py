@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from neuron_env.checks.device_identity import DriverIdentity, driver_identity
-from neuron_env.checks.model import Context, Verdict, fail, ok, warn
+from neuron_env.checks.model import Context, Verdict, fail, not_compared, ok, warn
 from neuron_env.checks.versions import loose_version
 from neuron_env.facts import HostFacts, OsFacts
 from neuron_env.matrix.model import OsRelease, Release
@@ -25,6 +25,8 @@ def check_os(facts: HostFacts, ctx: Context) -> Verdict:
     glibc = _glibc_problem(ctx, os_facts)
     if glibc:
         return glibc
+    if not release.os:
+        return not_compared(f"Neuron {release.version} lists no OS releases ({name} here)")
     entry = release.os.get(os_facts.key or "")
     if entry is None:
         return fail(
@@ -85,6 +87,8 @@ def check_arch(facts: HostFacts, ctx: Context) -> Verdict:
     """``platform.arch``: a CPU architecture TorchNeuron runs on (Linux x86_64)."""
     assert facts.os is not None
     arch, supported = facts.os.arch or "unknown", ctx.release.release.arch
+    if not supported:
+        return not_compared(f"Neuron {ctx.release.version} lists no CPU architecture ({arch} here)")
     if arch in supported:
         return ok(f"{arch}")
     return fail(
@@ -100,6 +104,11 @@ def check_python(facts: HostFacts, ctx: Context) -> Verdict:
     python = facts.python
     supported = ctx.pairing.python if ctx.pairing else _all_pythons(ctx.release)
     where = f"torch-neuronx {ctx.pairing.torch_neuronx}" if ctx.pairing else "TorchNeuron"
+    if not supported:
+        return not_compared(
+            f"Neuron {ctx.release.version} lists no Python versions for {where} "
+            f"(Python {python.version} here)"
+        )
     if python.minor in supported:
         return ok(f"Python {python.version} ({python.executable})")
     return fail(

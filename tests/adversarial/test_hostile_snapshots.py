@@ -325,7 +325,7 @@ def test_fleet_collect_records_a_hostile_answer_and_keeps_going(
 def test_fleet_collect_shows_a_hosts_stderr_inertly_and_a_pastable_next_step(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from neuron_env.cli.fleet import _print_collect
+    from neuron_env.fleet.cli import _print_collect
     from neuron_env.fleet.collect import CollectResult
     from neuron_env.fleet.model import Missing
 

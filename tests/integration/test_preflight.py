@@ -21,6 +21,7 @@ from tests.support.hosts import (
     load_scenario,
     write_matrix,
 )
+from tests.support.validators import assert_shellcheck_clean
 
 pytestmark = pytest.mark.integration
 
@@ -252,13 +253,14 @@ def test_slurm_healthcheck_refuses_to_run_without_a_target_environment(
 def test_rendered_scripts_pass_shellcheck(cli: CliRunner, healthy: Host, tmp_path: Path) -> None:
     script = render_healthcheck(cli, healthy, tmp_path / "hc.sh", "--allow", "env.cache")
     repo = DATA.parents[1]
-    for path in (
+    scripts = (
         script,
         repo / "scripts" / "github-action.sh",
         repo / "scripts" / "slurm-healthcheck.sh",
-    ):
+    )
+    for path in scripts:
         subprocess.run(["bash", "-n", str(path)], check=True)
-        subprocess.run(["shellcheck", str(path)], check=True)
+    assert_shellcheck_clean(*scripts)
 
 
 def test_emit_quotes_hostile_values(cli: CliRunner, healthy: Host, tmp_path: Path) -> None:
@@ -270,7 +272,7 @@ def test_emit_quotes_hostile_values(cli: CliRunner, healthy: Host, tmp_path: Pat
     assert result.returncode == 0
     script = tmp_path / "hc.sh"
     script.write_text(result.stdout)
-    subprocess.run(["shellcheck", str(script)], check=True)
+    assert_shellcheck_clean(script)
     # The value survives as one argument, exactly as given.
     probe = subprocess.run(
         ["bash", "-c", f'source <(sed -n "/^# --- settings/,/^# --- end/p" {script}); '
