@@ -9,10 +9,11 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from neuron_env.checks.device_identity import driver_identity
 from neuron_env.checks.model import Context, Verdict, fail, ok, skip, warn
 from neuron_env.facts import DeviceHolder, HostFacts
 from neuron_env.matrix import Release
-from neuron_env.wording import join_words
+from neuron_env.wording import join_words, shorten_words
 
 # Physical NeuronCores per chip (aws.md: Trainium2 8 NeuronCore-v3, Trainium3 8 NeuronCore-v4,
 # both CONFIRMED). LNC=2 (the default) pairs them: 4 logical cores per chip, 64 on trn2.48xlarge.
@@ -50,23 +51,29 @@ class Cores:
 
 
 def instance_type(facts: HostFacts) -> str | None:
-    """From IMDS, else from the driver's sysfs."""
-    if facts.ec2 and facts.ec2.instance_type:
-        return facts.ec2.instance_type
-    sysfs = facts.driver.sysfs if facts.driver else ()
-    return next((d.instance_type for d in sysfs if d.instance_type), None)
+    """The instance type (a size, ``trn2.48xlarge``) from IMDS. The driver's sysfs names only the
+    family (``Trn2``), so without IMDS the size is unknown."""
+    return facts.ec2.instance_type if facts.ec2 and facts.ec2.instance_type else None
 
 
 def logical_cores(facts: HostFacts, release: Release) -> Cores | None:
-    """The instance's logical cores, when its type, chip and LNC are known."""
+    """The instance's logical cores, when its chip, chip count and LNC are known: from the IMDS
+    type, else from the family and the devices the driver's sysfs lists."""
+    lnc = (facts.env.variables if facts.env else {}).get(LNC, str(DEFAULT_LNC))
+    if lnc not in ("1", "2"):
+        return None
     name = instance_type(facts)
     known = release.instance_types.get(name or "")
-    family = release.families.get(known.family) if known else None
-    per_chip = CORES_PER_CHIP.get(family.chip or "") if family else None
-    lnc = (facts.env.variables if facts.env else {}).get(LNC, str(DEFAULT_LNC))
-    if name is None or known is None or per_chip is None or lnc not in ("1", "2"):
+    if name is not None and known is not None:
+        chips, family_name = known.chips, known.family
+    elif name is None and (identity := driver_identity(facts)) and identity.family:
+        name = f"{identity.instance_type} host ({identity.devices} Neuron devices)"
+        chips, family_name = identity.devices, identity.family
+    else:
         return None
-    return Cores(name, known.chips, per_chip, int(lnc))
+    family = release.families.get(family_name)
+    per_chip = CORES_PER_CHIP.get(family.chip or "") if family else None
+    return Cores(name, chips, per_chip, int(lnc)) if per_chip else None
 
 
 @dataclass(frozen=True)
@@ -161,17 +168,31 @@ def _fix_for(cores: Cores, problem: str) -> str:
     return f"export {VISIBLE}={shlex.quote(f'0-{cores.count - 1}')}"
 
 
-def holders(facts: HostFacts) -> list[DeviceHolder] | None:
-    """Processes holding a device: /proc's fd links merged with neuron-ls's process list."""
+@dataclass(frozen=True)
+class Holder(DeviceHolder):
+    """A holder as judged: ``host_pid`` when the PID is the host's, seen from a container's own
+    PID namespace (as neuron-ls prints it there), so not a process this one can signal."""
+
+    host_pid: bool = False
+
+
+def holders(facts: HostFacts) -> list[Holder] | None:
+    """Processes holding a device: /proc's fd links merged with neuron-ls's process list. In a
+    container's own PID namespace neuron-ls names processes by their host PIDs: those are kept
+    apart, marked ``host_pid``, never merged with (or mistaken for) a PID of this container."""
     assert facts.driver is not None
-    found = {h.pid: h for h in facts.driver.holders or ()}
+    host_pids = facts.driver.host_pid_namespace is False
+    found = {
+        (False, h.pid): Holder(h.pid, h.command, h.devices) for h in facts.driver.holders or ()
+    }
     for pid, command, device in _listed_processes(facts.driver.neuron_ls):
-        seen = found.get(pid)
+        seen = found.get((host_pids, pid))
         devices = tuple(sorted({*(seen.devices if seen else ()), device}, key=_node_number))
-        found[pid] = DeviceHolder(pid, seen.command if seen else command, devices)
+        command = seen.command if seen else command
+        found[(host_pids, pid)] = Holder(pid, command, devices, host_pid=host_pids)
     if facts.driver.holders is None and not found:
         return None
-    return [found[pid] for pid in sorted(found)]
+    return [found[key] for key in sorted(found)]
 
 
 def _listed_processes(listing: Any) -> list[tuple[int, str, str]]:
@@ -193,15 +214,23 @@ def _node_number(path: str) -> int:
     return int(digits) if digits.isdigit() else -1
 
 
-def held_message(found: list[DeviceHolder]) -> str:
-    """``pid 4242 (python train.py) holds /dev/neuron0 … /dev/neuron15 (16 devices)``."""
+def held_message(found: list[Holder]) -> str:
+    """``pid 4242 (python train.py) holds /dev/neuron0 … /dev/neuron15 (16 devices)``; a holder
+    outside this container: ``/dev/neuron3 held by a process outside this container (host PID
+    777: python serve.py)``."""
     parts = []
     for holder in found[:3]:
         nodes = holder.devices
         shown = (f"{nodes[0]} … {nodes[-1]} ({len(nodes)} devices)" if len(nodes) > 3
                  else join_words(nodes))  # fmt: skip
-        parts.append(f"pid {holder.pid} ({holder.command[:80]}) holds {shown}")
-    more = f"; {len(found) - 3} more processes" if len(found) > 3 else ""
+        command = shorten_words(holder.command, 80)
+        if holder.host_pid:
+            parts.append(f"{shown} held by a process outside this container "
+                         f"(host PID {holder.pid}: {command})")  # fmt: skip
+        else:
+            parts.append(f"pid {holder.pid} ({command}) holds {shown}")
+    others = len(found) - 3
+    more = f"; {others} more process{'es' if others > 1 else ''}" if others > 0 else ""
     return "; ".join(parts) + more
 
 
@@ -212,8 +241,9 @@ def held_verdict(facts: HostFacts, cores: Cores | None) -> Verdict:
     if found is None:
         return skip("Not collected (a snapshot from an older neuron-env)")
     unreadable = facts.driver.holders_unreadable if facts.driver else 0
-    detail = (f"{unreadable} processes of other users could not be inspected; run as root to "
-              "see them." if unreadable else "")  # fmt: skip
+    whose = "1 process" if unreadable == 1 else f"{unreadable} processes"
+    detail = (f"{whose} of other users could not be inspected; run as root to see them."
+              if unreadable else "")  # fmt: skip
     if not found:
         return ok("No other process holds a Neuron device", detail=detail)
     held = {_node_number(d) for h in found for d in h.devices}
@@ -221,20 +251,42 @@ def held_verdict(facts: HostFacts, cores: Cores | None) -> Verdict:
     visible = core_list((facts.env.variables if facts.env else {}).get(VISIBLE, ""))
     if cores and visible and not visible.devices(cores.per_device) & held:
         return ok(f"{message}; {VISIBLE} keeps this process on free cores", detail=detail)
-    return warn(f"NeuronCores in use: {message}", fix=_free_fix(found, held, cores), detail=detail)
+    fix = _free_fix(found, held, cores, _present_devices(facts))
+    return warn(f"NeuronCores in use: {message}", fix=fix, detail=detail)
 
 
-def _free_fix(found: list[DeviceHolder], held: set[int], cores: Cores | None) -> str:
-    pids = " ".join(str(h.pid) for h in found[:3])
-    wait = f"Wait for it to finish or stop it (kill {pids})"
+def _present_devices(facts: HostFacts) -> set[int] | None:
+    """The /dev/neuronN this process has (a container has only those passed in); None when the
+    nodes were not listed."""
+    nodes = facts.driver.devices if facts.driver else ()
+    return {_node_number(n.path) for n in nodes} if nodes else None
+
+
+def _free_fix(
+    found: list[Holder], held: set[int], cores: Cores | None, present: set[int] | None
+) -> str:
+    wait = _stop_step(found)
     if cores is None:
         return wait + "."
-    free = [d for d in range(cores.chips) if d not in held]
+    have = present if present is not None else set(range(cores.chips))
+    free = [d for d in range(cores.chips) if d not in held and d in have]
     if not free:
-        return wait + "; every device is held, so no core is free."
+        which = "every device this container has" if present is not None else "every device"
+        return f"{wait}; {which} is held, so no core is free."
     run = [d for i, d in enumerate(free) if d == free[0] + i]  # the first unbroken run
     low, high = run[0] * cores.per_device, (run[-1] + 1) * cores.per_device - 1
     return f"{wait}, or run on free cores: export {VISIBLE}={low}-{high}"
+
+
+def _stop_step(found: list[Holder]) -> str:
+    """How to end the holders: ``kill`` for this namespace's processes; a host PID is stopped
+    from the host, since a container can neither see nor signal it."""
+    mine = " ".join(str(h.pid) for h in found[:3] if not h.host_pid)
+    hosts = " ".join(str(h.pid) for h in found[:3] if h.host_pid)
+    steps = [f"kill {mine}"] if mine else []
+    if hosts:
+        steps.append(f"from the host, not this container: sudo kill {hosts}")
+    return f"Wait for it to finish or stop it ({'; '.join(steps)})"
 
 
 def check_cores_held(facts: HostFacts, ctx: Context) -> Verdict:
