@@ -269,7 +269,7 @@ REQUIREMENT_LINES = st.one_of(
 def test_requirements_file_is_read_or_refused_within_bounds(
     tmp_path: Path, lines: list[str]
 ) -> None:
-    from neuron_env.container.inputs import read_requirements
+    from neuron_env.image.inputs import read_requirements
     from neuron_env.install.user_packages import read_requirements_file
 
     path = tmp_path / "requirements.txt"
