@@ -22,7 +22,8 @@ DEFAULT_LNC = 2
 VISIBLE = "NEURON_RT_VISIBLE_CORES"
 NUM = "NEURON_RT_NUM_CORES"
 LNC = "NEURON_LOGICAL_NC_CONFIG"
-CORE_LIST = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
+CORE_LIST = re.compile(r"[0-9]+(?:-[0-9]+)?(?:,[0-9]+(?:-[0-9]+)?)*")
+MAX_CORE = 99_999  # far past any instance's cores: a larger number is a typo, never expanded
 
 
 @dataclass(frozen=True)
@@ -75,16 +76,54 @@ def logical_cores(facts: HostFacts, release: Release) -> Cores | None:
     return Cores(name, chips, per_chip, int(lnc)) if per_chip else None
 
 
-def core_set(text: str) -> set[int] | None:
-    """``0-3,8`` as {0, 1, 2, 3, 8}; None when it is not a core list."""
-    text = text.replace(" ", "")
-    if not CORE_LIST.match(text):
-        return None
-    found: set[int] = set()
-    for part in text.split(","):
+@dataclass(frozen=True)
+class CoreList:
+    """A NEURON_RT_VISIBLE_CORES value as its ranges (``0-3,8``: (0, 3), (8, 8)), never
+    expanded into one number per core: ``0-999999999`` costs no more than ``0-3``."""
+
+    ranges: tuple[tuple[int, int], ...]
+
+    @property
+    def highest(self) -> int:
+        return max(high for _, high in self.ranges)
+
+    def devices(self, per_device: int) -> set[int]:
+        """The devices (chips) these cores are on, ``per_device`` logical cores to a chip."""
+        return {
+            d for low, high in self.ranges for d in range(low // per_device, high // per_device + 1)
+        }
+
+
+def parse_core_list(text: str) -> CoreList:
+    """``0-3,8`` as its ranges; :class:`ValueError` saying what is wrong otherwise (a range that
+    runs backwards, a number past :data:`MAX_CORE`, anything not a core list)."""
+    compact = text.replace(" ", "")
+    if not CORE_LIST.fullmatch(compact):
+        raise ValueError("expected e.g. 0-3 or 0,2")
+    ranges = []
+    for part in compact.split(","):
         low, _, high = part.partition("-")
-        found.update(range(int(low), int(high or low) + 1))
-    return found
+        if len(low) > 5 or len(high) > 5 or max(int(low), int(high or low)) > MAX_CORE:
+            raise ValueError(f"{part} is past any instance's cores (at most {MAX_CORE})")
+        if high and int(high) < int(low):
+            raise ValueError(f"{part} runs backwards: write it {high}-{low}")
+        ranges.append((int(low), int(high or low)))
+    return CoreList(tuple(ranges))
+
+
+def core_list(text: str) -> CoreList | None:
+    """:func:`parse_core_list`, or None when ``text`` is not a valid core list."""
+    try:
+        return parse_core_list(text)
+    except ValueError:
+        return None
+
+
+def core_count(text: str) -> int:
+    """A NEURON_RT_NUM_CORES value; :class:`ValueError` saying what is wrong otherwise."""
+    if not re.fullmatch(r"[0-9]{1,5}", text.strip()) or int(text) < 1:
+        raise ValueError(f"expected a number of cores from 1 to {MAX_CORE}")
+    return int(text)
 
 
 def check_core_variables(facts: HostFacts, ctx: Context) -> Verdict:
@@ -97,16 +136,36 @@ def check_core_variables(facts: HostFacts, ctx: Context) -> Verdict:
     cores = logical_cores(facts, ctx.release)
     if cores is None:
         return skip("The instance's NeuronCore count is unknown; core variables not compared")
-    visible = core_set(env.get(VISIBLE, ""))
+    problem = _unusable(env)
+    if problem is not None:
+        return fail(f"{problem}: {cores.describe()}", fix=_fix_for(cores, problem))
+    visible = core_list(env.get(VISIBLE, ""))
     number = env.get(NUM, "")
-    if visible and max(visible) >= cores.count:
+    if visible and visible.highest >= cores.count:
         return fail(f"{VISIBLE}={env[VISIBLE]} is past the cores: {cores.describe()}",
-                    fix=f"export {VISIBLE}={shlex.quote(f'0-{cores.count - 1}')}")  # fmt: skip
-    if number.isdigit() and int(number) > cores.count:
+                    fix=_fix_for(cores, VISIBLE))  # fmt: skip
+    if number and core_count(number) > cores.count:
         return fail(f"{NUM}={number} is more than the cores: {cores.describe()}",
-                    fix=f"export {NUM}={cores.count}")  # fmt: skip
+                    fix=_fix_for(cores, NUM))  # fmt: skip
     shown = ", ".join(f"{k}={env[k]}" for k in (VISIBLE, NUM) if k in env)
     return ok(f"{shown}: within logical cores 0-{cores.count - 1} (LNC={cores.lnc})")
+
+
+def _unusable(env: dict[str, str]) -> str | None:
+    """What is wrong with a core variable that is not a core list or a count at all."""
+    for name, parse in ((VISIBLE, parse_core_list), (NUM, core_count)):
+        if name in env:
+            try:
+                parse(env[name])
+            except ValueError as exc:
+                return f"{name}={env[name]} is not usable ({exc})"
+    return None
+
+
+def _fix_for(cores: Cores, problem: str) -> str:
+    if problem.startswith(NUM):
+        return f"export {NUM}={cores.count}"
+    return f"export {VISIBLE}={shlex.quote(f'0-{cores.count - 1}')}"
 
 
 @dataclass(frozen=True)
@@ -189,8 +248,8 @@ def held_verdict(facts: HostFacts, cores: Cores | None) -> Verdict:
         return ok("No other process holds a Neuron device", detail=detail)
     held = {_node_number(d) for h in found for d in h.devices}
     message = held_message(found)
-    visible = core_set((facts.env.variables if facts.env else {}).get(VISIBLE, ""))
-    if cores and visible and not {c // cores.per_device for c in visible} & held:
+    visible = core_list((facts.env.variables if facts.env else {}).get(VISIBLE, ""))
+    if cores and visible and not visible.devices(cores.per_device) & held:
         return ok(f"{message}; {VISIBLE} keeps this process on free cores", detail=detail)
     fix = _free_fix(found, held, cores, _present_devices(facts))
     return warn(f"NeuronCores in use: {message}", fix=fix, detail=detail)
