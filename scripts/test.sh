@@ -63,7 +63,7 @@ key=$(sha256sum pyproject.toml | cut -c1-16)
 link_to_cache "$venv" "$cache/test-$pyver-$key"
 log "test environment: $venv -> $(readlink -f "$venv") ($("$python" --version))"
 if [[ ! -x $venv/bin/python ]]; then
-  "$python" -m venv "$venv"
+  "$python" -m venv "$(readlink -f "$venv")"  # the folder the link names, or the real one
 fi
 # Installed again only when pyproject.toml changed since the last install (it takes a while).
 stamp=$venv/.neuron-env-installed-from
@@ -84,7 +84,7 @@ torch_venv=${NEURON_ENV_TEST_TORCH_VENV:-$PWD/.venv-torch}
 [[ -n ${NEURON_ENV_TEST_TORCH_VENV:-} ]] || link_to_cache "$torch_venv" "$cache/torch-2.13.0-$pyver"
 log "torch for the device tests: $torch_venv -> $(readlink -f "$torch_venv")"
 if ! "$torch_venv/bin/python" -c "import torch" >/dev/null 2>&1; then
-  "$python" -m venv "$torch_venv"
+  "$python" -m venv "$(readlink -f "$torch_venv")"
   # The machine's pip configuration on purpose: it provides the CPU build of torch.
   "$torch_venv/bin/python" -m pip install --quiet torch==2.13.0
 fi
