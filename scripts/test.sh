@@ -77,7 +77,7 @@ fi
 # point it at this one (a second or two; dependencies untouched).
 installed=$("$venv/bin/python" -I -c 'import neuron_env, os; print(os.path.dirname(os.path.dirname(neuron_env.__file__)))')
 if [[ $installed != "$(pwd -P)" ]]; then
-  "$venv/bin/python" -m pip install --quiet --no-deps --no-build-isolation --editable .
+  "$venv/bin/python" -m pip install --quiet --no-deps --editable .
 fi
 
 torch_venv=${NEURON_ENV_TEST_TORCH_VENV:-$PWD/.venv-torch}
