@@ -75,7 +75,7 @@ if [[ ! -f $stamp || $(cat "$stamp") != "$wanted" ]]; then
 fi
 # A venv shared by several checkouts imports neuron_env from the one it was last installed from:
 # point it at this one (a second or two; dependencies untouched).
-installed=$("$venv/bin/python" -I -c 'import neuron_env, os; print(os.path.dirname(os.path.dirname(neuron_env.__file__)))')
+installed=$("$venv/bin/python" -I -c 'import os, neuron_env; print(os.path.dirname(os.path.dirname(neuron_env.__file__ or "")))' 2>/dev/null || true)
 if [[ $installed != "$(pwd -P)" ]]; then
   "$venv/bin/python" -m pip install --quiet --no-deps --editable .
 fi
