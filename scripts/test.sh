@@ -61,9 +61,11 @@ link_to_cache() { # path in the checkout, folder in the cache
 
 key=$(sha256sum pyproject.toml | cut -c1-16)
 link_to_cache "$venv" "$cache/test-$pyver-$key"
-log "test environment: $venv -> $(readlink -f "$venv") ($("$python" --version))"
+# From here on the real folder: pip writes the path it runs from into every script's #! line.
+venv=$(readlink -f "$venv")
+log "test environment: $venv ($("$python" --version))"
 if [[ ! -x $venv/bin/python ]]; then
-  "$python" -m venv "$(readlink -f "$venv")"  # the folder the link names, or the real one
+  "$python" -m venv "$venv"
 fi
 # Installed again only when pyproject.toml changed since the last install (it takes a while).
 stamp=$venv/.neuron-env-installed-from
@@ -82,9 +84,10 @@ fi
 
 torch_venv=${NEURON_ENV_TEST_TORCH_VENV:-$PWD/.venv-torch}
 [[ -n ${NEURON_ENV_TEST_TORCH_VENV:-} ]] || link_to_cache "$torch_venv" "$cache/torch-2.13.0-$pyver"
-log "torch for the device tests: $torch_venv -> $(readlink -f "$torch_venv")"
+torch_venv=$(readlink -f "$torch_venv")
+log "torch for the device tests: $torch_venv"
 if ! "$torch_venv/bin/python" -c "import torch" >/dev/null 2>&1; then
-  "$python" -m venv "$(readlink -f "$torch_venv")"
+  "$python" -m venv "$torch_venv"
   # The machine's pip configuration on purpose: it provides the CPU build of torch.
   "$torch_venv/bin/python" -m pip install --quiet torch==2.13.0
 fi
