@@ -126,21 +126,20 @@ def low_busbw(rows: Sequence[Row], minimum: float | None, peak: Peak | None) -> 
 
 
 def hang_failure(event: dict[str, Any]) -> Failure:
-    """The watchdog's report: the ranks whose process stopped running (no heartbeat), else those
-    that never reached the step, else those stuck in it."""
+    """The watchdog's report: the ranks that never reached the step, else those whose process
+    stopped running (no heartbeat: SIGSTOP, a frozen interpreter), else those stuck in it."""
     where = f"{event['op']} at {event['size']} B"
-    stopped = event.get("stopped") or []
-    if stopped:
-        names = ", ".join(str(r) for r in stopped)
-        text = f"{where}: rank {names} stopped running (no heartbeat; stopped, e.g. SIGSTOP, or "
-        text += f"frozen) and did not answer within {event['timeout']:g} s; the job was stopped"
-        return Failure("hang", text, rank=stopped[0], op=event["op"], size=event["size"])
-    missing = event.get("missing") or []
+    missing, stopped = event.get("missing") or [], event.get("stopped") or []
     if missing:
         names = ", ".join(str(r) for r in missing)
         text = f"{where}: rank {names} did not answer within {event['timeout']:g} s (never "
         text += "reached the collective); the job was stopped"
         return Failure("hang", text, rank=missing[0], op=event["op"], size=event["size"])
+    if stopped:
+        names = ", ".join(str(r) for r in stopped)
+        text = f"{where}: rank {names} stopped running (no heartbeat; stopped, e.g. SIGSTOP, or "
+        text += f"frozen) and did not answer within {event['timeout']:g} s; the job was stopped"
+        return Failure("hang", text, rank=stopped[0], op=event["op"], size=event["size"])
     stuck = event.get("unfinished") or []
     names = ", ".join(str(r) for r in stuck) or "?"
     text = f"{where}: every rank reached it but rank {names} did not finish within "

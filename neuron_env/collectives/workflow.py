@@ -268,7 +268,8 @@ def _judge(
     for step in steps:
         result.failures += figures.wrong_values(step) + figures.mismatched_ranks(step)
     if hangs:
-        named = [h for h in hangs if h.get("missing")] or hangs
+        named = ([h for h in hangs if h.get("missing")] or [h for h in hangs if h.get("stopped")]
+                 or hangs)  # fmt: skip
         result.failures.append(figures.hang_failure(named[0]))
     result.failures += figures.slow_ranks(steps, request.slow_rank)
     result.failures += figures.low_busbw(result.rows, request.min_busbw_ratio, result.peak)

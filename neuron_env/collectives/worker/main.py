@@ -106,8 +106,18 @@ def same_everywhere(
         for r, k in enumerate(keys):
             held.setdefault(store.get(k).decode(), []).append(r)
         if len(held) > 1:
+            _all_read(store, key, rank, world, timeout)
             return name, held
     return None
+
+
+def _all_read(store: Any, key: str, rank: int, world: int, timeout: float) -> None:
+    """The ranks are about to end: the one that may host the store (rank 0) waits until every
+    rank has read it, so none is cut off mid-read and reports that instead."""
+    store.set(f"{key}/read/{rank}", "1")
+    if rank == 0:
+        store.wait([f"{key}/read/{r}" for r in range(world)], datetime.timedelta(seconds=timeout))
+        time.sleep(0.5)  # the last answers on their way
 
 
 def _join(request: dict[str, Any], rank: int, world: int, store: Any) -> Any:
@@ -124,7 +134,8 @@ def _join(request: dict[str, Any], rank: int, world: int, store: Any) -> Any:
         store=dist.PrefixStore("default_pg", store),  # as init_method="env://" wraps it
         rank=rank,
         world_size=world,
-        timeout=datetime.timedelta(seconds=float(request["timeout"])),
+        # Longer than the watchdog's: a backend's own timeout would end the rank unnamed.
+        timeout=datetime.timedelta(seconds=2 * float(request["timeout"]) + 30),
     )
     return torch.device({"gloo": "cpu", "nccl": f"cuda:{local}"}.get(backend, backend))
 

@@ -71,10 +71,19 @@ def pattern(op_name: str, dtype: str, world: int, seed: int) -> Pattern:
 
 
 def values(rank: int, count: int, start: int, how: Pattern) -> torch.Tensor:
-    """``v(rank, i)`` for ``i`` in ``start .. start + count``, as int64 on the CPU."""
+    """``v(rank, i)`` for ``i`` in ``start .. start + count``, as int64 on the CPU.
+
+    The position (and, for reductions, the rank) goes through a square modulo a prime, so the
+    values look random: no chunk repeats another, and a sum over the ranks is not constant.
+    """
     index = torch.arange(start, start + count, dtype=torch.int64)
-    mix = (index * _INDEX + how.seed * _SEED) % _P
-    mix = (mix + rank * _RANK) % _P if how.mixed else mix + rank
+    mix = index * _INDEX + how.seed * _SEED
+    if how.mixed:
+        mix = mix + rank * _RANK
+    mix = mix % _P
+    mix = mix * mix % _P
+    if not how.mixed:
+        mix = mix + rank  # at one position, every rank (up to the modulus) differs
     out = mix % how.modulus - how.modulus // 2
     if how.stride > 1:
         out = torch.where((index + rank) % how.stride == 0, out, torch.zeros_like(out))

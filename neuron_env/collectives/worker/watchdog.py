@@ -82,8 +82,9 @@ class Watchdog(threading.Thread):
         """The ranks whose heartbeat did not move over :data:`SILENT_S` (this one's did)."""
         keys = [f"{PREFIX}/beat/{r}" for r in range(self.world)]
         before = [self.store.add(key, 0) for key in keys]
-        time.sleep(SILENT_S)
-        self.store.add(keys[self.rank], 1)
+        for _ in range(round(SILENT_S / BEAT_S)):  # beating on: the others are measuring too
+            time.sleep(BEAT_S)
+            self.store.add(keys[self.rank], 1)
         return [r for r, key in enumerate(keys) if self.store.add(key, 0) == before[r]]
 
     def _ranks_without(self, mark: str) -> list[int]:
