@@ -32,6 +32,18 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
+def shorten_words(text: str, limit: int) -> str:
+    """``text`` cut to about ``limit`` characters at a space, never inside a word, with `` …``
+    where something was left out (a first word longer than ``limit`` is kept whole)."""
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit + 1)
+    if cut <= 0:
+        first = text.find(" ")
+        return text if first < 0 else text[:first] + " …"
+    return text[:cut].rstrip() + " …"
+
+
 def seconds(value: float | None) -> str:
     """A duration as people read it: 1.23 s, 4.56 ms or 789 µs (None: an em dash)."""
     if value is None:

@@ -1,5 +1,4 @@
 #!/usr/bin/env bash
-# shellcheck disable=SC2317  # the stage functions are called through "stage NAME KEY FUNCTION"
 # neuron-env bootstrap: make an Ubuntu host Neuron-ready, then validate it with neuron-env doctor.
 #
 # One script for both ways a Trainium host comes up: the launch-template user data embeds it
@@ -359,7 +358,7 @@ main() {
   local code=0
   validate || code=$?
   if [[ $image_build == yes ]]; then forget_build_results; fi
-  exit "$code"
+  return "$code" # not exit: after an exit here shellcheck 0.11 sees the stages as unused (SC2329)
 }
 
 main "$@"

@@ -2,11 +2,14 @@
 # Set up everything the test suite needs on a fresh machine, then run it:
 # lint (ruff), types (mypy), import layering (import-linter) and pytest.
 # Usage: bash scripts/test.sh [pytest arguments...]
+# The users' validators (shellcheck 0.11, cfn-lint, hadolint, check-jsonschema, kubernetes-validate,
+# mkdocs) come pinned from the test extra in pyproject.toml, not from the OS packages.
 # Environment: PYTHON (default python3.11, else python3), NEURON_ENV_TEST_VENV (default .venv-test),
 # NEURON_ENV_TEST_TORCH_VENV (default .venv-torch: torch for the device tests' target venvs),
 # NEURON_ENV_TEST_WORKERS (default 2: pytest-xdist processes; 0 for one process).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+started=$SECONDS
 
 python=${PYTHON:-}
 if [[ -z $python ]]; then
@@ -16,20 +19,28 @@ venv=${NEURON_ENV_TEST_VENV:-.venv-test}
 
 log() { printf '\n== %s\n' "$*"; }
 
-need_tool() { # tool, apt package
-  command -v "$1" >/dev/null 2>&1 && return 0
+# Tools from the OS packages: the missing ones are named, with what needs them, before apt-get
+# installs them (as root), or the command to install them is printed (otherwise).
+missing=()
+need_tool() { # tool, apt package, what needs it
+  command -v "$1" >/dev/null 2>&1 || missing+=("$2: $3")
+}
+need_tool curl curl "the bootstrap test fetches over HTTP and IMDSv2 with the real curl"
+need_tool setpriv util-linux "the permission tests drop root's file capabilities when run as root"
+need_tool chromium chromium "the HTML report tests open each page headless (--dump-dom)"
+if ((${#missing[@]})); then
+  packages=("${missing[@]%%:*}")
   if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
-    log "installing $2"
-    apt-get update -qq && apt-get install -y -qq "$2" >/dev/null
+    log "installing with apt-get: ${packages[*]}"
+    printf '   %s\n' "${missing[@]}"
+    apt-get update -qq && apt-get install -y -qq "${packages[@]}" >/dev/null
   else
-    echo "The tests need $1: install it (e.g. sudo apt-get install $2) and run again." >&2
+    printf 'The tests need these OS packages:\n' >&2
+    printf '   %s\n' "${missing[@]}" >&2
+    echo "Install them (e.g. sudo apt-get install ${packages[*]}) and run again." >&2
     exit 1
   fi
-}
-need_tool shellcheck shellcheck
-need_tool curl curl  # the bootstrap test fetches over HTTP and IMDSv2 with the real curl
-need_tool setpriv util-linux
-need_tool chromium chromium  # the HTML report tests open each page headless (--dump-dom)
+fi
 
 # A real Slurm for tests/integration/test_slurm_cluster.py: the tests start munged, slurmctld and
 # two slurmd on 127.0.0.1 once per session (as root) and stop them at its end.
@@ -78,4 +89,8 @@ log "import layering"
 log "pytest"
 # Two worker processes, each test module kept in one (its module-scoped indexes built once);
 # NEURON_ENV_TEST_WORKERS=0 runs everything in this process (e.g. with pdb).
-"$venv/bin/pytest" -n "${NEURON_ENV_TEST_WORKERS:-2}" --dist loadfile "$@"
+code=0
+"$venv/bin/pytest" -n "${NEURON_ENV_TEST_WORKERS:-2}" --dist loadfile "$@" || code=$?
+elapsed=$((SECONDS - started))
+log "done in $((elapsed / 60)) min $((elapsed % 60)) s (setup, lint, types and tests), exit $code"
+exit "$code"

@@ -7,16 +7,23 @@ import shlex
 
 from packaging.version import Version
 
+from neuron_env.checks.baseline import compare_system_package
 from neuron_env.checks.dkms import missing_build, rebuild_fix
 from neuron_env.checks.host_kind import device_fix, driver_step, image_based, in_container
-from neuron_env.checks.model import Context, Verdict, fail, ok, warn
-from neuron_env.checks.versions import loose_version, older
+from neuron_env.checks.model import Context, Verdict, fail, not_compared, ok, warn
+from neuron_env.checks.versions import loose_version
 from neuron_env.facts import HostFacts
 from neuron_env.wording import plural
 
 # The dynamic loader's words, as printed when a program cannot start.
 LIBRARY_MISSING = re.compile(r"error while loading shared libraries: ([^\s:]+): cannot open")
 GLIBC_MISSING = re.compile(r"version [`']GLIBC_([0-9.]+)' not found")
+# neuron-ls's words when the driver gives it no device (aws-neuron/aws-neuron-sdk issue #633):
+# FATA[0000] Failed to discover neuron devices error="Unable to read device information from the
+# driver. Make sure aws-neuronx-dkms is installed and the neuron driver is accessible."
+NO_DEVICE_FROM_DRIVER = re.compile(
+    r"Failed to discover neuron devices|Unable to read device information from the driver"
+)
 
 DRIVER_PACKAGE = "aws-neuronx-dkms"
 RELOAD = "sudo rmmod neuron && sudo modprobe neuron"
@@ -46,18 +53,38 @@ def check_module(facts: HostFacts, ctx: Context) -> Verdict:
             f"Neuron driver loaded; its version{shown} is unknown",
             fix=_host_step(facts, f"modinfo neuron; {install}"),
         )
-    if wanted is None:
-        return ok(
-            f"Neuron driver {version_text} loaded",
-            detail=f"Neuron {ctx.release.version}'s driver version is unconfirmed; not compared.",
-        )
-    if older(version, wanted):
+    return _judge_driver_version(facts, ctx, version_text or "", install)
+
+
+def _judge_driver_version(facts: HostFacts, ctx: Context, shown: str, install: str) -> Verdict:
+    """The loaded driver against the release's version; where it lists none, against the newest
+    earlier release's (older than that is certainly too old); with neither: not compared."""
+    release = ctx.release.version
+    found = compare_system_package(ctx, DRIVER_PACKAGE, shown)
+    fix = _host_step(facts, f"{install} && {RELOAD}")
+    if found.too_old and found.earlier and found.own is None:
         return fail(
-            f"Neuron driver {version_text} is older than the {wanted} Neuron "
-            f"{ctx.release.version} needs",
-            fix=_host_step(facts, f"{install} && {RELOAD}"),
+            f"Neuron driver {shown} is older than the {found.earlier.version} that Neuron "
+            f"{found.earlier.release} shipped: too old for Neuron {release}",
+            fix=fix,
+            detail=f"Neuron {release} lists no driver version; apt installs the newest.",
         )
-    return ok(f"Neuron driver {version_text} loaded (Neuron {ctx.release.version} needs {wanted})")
+    if found.own is not None and (found.behind or found.too_old):
+        return fail(
+            f"Neuron driver {shown} is older than the {found.own.version} Neuron {release} needs",
+            fix=fix,
+        )
+    if found.own is not None:
+        return ok(f"Neuron driver {shown} loaded (Neuron {release} needs {found.own.version})")
+    if found.earlier is not None:
+        return ok(
+            f"Neuron driver {shown} loaded (at least the {found.earlier.version} of Neuron "
+            f"{found.earlier.release}; Neuron {release} lists no driver version)"
+        )
+    return not_compared(
+        f"Neuron {release} lists no version of {DRIVER_PACKAGE}, and no earlier release "
+        f"neuron-env knows does (driver {shown} loaded)"
+    )
 
 
 def _load_fix(facts: HostFacts, install: str) -> str:
@@ -105,7 +132,7 @@ def check_devices(facts: HostFacts, ctx: Context) -> Verdict:
     expected = _expected_devices(facts, ctx)
     if expected is not None and expected != len(nodes):
         return warn(
-            f"{len(nodes)} Neuron devices, but this instance type has {expected}",
+            f"{plural(len(nodes), 'Neuron device')}, but this instance type has {expected}",
             fix="Check 'neuron-ls'; in a container, pass every /dev/neuron* device.",
         )
     listing_error = facts.driver.neuron_ls_error
@@ -118,6 +145,14 @@ def _neuron_ls_broken(facts: HostFacts, count: int, error: str) -> Verdict:
     """neuron-ls runs but fails: the loader's words name a missing library or a glibc floor."""
     devices = f"{plural(count, 'Neuron device')}, accessible"
     reinstall = _host_step(facts, "sudo apt-get install --reinstall -y aws-neuronx-tools")
+    if NO_DEVICE_FROM_DRIVER.search(error):  # the tool works; the driver gave it nothing
+        return warn(
+            f"{devices}; neuron-ls cannot read them from the Neuron driver",
+            fix=_host_step(
+                facts, f"sudo apt-get install --reinstall -y {DRIVER_PACKAGE} && {RELOAD}"
+            ),
+            detail=error,
+        )
     if glibc := GLIBC_MISSING.search(error):
         have = f" (this host has {facts.os.glibc})" if facts.os and facts.os.glibc else ""
         return warn(

@@ -50,6 +50,20 @@ def skip(summary: str, detail: str = "") -> Verdict:
     return Verdict("skip", summary, detail)
 
 
+NOT_COMPARED = "Not compared: "
+"""How a finding that had nothing to compare with begins: the matrix lists no value to judge by."""
+
+
+def not_compared(what: str, fix: str = "", detail: str = "") -> Verdict:
+    """A check that compared nothing (``Neuron 2.34.0 lists no version of X``): never ``ok``; a
+    warning that keeps the run from saying Ready."""
+    return Verdict("warn", NOT_COMPARED + what, detail, fix)
+
+
+def compared_nothing(finding: Finding) -> bool:
+    return finding.status == "warn" and finding.summary.startswith(NOT_COMPARED)
+
+
 @dataclass(frozen=True)
 class Finding:
     """One check's verdict in a report: which check, its status, and what to do about it."""
@@ -146,6 +160,9 @@ class Summary:
     needs_hardware: tuple[str, ...] = ()
     """Checks that did not pass only because this host has no Neuron device: they make the run
     ``unknown`` (exit 3: ready except what needs Trainium hardware), never ``fail``."""
+    uncompared: tuple[str, ...] = ()
+    """Checks that compared nothing (the matrix lists no value to judge by): the run is
+    ``unknown`` (exit 3), never Ready."""
 
     def is_allowed(self, finding: Finding) -> bool:
         return finding.check in self.allowed
@@ -166,7 +183,8 @@ def summarize(
 
     Checks named in ``allow`` are reported as they are but never fail the run. Checks named in
     ``hardware`` (those that need Trainium hardware, on a host without a Neuron device) that did
-    not pass make it ``unknown`` too: what they judge is not on this host.
+    not pass make it ``unknown`` too: what they judge is not on this host. So do checks that
+    compared nothing (:func:`not_compared`): nothing was judged, so nothing is known to be ready.
     """
     findings = list(findings)
     allow, hardware = set(allow), set(hardware)
@@ -176,16 +194,20 @@ def summarize(
     )
     counted = {f.status for f in findings if f.check not in allow and f.check not in waiting}
     allowed = tuple(f.check for f in findings if f.check in allow and f.status != "ok")
+    uncompared = tuple(f.check for f in findings if f.check not in allow and compared_nothing(f))
 
     def verdict(status: Overall, exit_code: int) -> Summary:
-        return Summary(status, counts, exit_code, strict, allowed, needs_hardware=waiting)
+        return Summary(
+            status, counts, exit_code, strict, allowed, needs_hardware=waiting,
+            uncompared=uncompared,
+        )  # fmt: skip
 
     if "fail" in counted:
         return verdict("fail", EXIT_FAILED)
     warned: Overall = "warn" if "warn" in counted else "ok"
     if strict and warned == "warn":
         return verdict("warn", EXIT_FAILED)
-    if "error" in counted or waiting:
+    if "error" in counted or waiting or uncompared:
         return verdict("unknown", EXIT_UNKNOWN)
     return verdict(warned, EXIT_OK)
 

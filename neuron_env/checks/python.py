@@ -8,11 +8,12 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from neuron_env.checks.conflicts import xla_leftovers
-from neuron_env.checks.model import Context, Verdict, fail, ok, warn
+from neuron_env.checks.model import Context, Verdict, fail, not_compared, ok, warn
 from neuron_env.checks.placeholders import is_placeholder, placeholder_reason
 from neuron_env.checks.versions import package_version, same_release_line
 from neuron_env.facts import Distribution, HostFacts
-from neuron_env.wording import plural
+from neuron_env.matrix.model import PipPackage
+from neuron_env.wording import join_words, plural
 
 
 def check_torch(facts: HostFacts, ctx: Context) -> Verdict:
@@ -165,12 +166,47 @@ def check_compiler(facts: HostFacts, ctx: Context) -> Verdict:
             problems.append(f"{name} {dist.version} (Neuron {ctx.release.version} pins {spec})")
         else:
             notes.append(f"{name} {dist.version} (Neuron {ctx.release.version} pins {spec})")
+    unlisted = _unlisted_packages(facts, ctx)
+    problems += [problem for problem, _ in unlisted if problem]
     if problems:
         return fail("; ".join(problems), fix=ctx.install_command())
     if notes:
         return warn("Not the release's version: " + "; ".join(notes), fix=ctx.install_command())
+    if unlisted or not ctx.release.packages:
+        names = [name for _, name in unlisted] or ["neuronx-cc or nki"]
+        return not_compared(f"Neuron {ctx.release.version} lists no version of {join_words(names)}")
     installed = facts.python.distributions
     return ok(", ".join(f"{name} {installed[name].version}" for name in ctx.release.packages))
+
+
+def _unlisted_packages(facts: HostFacts, ctx: Context) -> list[tuple[str, str]]:
+    """(problem or "", name) for each compiler package an earlier release pins and this one
+    lists no version of: older than that earlier pin is a problem, else it is not compared."""
+    assert facts.python is not None
+    found: list[tuple[str, str]] = []
+    for name, (release, pkg) in _earlier_pins(ctx).items():
+        dist = facts.python.dist(name)
+        version = package_version(dist.version) if dist else None
+        floor = pkg.version or min((Version(s.version) for s in pkg.spec or ()), default=None)
+        if version is not None and floor is not None and version.release < floor.release:
+            found.append((f"{name} {version} is older than the {floor} that Neuron {release} "
+                          f"pinned (Neuron {ctx.release.version} lists none)", name))  # fmt: skip
+        else:
+            found.append(("", name))
+    return found
+
+
+def _earlier_pins(ctx: Context) -> dict[str, tuple[Version, PipPackage]]:
+    """Compiler packages the judged release lists no version of, with the newest earlier
+    release's pin of each."""
+    pins: dict[str, tuple[Version, PipPackage]] = {}
+    for release in sorted(ctx.releases, key=lambda r: r.version, reverse=True):
+        if release.version >= ctx.release.version:
+            continue
+        for name, pkg in release.packages.items():
+            if name not in ctx.release.packages:
+                pins.setdefault(name, (release.version, pkg))
+    return pins
 
 
 def _any_release_pins(ctx: Context, name: str, version: Version | None) -> bool:

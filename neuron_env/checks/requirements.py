@@ -26,6 +26,7 @@ from neuron_env.checks.versions import loose_version
 from neuron_env.facts import Distribution, HostFacts
 from neuron_env.matrix.model import Companion
 from neuron_env.matrix.names import is_neuron_name, known_neuron_names
+from neuron_env.wording import plural
 
 IMPLEMENTATIONS = {"cpython": "CPython", "pypy": "PyPy"}
 SHOWN = 4
@@ -71,7 +72,7 @@ def check_requirements(facts: HostFacts, ctx: Context) -> Verdict:
     unmet = unmet_requirements(dists, marker_environment(facts))
     problems = [*(_judge_unmet(u, dists, ctx) for u in unmet), *_companion_problems(facts, ctx)]
     if not problems:
-        return ok(f"The requirements of all {len(dists)} distributions are met")
+        return ok(f"The requirements of all {plural(len(dists), 'distribution')} are met")
     status: Status = "fail" if any(p.status == "fail" for p in problems) else "warn"
     shown = "; ".join(p.text for p in problems[:SHOWN])
     more = f"; and {len(problems) - SHOWN} more (see --verbose)" if len(problems) > SHOWN else ""

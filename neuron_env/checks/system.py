@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import shlex
 
-from neuron_env.checks.model import Context, Verdict, fail, ok, skip, warn
-from neuron_env.checks.versions import loose_version, older
+from neuron_env.checks.baseline import Comparison, compare_system_package
+from neuron_env.checks.model import Context, Verdict, fail, not_compared, ok, skip, warn
 from neuron_env.facts import HostFacts
+from neuron_env.wording import join_words, plural
 
 # Inside a container the driver and its tools live on the host; only user-space packages matter.
 HOST_ONLY = {"aws-neuronx-dkms", "aws-neuronx-tools", "aws-neuronx-oci-hook"}
@@ -29,34 +30,80 @@ def check_packages(facts: HostFacts, ctx: Context) -> Verdict:
         for name, pkg in ctx.release.system_packages.items()
         if pkg.required and not (in_container and name in HOST_ONLY)
     }
+    if not wanted:
+        return not_compared(f"Neuron {ctx.release.version} lists no Neuron system packages")
     missing = [name for name in wanted if name not in installed]
-    stale = [
-        (name, installed[name], str(pkg.version))
-        for name, pkg in wanted.items()
-        if name in installed and pkg.version and _is_older(installed[name], pkg.version)
-    ]
-    pins = [_apt_pin(name, ctx) for name in [*missing, *(s[0] for s in stale)]]
+    found = [compare_system_package(ctx, n, installed[n]) for n in wanted if n in installed]
     if missing:
+        old = [c for c in found if c.too_old or c.behind]
+        also = f"; too old: {', '.join(f'{c.name} {c.installed}' for c in old)}" if old else ""
         return fail(
-            f"Missing Neuron system packages: {', '.join(missing)}",
-            fix="sudo apt-get install -y " + " ".join(pins),
+            f"Missing Neuron system packages: {', '.join(missing)}{also}",
+            fix=_apt_install([*missing, *(c.name for c in old)], ctx),
             detail=f"'{ctx.program} install --system --torch {_torch(ctx)} --release "
             f"{ctx.release.version}' prints every apt step (repository, key, pins).",
         )
+    return _judge_versions(facts, ctx, found)
+
+
+def _judge_versions(facts: HostFacts, ctx: Context, found: list[Comparison]) -> Verdict:
+    """Too old (older than an earlier release shipped) fails; behind the release's own version
+    warns; a package no release up to this one lists a version of is not compared."""
+    release = ctx.release.version
+    too_old = [c for c in found if c.too_old]
+    if too_old:
+        return fail(
+            f"Too old for Neuron {release}: {', '.join(c.too_old_words() for c in too_old)}",
+            fix=_apt_install([c.name for c in too_old], ctx),
+            detail=_unlisted_note(ctx, too_old),
+        )
     headers = _headers_problem(facts)
+    stale = [c for c in found if c.behind]
     if stale:
         listed = ", ".join(
-            f"{n} {have} (Neuron {ctx.release.version}: {want})" for n, have, want in stale
+            f"{c.name} {c.installed} (Neuron {release}: {c.own.version if c.own else ''})"
+            for c in stale
         )
-        return warn(
-            f"Older than Neuron {ctx.release.version}: {listed}",
-            fix="sudo apt-get install -y " + " ".join(pins),
-        )
+        names = [c.name for c in stale]
+        return warn(f"Older than Neuron {release}: {listed}", fix=_apt_install(names, ctx))
     if headers:
         return headers
-    return ok(
-        f"{len(wanted)} Neuron system packages at Neuron {ctx.release.version} versions or newer"
+    uncompared = [c.name for c in found if not c.compared]
+    if uncompared:
+        return not_compared(
+            f"Neuron {release} lists no version of {join_words(uncompared)}, and no earlier "
+            "release neuron-env knows does",
+            detail="Installed: " + ", ".join(f"{c.name} {c.installed}" for c in found),
+        )
+    return ok(_ok_words(ctx, found))
+
+
+def _ok_words(ctx: Context, found: list[Comparison]) -> str:
+    release = ctx.release.version
+    borrowed = sorted({c.earlier.release for c in found if c.own is None and c.earlier})
+    packages = plural(len(found), "Neuron system package")
+    if not borrowed:
+        return f"{packages} at Neuron {release} versions or newer"
+    return (
+        f"{packages} at Neuron "
+        f"{join_words(str(v) for v in borrowed)} versions or newer (Neuron {release} lists "
+        "no version of some; those were compared with the newest release that does)"
     )
+
+
+def _unlisted_note(ctx: Context, found: list[Comparison]) -> str:
+    unlisted = [c.name for c in found if c.own is None]
+    if not unlisted:
+        return ""
+    return (
+        f"Neuron {ctx.release.version} lists no version of {join_words(unlisted)}: each was "
+        "compared with the newest earlier release that does; apt installs the newest from the "
+        "Neuron repository."
+    )
+
+
+def _apt_install(names: list[str], ctx: Context) -> str:
+    return "sudo apt-get install -y " + " ".join(_apt_pin(name, ctx) for name in names)
 
 
 def _legacy_packages(installed: dict[str, str]) -> Verdict | None:
@@ -72,11 +119,6 @@ def _legacy_packages(installed: dict[str, str]) -> Verdict | None:
         detail="They belong to the first Neuron SDK (Inf1), replaced by the aws-neuronx-* "
         "packages; run doctor again after removing them.",
     )
-
-
-def _is_older(installed: str, wanted: object) -> bool:
-    have, want = loose_version(installed), loose_version(str(wanted))
-    return have is not None and want is not None and older(have, want)
 
 
 def _apt_pin(name: str, ctx: Context) -> str:

@@ -152,12 +152,12 @@ def write_recipe(recipe: AmiRecipe, directory: Path, *, force: bool = False) -> 
             hint="Choose another --output directory, or pass --force to overwrite them.",
         )
     directory.mkdir(parents=True, exist_ok=True)
+    from neuron_env.output.files import write_file
+
     written = []
     for name, text in recipe.files.items():
-        path = directory / name
-        path.write_text(text, encoding="utf-8")
-        if name.endswith(".sh"):
-            path.chmod(0o755)
+        path = directory / name  # a link there is replaced, never followed; an old file's mode kept
+        write_file(path, text.encode("utf-8"), mode=0o755 if name.endswith(".sh") else None)
         written.append(path)
     return written
 

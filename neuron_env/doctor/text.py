@@ -55,7 +55,9 @@ CHOSEN_BY = {
 }
 HARDWARE_VERDICT = "Ready except what needs Trainium hardware"
 NO_DEVICE = "this host has no Neuron device"
-WORDS = {"ok": "ok", "warn": "warnings", "fail": "failed", "skip": "skipped", "error": "errors"}
+WORDS = {"ok": "ok", "warn": "warning", "fail": "failed", "skip": "skipped", "error": "error"}
+COUNTED = ("warning", "error")
+"""Nouns among ``WORDS``: "1 warning", "2 warnings" (the others are participles)."""
 
 
 def print_report(
@@ -194,7 +196,7 @@ def _summary_line(report: DoctorReport) -> tuple[Span, str]:
     counted = Counter(
         str(f.status) for f in report.findings if f not in allowed and f.check not in waiting
     )
-    parts = [f"{counted[s]} {WORDS[s]}" for s in summary.counts if counted[s]]
+    parts = [_count(counted[s], WORDS[s]) for s in summary.counts if counted[s]]
     colour = {"ok": "green", "warn": "yellow", "fail": "red", "unknown": "magenta"}[summary.status]
     verdict = VERDICTS[summary.status]
     strict = " (--strict: warnings fail)" if summary.strict and summary.status == "warn" else ""
@@ -205,7 +207,14 @@ def _summary_line(report: DoctorReport) -> tuple[Span, str]:
     if waiting and summary.status == "unknown" and not counted["error"]:
         return (HARDWARE_VERDICT, "bold yellow"), f"{_allowed_note(allowed)}: {hardware}; {counts}."
     also = f"; needs Trainium hardware: {hardware}" if waiting else ""
+    if summary.uncompared:  # nothing to judge them by: the run is not "Ready"
+        also += f"; not compared (nothing to judge by): {', '.join(summary.uncompared)}"
     return (verdict, f"bold {colour}"), f"{strict}{_allowed_note(allowed)}: {counts}{also}."
+
+
+def _count(number: int, word: str) -> str:
+    """``1 warning``, ``2 warnings``, ``3 failed``."""
+    return plural(number, word) if word in COUNTED else f"{number} {word}"
 
 
 def _allowed_note(allowed: list[Finding]) -> str:

@@ -221,13 +221,11 @@ def _record_missing(folder: Path, result: CollectResult) -> None:
 
 
 def _write_atomically(path: Path, text: str) -> None:
-    partial = path.with_name(f".{path.name}.partial")
-    try:
-        partial.write_text(text, encoding="utf-8")
-        partial.replace(path)
-    except BaseException:  # an interrupt (or a full disk) leaves the old file and no partial one
-        partial.unlink(missing_ok=True)
-        raise
+    """An interrupt (or a full disk) leaves the old file and no partial one; a link at the path
+    is replaced, never followed (:mod:`neuron_env.output.files`)."""
+    from neuron_env.output.files import write_file
+
+    write_file(path, text.encode("utf-8"))
 
 
 def _described(options: CollectOptions) -> str:

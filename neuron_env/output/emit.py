@@ -19,9 +19,6 @@ loaded.
 from __future__ import annotations
 
 import json
-import os
-import secrets
-import stat
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -143,22 +140,19 @@ def _write(chosen: Format[R], result: R, output: Path | None, options: dict[str,
 def write_text(path: Path | None, text: str, *, append: bool = False) -> None:
     """``text`` to ``path`` (its folder created), or to stdout when ``path`` is None.
 
-    A regular file is replaced whole (:func:`_replace_whole`): an interrupt, a kill or a full disk
-    leaves the old file (or none), never half of the new one. An output path that cannot be
-    written is bad input (exit 2), said before anything else fails.
+    :func:`neuron_env.output.files.write_file` writes it: a regular file is replaced whole (an
+    interrupt, a kill or a full disk leaves the old file, or none, never half of the new one), a
+    link at the path is replaced, never followed, and a planted one is refused. An output path
+    that cannot be written is bad input (exit 2), said before anything else fails.
     """
     if path is None:
         sys.stdout.write(text)
         return
-    from neuron_env.signals import deferred_interrupts
+    from neuron_env.output.files import write_file
 
     try:
         _make_parent(path.parent)
-        if not append and _replaceable(path):
-            _replace_whole(Path(os.path.realpath(path)), text.encode("utf-8"))
-            return
-        with deferred_interrupts(), path.open("a" if append else "w", encoding="utf-8") as handle:
-            handle.write(text)  # a signal waits for the whole text: never half of it
+        write_file(path, text.encode("utf-8"), append=append)
     except OSError as exc:
         raise BadInput(f"Cannot write {path}: {exc.strerror}.") from None
 
@@ -177,36 +171,6 @@ def _make_parent(folder: Path) -> None:
     from neuron_env.escape import terminal
 
     sys.stderr.write(f"Created the folder {terminal(str(folder))} for the output.\n")
-
-
-def _replaceable(path: Path) -> bool:
-    """A regular file, or nothing yet; not a device, a pipe or ``/dev/stdout`` (written in
-    place)."""
-    try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        return not path.is_symlink()  # a dangling link is written through, as open() would
-    real = os.path.realpath(path)
-    return stat.S_ISREG(mode) and not real.startswith(("/dev/", "/proc/"))
-
-
-def _replace_whole(target: Path, data: bytes) -> None:
-    """Write ``data`` beside ``target``, then rename it over ``target`` (its mode kept)."""
-    try:
-        mode = stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        mode = None
-    partial = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.partial")
-    stream = partial.open("xb")  # created new, mode 0o666 less the umask, as open("w") would
-    try:
-        with stream:
-            stream.write(data)
-        if mode is not None:
-            partial.chmod(mode)
-        partial.replace(target)
-    except BaseException:  # an interrupt or a full disk: the old file stays, the partial goes
-        partial.unlink(missing_ok=True)
-        raise
 
 
 # --- the JSON envelope --------------------------------------------------------------------------

@@ -20,6 +20,7 @@ import yaml
 from neuron_env.resources import shipped_matrix_dir
 from tests.conftest import CliRunner
 from tests.integration.test_cloud_render import unquoted
+from tests.support.validators import assert_shellcheck_clean
 
 pytestmark = pytest.mark.integration
 
@@ -61,7 +62,7 @@ def test_the_user_data_passes_each_value_as_one_argument(cli: CliRunner, tmp_pat
     spec = "https://example.com/neuron_env-0.1.0-py3-none-any.whl#sha256=ab&x=1"
     matrix = hostile_matrix(tmp_path, venv)
     script = render(cli, "user-data", *BASE, "--neuron-env-spec", spec, matrix=matrix)
-    subprocess.run(["shellcheck", "-"], input=script, text=True, check=True)
+    assert_shellcheck_clean(stdin=script)
     assert bootstrap_argv(script, tmp_path) == [
         "--release", "2.33.1", "--torch", "2.14", "--neuron-env-source", "pypi",
         "--neuron-env-spec", spec, "--venv", venv,

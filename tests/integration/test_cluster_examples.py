@@ -27,6 +27,7 @@ from tests.support.hosts import (
     load_scenario,
     write_matrix,
 )
+from tests.support.validators import assert_shellcheck_clean
 
 pytestmark = pytest.mark.integration
 
@@ -121,7 +122,7 @@ def _lines(path: Path) -> list[str]:
 
 def test_the_job_script_passes_shellcheck() -> None:
     subprocess.run(["bash", "-n", str(SBATCH)], check=True)
-    subprocess.run(["shellcheck", str(SBATCH), str(FAKE_SLURM / "scontrol")], check=True)
+    assert_shellcheck_clean(SBATCH, FAKE_SLURM / "scontrol")
 
 
 def test_healthy_nodes_pass_both_checks_and_the_training_step_runs(

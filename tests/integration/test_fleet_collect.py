@@ -33,6 +33,7 @@ from tests.support.hosts import (
     load_scenario,
     write_matrix,
 )
+from tests.support.validators import assert_shellcheck_clean
 
 pytestmark = pytest.mark.integration
 
@@ -310,13 +311,13 @@ def test_the_script_is_valid_shell_and_quotes_paths(tmp_path: Path) -> None:
         "\n".join(facts_script(CollectOptions(python="/opt/my venv/bin/python'x"))) + "\n"
     )
     subprocess.run(["bash", "-n", str(script)], check=True)
-    subprocess.run(["shellcheck", "-s", "bash", str(script)], check=True)
+    assert_shellcheck_clean(script, shell="bash")
     assert "python='/opt/my venv/bin/python'\"'\"'x'" in script.read_text()
     assert os.access(script, os.R_OK)
 
 
 def test_the_collect_json_envelope(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    from neuron_env.cli.fleet import _print_collect
+    from neuron_env.fleet.cli import _print_collect
     from neuron_env.fleet.collect import CollectResult
     from neuron_env.fleet.model import Missing
 
@@ -342,7 +343,7 @@ def test_the_collect_json_envelope(capsys: pytest.CaptureFixture[str], tmp_path:
 def test_the_next_step_after_collect_runs_as_pasted_in_a_fresh_shell(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from neuron_env.cli.fleet import _print_collect
+    from neuron_env.fleet.cli import _print_collect
     from neuron_env.fleet.collect import CollectResult
 
     folder = tmp_path / "my snapshots"

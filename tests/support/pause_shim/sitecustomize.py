@@ -56,7 +56,7 @@ PHASES: dict[str, tuple[Point, ...]] = {
     # not yet renamed over it
     "output-rename": (
         Point(
-            "call", "pathlib.py", "replace", caller=("neuron_env/output/emit.py", "_replace_whole")
+            "call", "pathlib.py", "replace", caller=("neuron_env/output/files.py", "_replace_whole")
         ),
     ),
     # scan --fix: a fixed file written beside the original, not yet renamed over it
@@ -73,7 +73,7 @@ PHASES: dict[str, tuple[Point, ...]] = {
             "call",
             "pathlib.py",
             "replace",
-            caller=("neuron_env/fleet/collect.py", "_write_atomically"),
+            caller=("neuron_env/output/files.py", "_replace_whole"),  # the one -o writer
         ),
     ),
 }

@@ -81,7 +81,7 @@ set -euo pipefail
 umask 022
 install -d -m 0755 /usr/local/sbin
 cat > /usr/local/sbin/neuron-env-bootstrap <<'NEURON_ENV_BOOTSTRAP'
-[scripts/bootstrap.sh, verbatim: 365 lines, checked by the test]
+[scripts/bootstrap.sh, verbatim: 364 lines, checked by the test]
 NEURON_ENV_BOOTSTRAP
 chmod 0755 /usr/local/sbin/neuron-env-bootstrap
 # shellcheck disable=SC2016  # the values are literal: nothing in them may expand
