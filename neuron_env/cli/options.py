@@ -251,6 +251,13 @@ RequirementOption = Annotated[
         show_default=False,
     ),
 ]
+NoConfigOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-config",
+        help="Ignore project files (neuron-env.toml, [tool.neuron-env]); or NEURON_ENV_NO_CONFIG=1",
+    ),
+]
 StrictOption = Annotated[bool, typer.Option("--strict", help="Warnings fail too (exit 1).")]
 DryRunOption = Annotated[
     bool, typer.Option("--dry-run", help="Say what would change, and change nothing.")

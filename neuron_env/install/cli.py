@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import chosen_format, settings
+from neuron_env.cli._common import chosen_format, project_defaults, settings
 from neuron_env.cli.options import (
     DocumentFormatOption,
     DryRunOption,
@@ -26,6 +26,7 @@ from neuron_env.cli.options import (
     JsonOption,
     NeuronIndexOption,
     NewVenvPythonVersionOption,
+    NoConfigOption,
     PytorchIndexOption,
     ReleaseOption,
     RequirementOption,
@@ -113,6 +114,7 @@ def install(
     quiet: InstallQuietOption = False,
     log: LogOption = None,
     sysroot: InstallSysrootOption = Path("/"),
+    no_config: NoConfigOption = False,
 ) -> None:
     """Install TorchNeuron into a virtual environment: exact pins, each from its own index.
 
@@ -138,12 +140,11 @@ def install(
     from neuron_env.install import workflow as operation
     from neuron_env.install.output import INSTALL, terminal_display
     from neuron_env.output.emit import emit
-    from neuron_env.project_config import load_project_defaults
 
     choice = chosen_format(DocumentFormat, output_format, json)
     shown = not quiet and choice is DocumentFormat.text
 
-    defaults = load_project_defaults()  # flags win over the project file
+    defaults = project_defaults(no_config, say_ignored=True)  # flags win over the project file
     release = release or defaults.release
     torch = torch or (None if system else defaults.torch)  # --system installs no PyTorch
     request = operation.InstallRequest(
