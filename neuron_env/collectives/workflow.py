@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ from neuron_env.collectives.models import CollectivesResult, Failure, Peak, Prog
 from neuron_env.collectives.peaks import peak_for
 from neuron_env.command import LineTimeout, LineTooLong, StreamingCommand
 from neuron_env.errors import BadInput, CommandFailed
+from neuron_env.progress import ProgressFactory
 
 OPS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast")
 DTYPES = ("float32", "float16", "bfloat16", "int32", "int64", "int8")
@@ -26,9 +27,9 @@ BACKENDS = ("neuron", "gloo", "nccl")
 DEFAULT_SIZES = tuple(8 * 2**i for i in range(28))  # 8 B ... 1 GiB, by x2
 STARTUP_S = 120.0  # torchrun, the imports and the rendezvous, before the first step's timeout
 
-Report = Callable[[Progress], None]
+ProgressCallback = Callable[[Progress], None]
 #: Opens the display of the sweep's progress (on stderr; entered only while the ranks run).
-ProgressFactory = Callable[[], AbstractContextManager[Report]]
+SweepProgress = ProgressFactory[ProgressCallback]
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class CollectivesRequest:
     min_busbw_ratio: float | None = None
     slow_rank: float = 0.2
     compare_nccom: bool = False
-    progress: ProgressFactory | None = None
+    progress: SweepProgress | None = None
     environ: dict[str, str] = field(default_factory=lambda: dict(os.environ))
 
 
@@ -105,7 +106,9 @@ def _quiet(_: Progress) -> None:
     pass
 
 
-def _compare_nccom(request: CollectivesRequest, result: CollectivesResult, report: Report) -> None:
+def _compare_nccom(
+    request: CollectivesRequest, result: CollectivesResult, report: ProgressCallback
+) -> None:
     """nccom-test on the sizes measured, after our ranks have ended (they held the devices)."""
     if not result.rows:
         result.nccom = []
@@ -137,7 +140,7 @@ def _follow(
     env: dict[str, str],
     request: CollectivesRequest,
     result: CollectivesResult,
-    report: Report,
+    report: ProgressCallback,
 ) -> None:
     steps: list[dict[str, Any]] = []
     hangs: list[dict[str, Any]] = []
@@ -164,7 +167,7 @@ class _Seen:
 
     steps: list[dict[str, Any]]
     hangs: list[dict[str, Any]]
-    report: Report
+    report: ProgressCallback
 
     def step(self, event: dict[str, Any], request: CollectivesRequest, world: int) -> None:
         self.steps.append(event)
