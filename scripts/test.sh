@@ -42,6 +42,18 @@ if ((${#missing[@]})); then
   fi
 fi
 
+# A real Slurm for tests/integration/test_slurm_cluster.py: the tests start munged, slurmctld and
+# two slurmd on 127.0.0.1 once per session (as root) and stop them at its end.
+if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+  if ! command -v slurmctld >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1; then
+    log "installing slurm-wlm and munge (a two-node Slurm cluster on 127.0.0.1 for the Slurm tests)"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null
+  fi
+  export NEURON_ENV_TEST_REQUIRE_SLURM=1 # here they must run: a cluster that cannot start fails
+else
+  log "the real Slurm tests will be skipped: they need root (to install and run Slurm's daemons)"
+fi
+
 log "test environment: $venv ($("$python" --version))"
 if [[ ! -x $venv/bin/python ]]; then
   "$python" -m venv "$venv"
