@@ -11,8 +11,10 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from neuron_env.selftest.workflow import ProgressFactory
+if TYPE_CHECKING:  # a type only: a doctor run at level 0 imports nothing of the self-test
+    from neuron_env.selftest.workflow import DeviceProgress
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -23,7 +25,7 @@ class FactsRequest:
     sysroot: Path = Path("/")
     probe_timeout: float = 15.0
     level: int = 0
-    device_progress: ProgressFactory | None = None
+    device_progress: DeviceProgress | None = None
 
 
 @dataclass(frozen=True)
