@@ -31,6 +31,11 @@ def check_efa(facts: HostFacts, ctx: Context) -> Verdict:
         return skip(
             "Instance type unknown (neither IMDS nor the driver named it); EFA not compared"
         )
+    if "." not in name:  # the driver's sysfs names the family (Trn2), never the size
+        return skip(
+            f"Instance type unknown: the driver names the family {name}, not the size, and "
+            "IMDS did not answer; EFA not compared"
+        )
     known = ctx.release.instance_types.get(name)
     if known is None:
         return skip(f"{name} is not in the matrix's instance types; EFA not compared")

@@ -4,8 +4,9 @@
 The doctor's report is one testsuite per category, one testcase per check. Failures and probe
 errors map to ``<failure>`` and ``<error>``, skipped checks to ``<skipped>``, and so do checks
 that need Trainium hardware on a host without a Neuron device (the run's exit 3 says it);
-warnings pass (with ``<system-out>``) unless the run was strict, where they fail. The fleet report
-(:mod:`neuron_env.fleet.output`) and the self-test write through :func:`write_junit` too.
+warnings pass (their text in the suite's ``<system-out>``) unless the run was strict, where they
+fail. The fleet report (:mod:`neuron_env.fleet.output`) and the self-test write through
+:func:`write_junit` too.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ def _case(finding: Finding, summary: Summary) -> Case:
         return Case(classname, finding.check, "error", finding.summary, "probe-error", body or None)
     if status == "skip":
         return Case(classname, finding.check, "skipped", finding.summary)
-    label = finding.status.upper() + (" (allowed)" if summary.is_allowed(finding) else "")
+    allowed = summary.allowed_by.get(finding.check, "allowed")
+    label = finding.status.upper() + (f" ({allowed})" if summary.is_allowed(finding) else "")
     text = f"{label}: {finding.summary}" + (f"\n{body}" if body else "")
     return Case(classname, finding.check, text=text)
 

@@ -307,6 +307,7 @@ def _tool(request: ImageRequest) -> ToolSource:
         request.neuron_env_sha256,
         request.neuron_env_spec,
         allow_ami=False,
+        allow_s3=False,
     )
     if tool.kind == "s3":
         raise BadInput(

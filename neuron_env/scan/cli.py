@@ -52,7 +52,10 @@ def scan(
         typer.Option(
             "--root",
             metavar="DIR",
-            help="Report paths relative to DIR (default: the current directory).",
+            help=(
+                "Report paths relative to DIR (default: the current directory, or the folder"
+                " holding every PATH when one is outside it)."
+            ),
             file_okay=False,
         ),
     ] = None,
