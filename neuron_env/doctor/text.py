@@ -9,7 +9,6 @@ decided here, never by the sink.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -199,15 +198,14 @@ UNWRAPPED = ("fix: ",)
 
 
 def _summary_line(report: DoctorReport) -> tuple[Span, str]:
-    """The verdict (coloured) and the rest of the summary line: what counted, and the checks
-    that wait for Trainium hardware on a host without it."""
+    """The verdict (coloured) and the rest of the summary line: the counts (the JSON report's,
+    every check by its status: one count in both), then which of them --allow let through and
+    which wait for Trainium hardware on a host without it."""
     summary = report.summary
     allowed = [f for f in report.findings if summary.is_allowed(f) and f.status in PROBLEMS]
     waiting = [f.check for f in report.findings if summary.waits_for_hardware(f)]
-    counted = Counter(
-        str(f.status) for f in report.findings if f not in allowed and f.check not in waiting
-    )
-    parts = [_count(counted[s], WORDS[s]) for s in summary.counts if counted[s]]
+    counted = summary.counts
+    parts = [_count(counted[s], WORDS[s]) for s in summary.counts if counted.get(s)]
     colour = {"ok": "green", "warn": "yellow", "fail": "red", "unknown": "magenta"}[summary.status]
     verdict = VERDICTS[summary.status]
     strict = " (--strict: warnings fail)" if summary.strict and summary.status == "warn" else ""
