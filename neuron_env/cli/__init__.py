@@ -143,7 +143,9 @@ def load_command(name: str) -> Any:
         holder.add_typer(target, name=name)
     else:
         holder.command(name)(target)
-    return typer.main.get_group(holder).commands[name]
+    from neuron_env.cli.help_text import protect_examples
+
+    return protect_examples(typer.main.get_group(holder).commands[name])
 
 
 class _LazyCommands(Mapping[str, Any]):
