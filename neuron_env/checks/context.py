@@ -42,7 +42,16 @@ def build_context(
         program=program(),
         python=shlex.quote(python.executable) if python else "",
         has_pip=python is None or "pip" in python.distributions,
+        unlisted_os=unlisted_os(facts, chosen),
     )
+
+
+def unlisted_os(facts: HostFacts, release: Release) -> str:
+    """The host's OS name when ``release`` lists OS releases but not this one, else ""."""
+    os_facts = facts.os
+    if os_facts is None or not os_facts.key or not release.os or os_facts.key in release.os:
+        return ""
+    return os_facts.pretty_name or os_facts.key
 
 
 def _release(

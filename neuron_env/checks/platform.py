@@ -28,10 +28,16 @@ def check_os(facts: HostFacts, ctx: Context) -> Verdict:
         return not_compared(f"Neuron {release.version} lists no OS releases ({name} here)")
     entry = release.os.get(os_facts.key or "")
     if entry is None:
+        here = (
+            f"; or, unsupported, on this host: '{ctx.install_command()}' (installs the manylinux "
+            "wheels anyway)"
+            if ctx.unlisted_os
+            else ""
+        )
         return fail(
             f"{name} is not an OS that Neuron {release.version} supports for TorchNeuron",
             fix=f"Use {_wheel_oses(release)} (pip wheels), e.g. the Neuron Base DLAMI, "
-            f"and run '{ctx.install_command()}' there.",
+            f"and run '{ctx.install_command(here=False)}' there{here}.",
             detail=f"Known OS releases: {', '.join(sorted(release.os))}.",
         )
     return _judge_os_entry(facts, release, entry)

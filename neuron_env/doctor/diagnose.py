@@ -65,6 +65,7 @@ def judge(matrix: Matrix, facts: HostFacts, options: DoctorOptions) -> DoctorRep
         facts=facts,
         level=options.level,
         next_step=_create_first(facts, ctx),
+        unlisted_os=ctx.unlisted_os,
         needs={c.id: c.needs for c in checks},
     )
 
