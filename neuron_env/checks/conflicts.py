@@ -34,6 +34,9 @@ def check_conflicts(facts: HostFacts, ctx: Context) -> Verdict:
     """``python.conflicts``: no legacy PyTorch/XLA stack, no torchao beside torchao-neuron,
     and notes on competing backends."""
     assert facts.python is not None
+    if ctx.legacy_family:  # the XLA stack (or, on Inf1, torch-neuron) is what runs there
+        legacy = None if ctx.legacy_family == "Inf1" else _inf1_packages(facts, ctx)
+        return legacy or _torchao(facts, ctx) or _notes(facts, ctx)
     return (_inf1_packages(facts, ctx) or _xla_stack(facts, ctx) or _torchao(facts, ctx)) or _notes(
         facts, ctx
     )
@@ -112,7 +115,7 @@ def _notes(facts: HostFacts, ctx: Context) -> Verdict:
     assert facts.python is not None
     dists = facts.python.distributions
     notes = []
-    left = xla_leftovers(facts, ctx)
+    left = [] if ctx.legacy_family else xla_leftovers(facts, ctx)
     if left:
         notes.append(
             "XLA-era packages are installed, not part of a TorchNeuron environment: "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shlex
 
+from neuron_env.checks.legacy_host import legacy_family
 from neuron_env.checks.model import NEW_ENV, Context
 from neuron_env.checks.placeholders import is_placeholder
 from neuron_env.checks.versions import loose_version, same_release_line
@@ -43,6 +44,7 @@ def build_context(
         python=shlex.quote(python.executable) if python else "",
         has_pip=python is None or "pip" in python.distributions,
         unlisted_os=unlisted_os(facts, chosen),
+        legacy_family=legacy_family(facts, chosen),
     )
 
 

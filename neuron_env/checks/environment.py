@@ -25,7 +25,8 @@ def check_variables(facts: HostFacts, ctx: Context) -> Verdict:
     if errors:
         return fail("; ".join(e for e, _ in errors), fix=_unset([n for _, n in errors]))
     notes = []
-    legacy = [name for name in LEGACY_XLA_VARIABLES if name in env]
+    # on Trn1/Inf2 the PyTorch/XLA line runs, and reads them: nothing to unset
+    legacy = [n for n in LEGACY_XLA_VARIABLES if n in env and not ctx.legacy_family]
     if legacy:
         notes.append(
             f"{', '.join(legacy)} belong to PyTorch/XLA and are ignored by TorchNeuron "

@@ -99,6 +99,9 @@ class Context:
     python: str = ""
     """The target interpreter, shell-quoted, for ``pip`` steps in fixes."""
     has_pip: bool = True
+    legacy_family: str = ""
+    """``Trn1``, ``Trn1n``, ``Inf2`` or ``Inf1`` on an instance TorchNeuron does not run on:
+    checks judge the PyTorch/XLA environment that runs there, and no fix installs TorchNeuron."""
     unlisted_os: str = ""
     """The host's OS when the release does not list it (``Debian GNU/Linux 12``): install
     refuses there unless told ``--allow-unlisted-os``, so fixes that install say it."""
@@ -238,6 +241,9 @@ class DoctorReport:
     creates a TorchNeuron environment, which the report leads with."""
     needs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Each judged check's fact kinds, so that ``-v`` can say where a passing check read them."""
+    legacy_host: str = ""
+    """On Trn1, Trn1n, Inf2 or Inf1: the line said once at the top (TorchNeuron needs
+    Trn2/Trn3; the environment that runs there is judged)."""
     unlisted_os: str = ""
     """The host's OS when the release does not list it: the next step installs anyway
     (``--allow-unlisted-os``), and the report says it is unsupported."""

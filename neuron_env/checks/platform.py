@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from neuron_env.checks.legacy_host import not_for_this_host
 from neuron_env.checks.model import Context, Verdict, fail, not_compared, ok, warn
 from neuron_env.checks.versions import loose_version
 from neuron_env.facts import HostFacts, OsFacts
@@ -21,6 +22,8 @@ def check_os(facts: HostFacts, ctx: Context) -> Verdict:
     assert facts.os is not None
     release, os_facts = ctx.release, facts.os
     name = os_facts.pretty_name or os_facts.key or "this OS"
+    if ctx.legacy_family:
+        return not_for_this_host(name, ctx)
     glibc = _glibc_problem(ctx, os_facts)
     if glibc:
         return glibc
@@ -107,6 +110,8 @@ def check_python(facts: HostFacts, ctx: Context) -> Verdict:
     of the release's pairings) supports."""
     assert facts.python is not None
     python = facts.python
+    if ctx.legacy_family:
+        return not_for_this_host(f"Python {python.version}", ctx)
     supported = ctx.pairing.python if ctx.pairing else _all_pythons(ctx.release)
     where = f"torch-neuronx {ctx.pairing.torch_neuronx}" if ctx.pairing else "TorchNeuron"
     if not supported:
@@ -168,8 +173,12 @@ def _judge_instance_type(release: Release, instance_type: str, source: str) -> V
             f"{instance_type} is not a Trainium instance{source}",
             fix="TorchNeuron runs on Trn2 and Trn3 instances, e.g. trn2.48xlarge.",
         )
-    if not family.native:
-        return fail(f"{instance_type}: {family.reason}", fix="Use a trn2 or trn3 instance.")
+    if not family.native:  # no fix: the report says once what runs here, and judges it
+        return fail(
+            f"{instance_type}: {family.reason}",
+            detail="TorchNeuron needs a Trn2 or Trn3 instance; the other checks judge the "
+            "environment that runs on this one.",
+        )
     if instance_type not in release.instance_types:
         return warn(
             f"{instance_type}: family {family_name} is supported; this type is not in the matrix",

@@ -22,7 +22,7 @@ def check_packages(facts: HostFacts, ctx: Context) -> Verdict:
     installed = facts.system.packages
     if not installed and facts.os is not None and facts.os.id not in ("ubuntu", "debian"):
         return skip(f"No dpkg database on {facts.os.pretty_name or facts.os.id}; not inspected")
-    legacy = _legacy_packages(installed)
+    legacy = None if ctx.legacy_family == "Inf1" else _legacy_packages(installed)
     if legacy:
         return legacy
     in_container = bool(facts.os and facts.os.container)

@@ -80,6 +80,9 @@ def print_report(
     for line in _wrap(terminal(judged), out.width):
         out.line((line, "dim"))
     _print_target(out, report)
+    if report.legacy_host:  # said once, here; the checks below judge what runs on this host
+        for line in _wrap(terminal(report.legacy_host), out.width):
+            out.line((line, "bold"))
     width = max((len(f.check) for f in report.findings), default=0)
     for category in CATEGORIES:
         members = [f for f in report.findings if f.category == category]
