@@ -13,9 +13,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from neuron_env.checks.model import ALLOW_UNLISTED_OS
 from neuron_env.errors import BadInput, UnsupportedCombination
-from neuron_env.facts import OsFacts
 from neuron_env.install.backends import Backend, choose_backend
 from neuron_env.install.lock import check_locked, wheelhouse_files
 from neuron_env.install.plan import BackendName, Choices, InstallPlan, make_plan
@@ -28,6 +26,7 @@ from neuron_env.install.target_env import (
     locate_target,
     python_version,
 )
+from neuron_env.install.unlisted_os import unlisted_host_os, unlisted_os_refusal
 from neuron_env.install.user_packages import UserRequirement, check_wheelhouse_has
 from neuron_env.install.user_policy import apply_to_plan, classify, with_pins
 from neuron_env.install.wheelhouse import (
@@ -42,7 +41,6 @@ from neuron_env.invocation import command, program
 from neuron_env.matrix import Matrix, Note, Release, Request, resolve_target
 from neuron_env.matrix.resolve import require_pip_wheels
 from neuron_env.probe.os_release import probe_os
-from neuron_env.wording import join_words
 
 
 @dataclass(frozen=True)
@@ -91,6 +89,8 @@ def prepare(
             raise
         hint = create_first_hint(target_env, allowed, request)
         raise UnsupportedCombination(exc.message, hint=hint) from None
+    if unlisted and not request.allow_unlisted_os:  # after the Python's answer, as before
+        raise unlisted_os_refusal(release, request, os_facts)
     if unlisted:
         target = replace(target, notes=(*target.notes, Note("warning", "os.unlisted", unlisted)))
     installed = target_env.installed()
@@ -121,49 +121,6 @@ def prepare(
         routed = make_plan(release, pinned, replace(choices, wheelhouse=None))
         _check_wheelhouse(request.wheelhouse, plan, routed)
     return Prepared(plan, target_env, backend)
-
-
-def unlisted_host_os(release: Release, request: InstallRequest, os_facts: OsFacts) -> str:
-    """On a host whose OS the release does not list (Debian 12, say), the warning an install
-    with ``--allow-unlisted-os`` carries ("" on a listed OS, or with ``--os``, which names
-    another host); without that flag, a refusal naming the supported ways.
-
-    TorchNeuron's wheels are manylinux ones, so they may well install on a glibc new enough;
-    but nobody supports the result, so it takes an explicit opt-in.
-    """
-    key = os_facts.key
-    if request.os or key is None or not release.os or key in release.os:
-        return ""
-    name = os_facts.pretty_name or key
-    listed = join_words([entry.name for entry in release.os.values()])
-    if not request.allow_unlisted_os:
-        raise UnsupportedCombination(
-            f"This host runs {name}, which Neuron {release.version} does not list for "
-            f"TorchNeuron (it lists {listed}).",
-            hint=f"Supported ways: a Neuron DLAMI ({_dlami_oses(release)}); a container image "
-            f"('{_image_command(release, request)}' writes its Dockerfile); or a host of "
-            f"{_wheel_oses(release)}. To install the manylinux wheels here anyway, unsupported, "
-            f"add {ALLOW_UNLISTED_OS}.",
-        )
-    return (
-        f"{name} is not an OS Neuron {release.version} lists ({listed}): the manylinux "
-        "wheels are installed anyway (--allow-unlisted-os), and nobody supports the result."
-    )
-
-
-def _image_command(release: Release, request: InstallRequest) -> str:
-    torch = request.torch or release.pairings[-1].torch_minor
-    return command("image", "render", "--torch", torch, "--release", str(release.version),
-                   "--neuron-env-source", "pypi")  # fmt: skip
-
-
-def _dlami_oses(release: Release) -> str:
-    names = sorted({release.os[d.os].name for d in release.dlamis if d.os in release.os})
-    return join_words(names, "or") or "see the Neuron documentation"
-
-
-def _wheel_oses(release: Release) -> str:
-    return join_words([e.name for e in release.os.values() if e.wheels], "or") or "a listed OS"
 
 
 def _check_wheelhouse(directory: Path, plan: InstallPlan, routed: InstallPlan) -> None:
