@@ -84,10 +84,12 @@ def _ok_words(ctx: Context, found: list[Comparison]) -> str:
     packages = plural(len(found), "Neuron system package")
     if not borrowed:
         return f"{packages} at Neuron {release} versions or newer"
+    unlisted = [c.name for c in found if c.own is None]
+    which = "any of them" if len(unlisted) == len(found) else join_words(unlisted)
     return (
-        f"{packages} at Neuron "
-        f"{join_words(str(v) for v in borrowed)} versions or newer (Neuron {release} lists "
-        "no version of some; those were compared with the newest release that does)"
+        f"{packages} at Neuron {join_words(str(v) for v in borrowed)} versions or newer "
+        f"(Neuron {release} lists no version of {which}: compared with the newest release "
+        "that does)"
     )
 
 
