@@ -118,6 +118,9 @@ class DriverFacts:
     """Processes holding a Neuron device node; None in snapshots taken before neuron-env looked."""
     holders_unreadable: int = 0
     """Processes whose open files this user may not read (others' processes, without root)."""
+    host_pid_namespace: bool | None = None
+    """Whether neuron-env ran in the host's PID namespace; False in a container's own, where the
+    PIDs neuron-ls prints are the host's; None when /proc could not tell (or older snapshots)."""
     dkms_builds: tuple[DkmsBuild, ...] | None = None
     """The aws-neuronx builds DKMS made, for any kernel; None in older snapshots."""
     module_for_kernel: bool | None = None

@@ -85,6 +85,24 @@ def read_bytes(path: Path, max_bytes: int) -> bytes:
     return data
 
 
+def read_head(path: Path, max_bytes: int) -> bytes:
+    """The first ``max_bytes`` of the regular file ``path``, however long it is: a /proc file such
+    as ``cmdline`` reports size 0 and may hold far more than anyone needs to show."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise Unreadable(exc.strerror or str(exc)) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputRejected(f"not a regular file but {_kind(info.st_mode)}; nothing was read")
+        return os.pread(fd, max_bytes, 0)
+    except OSError as exc:
+        raise Unreadable(exc.strerror or str(exc)) from None
+    finally:
+        os.close(fd)
+
+
 def read_tail(path: Path, max_bytes: int, start: int = 0) -> bytes:
     """The last ``max_bytes`` of the regular file ``path`` (none before offset ``start``): a log
     of any length, read without blocking and without holding more than its tail."""

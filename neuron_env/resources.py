@@ -12,9 +12,10 @@ from pathlib import Path
 
 MATRIX_DIR_ENV = "NEURON_ENV_MATRIX_DIR"
 
-# Where neuron-env's documentation site is published (mkdocs.yml, docs/). Every help link
-# neuron-env prints or writes is a page of it, built from this one setting; mkdocs.yml's
-# site_url and pyproject.toml's Documentation URL repeat it, and a test keeps them equal.
+# Where neuron-env's documentation site (mkdocs.yml, docs/) is meant to be published. Every help
+# link neuron-env prints or writes is a page of it, built from this one setting, and a test checks
+# each is a page of the built site. Nothing is published there yet, so the README, the site and
+# pyproject.toml do not link to it (the README says how to build and serve the site locally).
 DOCS_URL = "https://neuron-env.readthedocs.io/en/latest/"
 
 _PACKAGE_DIR = Path(__file__).resolve().parent

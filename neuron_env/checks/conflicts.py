@@ -2,7 +2,9 @@
 
 The legacy PyTorch/XLA stack (torch-xla, libneuronxla, neuronx-distributed*, transformers-neuronx
 beside an XLA build of torch-neuronx), two distributions owning the ``torchao`` import package,
-and other backends that autoload with ``import torch``.
+and other backends that autoload with ``import torch``. The libraries that run on the XLA line
+only (optimum-neuron, neuronx-distributed*: the matrix's ``[libraries]`` table) are named with
+the table's own words, which ``scan`` says too, and what to use on TorchNeuron instead.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from neuron_env.checks.model import Context, Verdict, fail, ok, warn
 from neuron_env.checks.placeholders import is_placeholder
 from neuron_env.checks.versions import loose_version
 from neuron_env.facts import HostFacts
+from neuron_env.matrix.model import Library
 
 XLA_STACK = ("torch-xla", "libneuronxla", "transformers-neuronx")
 XLA_STACK_PREFIXES = ("neuronx-distributed",)
@@ -111,16 +114,48 @@ def _torchao(facts: HostFacts, ctx: Context) -> Verdict | None:
     )
 
 
+def xla_libraries(facts: HostFacts, ctx: Context) -> list[tuple[str, Library]]:
+    """Installed libraries that the matrix's library table puts on the XLA line only
+    (optimum-neuron, neuronx-distributed*, transformers-neuronx), placeholders left out."""
+    assert facts.python is not None
+    found = []
+    for name, dist in sorted(facts.python.distributions.items()):
+        library = ctx.release.xla_library(name)
+        if library is not None and not is_placeholder(name, dist, ctx.releases):
+            found.append((name, library))
+    return found
+
+
+def _library_notes(facts: HostFacts, ctx: Context) -> tuple[list[str], list[str]]:
+    """What each XLA-line library pulls in (the table's own words), and what to do instead."""
+    assert facts.python is not None
+    dists = facts.python.distributions
+    notes, advice = [], []
+    for name, library in xla_libraries(facts, ctx):
+        notes.append(
+            f"{name} {dists[name].version} pulls in the XLA line of torch-neuronx, not "
+            f"TorchNeuron: {library.statement()}"
+        )
+        if library.advice and library.advice not in advice:
+            advice.append(library.advice)
+    return notes, advice
+
+
 def _notes(facts: HostFacts, ctx: Context) -> Verdict:
     assert facts.python is not None
     dists = facts.python.distributions
-    notes = []
-    left = [] if ctx.legacy_family else xla_leftovers(facts, ctx)
-    if left:
+    # on Trn1/Inf2 the XLA line and its libraries are what runs: not conflicts there
+    legacy = bool(ctx.legacy_family)
+    notes, advice = ([], []) if legacy else _library_notes(facts, ctx)
+    left = [] if legacy else xla_leftovers(facts, ctx)
+    libraries = set() if legacy else {name for name, _ in xla_libraries(facts, ctx)}
+    others = [name for name in left if name not in libraries]
+    if others:
         notes.append(
             "XLA-era packages are installed, not part of a TorchNeuron environment: "
-            + ", ".join(f"{name} {dists[name].version}" for name in left)
+            + ", ".join(f"{name} {dists[name].version}" for name in others)
         )
+    left = sorted({*left, *libraries})
     if "torchao" in dists:
         notes.append(
             "upstream torchao is installed; TorchNeuron needs torchao-neuron (same import name)"
@@ -136,7 +171,11 @@ def _notes(facts: HostFacts, ctx: Context) -> Verdict:
             shlex.quote(n) for n in [*left, *(["torchao"] if "torchao" in dists else [])]
         )
         fix = f"{_pip(ctx)} uninstall -y {quoted}" if quoted else ""
-        return warn("; ".join(notes), fix=fix or "Uninstall what this environment does not need.")
+        return warn(
+            "; ".join(notes),
+            fix=fix or "Uninstall what this environment does not need.",
+            detail=" ".join(advice),
+        )
     return ok("No conflicting packages")
 
 

@@ -9,6 +9,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from neuron_env.checks.device_identity import driver_identity
 from neuron_env.checks.model import Context, Verdict, fail, ok, skip, warn
 from neuron_env.facts import DeviceHolder, HostFacts
 from neuron_env.matrix import Release
@@ -21,7 +22,8 @@ DEFAULT_LNC = 2
 VISIBLE = "NEURON_RT_VISIBLE_CORES"
 NUM = "NEURON_RT_NUM_CORES"
 LNC = "NEURON_LOGICAL_NC_CONFIG"
-CORE_LIST = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
+CORE_LIST = re.compile(r"[0-9]+(?:-[0-9]+)?(?:,[0-9]+(?:-[0-9]+)?)*")
+MAX_CORE = 99_999  # far past any instance's cores: a larger number is a typo, never expanded
 
 
 @dataclass(frozen=True)
@@ -49,35 +51,79 @@ class Cores:
 
 
 def instance_type(facts: HostFacts) -> str | None:
-    """From IMDS, else from the driver's sysfs."""
-    if facts.ec2 and facts.ec2.instance_type:
-        return facts.ec2.instance_type
-    sysfs = facts.driver.sysfs if facts.driver else ()
-    return next((d.instance_type for d in sysfs if d.instance_type), None)
+    """The instance type (a size, ``trn2.48xlarge``) from IMDS. The driver's sysfs names only the
+    family (``Trn2``), so without IMDS the size is unknown."""
+    return facts.ec2.instance_type if facts.ec2 and facts.ec2.instance_type else None
 
 
 def logical_cores(facts: HostFacts, release: Release) -> Cores | None:
-    """The instance's logical cores, when its type, chip and LNC are known."""
+    """The instance's logical cores, when its chip, chip count and LNC are known: from the IMDS
+    type, else from the family and the devices the driver's sysfs lists."""
+    lnc = (facts.env.variables if facts.env else {}).get(LNC, str(DEFAULT_LNC))
+    if lnc not in ("1", "2"):
+        return None
     name = instance_type(facts)
     known = release.instance_types.get(name or "")
-    family = release.families.get(known.family) if known else None
+    if name is not None and known is not None:
+        chips, family_name = known.chips, known.family
+    elif name is None and (identity := driver_identity(facts)) and identity.family:
+        name = f"{identity.instance_type} host ({identity.devices} Neuron devices)"
+        chips, family_name = identity.devices, identity.family
+    else:
+        return None
+    family = release.families.get(family_name)
     per_chip = CORES_PER_CHIP.get(family.chip or "") if family else None
-    lnc = (facts.env.variables if facts.env else {}).get(LNC, str(DEFAULT_LNC))
-    if name is None or known is None or per_chip is None or lnc not in ("1", "2"):
-        return None
-    return Cores(name, known.chips, per_chip, int(lnc))
+    return Cores(name, chips, per_chip, int(lnc)) if per_chip else None
 
 
-def core_set(text: str) -> set[int] | None:
-    """``0-3,8`` as {0, 1, 2, 3, 8}; None when it is not a core list."""
-    text = text.replace(" ", "")
-    if not CORE_LIST.match(text):
-        return None
-    found: set[int] = set()
-    for part in text.split(","):
+@dataclass(frozen=True)
+class CoreList:
+    """A NEURON_RT_VISIBLE_CORES value as its ranges (``0-3,8``: (0, 3), (8, 8)), never
+    expanded into one number per core: ``0-999999999`` costs no more than ``0-3``."""
+
+    ranges: tuple[tuple[int, int], ...]
+
+    @property
+    def highest(self) -> int:
+        return max(high for _, high in self.ranges)
+
+    def devices(self, per_device: int) -> set[int]:
+        """The devices (chips) these cores are on, ``per_device`` logical cores to a chip."""
+        return {
+            d for low, high in self.ranges for d in range(low // per_device, high // per_device + 1)
+        }
+
+
+def parse_core_list(text: str) -> CoreList:
+    """``0-3,8`` as its ranges; :class:`ValueError` saying what is wrong otherwise (a range that
+    runs backwards, a number past :data:`MAX_CORE`, anything not a core list)."""
+    compact = text.replace(" ", "")
+    if not CORE_LIST.fullmatch(compact):
+        raise ValueError("expected e.g. 0-3 or 0,2")
+    ranges = []
+    for part in compact.split(","):
         low, _, high = part.partition("-")
-        found.update(range(int(low), int(high or low) + 1))
-    return found
+        if len(low) > 5 or len(high) > 5 or max(int(low), int(high or low)) > MAX_CORE:
+            raise ValueError(f"{part} is past any instance's cores (at most {MAX_CORE})")
+        if high and int(high) < int(low):
+            raise ValueError(f"{part} runs backwards: write it {high}-{low}")
+        ranges.append((int(low), int(high or low)))
+    return CoreList(tuple(ranges))
+
+
+def core_list(text: str) -> CoreList | None:
+    """:func:`parse_core_list`, or None when ``text`` is not a valid core list."""
+    try:
+        return parse_core_list(text)
+    except ValueError:
+        return None
+
+
+def core_count(text: str) -> int:
+    """A NEURON_RT_NUM_CORES value; :class:`ValueError` saying what is wrong otherwise."""
+    if not re.fullmatch(r"[0-9]{1,5}", text.strip()) or int(text) < 1:
+        raise ValueError(f"expected a number of cores from 1 to {MAX_CORE}")
+    return int(text)
 
 
 def check_core_variables(facts: HostFacts, ctx: Context) -> Verdict:
@@ -90,29 +136,63 @@ def check_core_variables(facts: HostFacts, ctx: Context) -> Verdict:
     cores = logical_cores(facts, ctx.release)
     if cores is None:
         return skip("The instance's NeuronCore count is unknown; core variables not compared")
-    visible = core_set(env.get(VISIBLE, ""))
+    problem = _unusable(env)
+    if problem is not None:
+        return fail(f"{problem}: {cores.describe()}", fix=_fix_for(cores, problem))
+    visible = core_list(env.get(VISIBLE, ""))
     number = env.get(NUM, "")
-    if visible and max(visible) >= cores.count:
+    if visible and visible.highest >= cores.count:
         return fail(f"{VISIBLE}={env[VISIBLE]} is past the cores: {cores.describe()}",
-                    fix=f"export {VISIBLE}={shlex.quote(f'0-{cores.count - 1}')}")  # fmt: skip
-    if number.isdigit() and int(number) > cores.count:
+                    fix=_fix_for(cores, VISIBLE))  # fmt: skip
+    if number and core_count(number) > cores.count:
         return fail(f"{NUM}={number} is more than the cores: {cores.describe()}",
-                    fix=f"export {NUM}={cores.count}")  # fmt: skip
+                    fix=_fix_for(cores, NUM))  # fmt: skip
     shown = ", ".join(f"{k}={env[k]}" for k in (VISIBLE, NUM) if k in env)
     return ok(f"{shown}: within logical cores 0-{cores.count - 1} (LNC={cores.lnc})")
 
 
-def holders(facts: HostFacts) -> list[DeviceHolder] | None:
-    """Processes holding a device: /proc's fd links merged with neuron-ls's process list."""
+def _unusable(env: dict[str, str]) -> str | None:
+    """What is wrong with a core variable that is not a core list or a count at all."""
+    for name, parse in ((VISIBLE, parse_core_list), (NUM, core_count)):
+        if name in env:
+            try:
+                parse(env[name])
+            except ValueError as exc:
+                return f"{name}={env[name]} is not usable ({exc})"
+    return None
+
+
+def _fix_for(cores: Cores, problem: str) -> str:
+    if problem.startswith(NUM):
+        return f"export {NUM}={cores.count}"
+    return f"export {VISIBLE}={shlex.quote(f'0-{cores.count - 1}')}"
+
+
+@dataclass(frozen=True)
+class Holder(DeviceHolder):
+    """A holder as judged: ``host_pid`` when the PID is the host's, seen from a container's own
+    PID namespace (as neuron-ls prints it there), so not a process this one can signal."""
+
+    host_pid: bool = False
+
+
+def holders(facts: HostFacts) -> list[Holder] | None:
+    """Processes holding a device: /proc's fd links merged with neuron-ls's process list. In a
+    container's own PID namespace neuron-ls names processes by their host PIDs: those are kept
+    apart, marked ``host_pid``, never merged with (or mistaken for) a PID of this container."""
     assert facts.driver is not None
-    found = {h.pid: h for h in facts.driver.holders or ()}
+    host_pids = facts.driver.host_pid_namespace is False
+    found = {
+        (False, h.pid): Holder(h.pid, h.command, h.devices) for h in facts.driver.holders or ()
+    }
     for pid, command, device in _listed_processes(facts.driver.neuron_ls):
-        seen = found.get(pid)
+        seen = found.get((host_pids, pid))
         devices = tuple(sorted({*(seen.devices if seen else ()), device}, key=_node_number))
-        found[pid] = DeviceHolder(pid, seen.command if seen else command, devices)
+        command = seen.command if seen else command
+        found[(host_pids, pid)] = Holder(pid, command, devices, host_pid=host_pids)
     if facts.driver.holders is None and not found:
         return None
-    return [found[pid] for pid in sorted(found)]
+    return [found[key] for key in sorted(found)]
 
 
 def _listed_processes(listing: Any) -> list[tuple[int, str, str]]:
@@ -134,14 +214,21 @@ def _node_number(path: str) -> int:
     return int(digits) if digits.isdigit() else -1
 
 
-def held_message(found: list[DeviceHolder]) -> str:
-    """``pid 4242 (python train.py) holds /dev/neuron0 … /dev/neuron15 (16 devices)``."""
+def held_message(found: list[Holder]) -> str:
+    """``pid 4242 (python train.py) holds /dev/neuron0 … /dev/neuron15 (16 devices)``; a holder
+    outside this container: ``/dev/neuron3 held by a process outside this container (host PID
+    777: python serve.py)``."""
     parts = []
     for holder in found[:3]:
         nodes = holder.devices
         shown = (f"{nodes[0]} … {nodes[-1]} ({len(nodes)} devices)" if len(nodes) > 3
                  else join_words(nodes))  # fmt: skip
-        parts.append(f"pid {holder.pid} ({shorten_words(holder.command, 80)}) holds {shown}")
+        command = shorten_words(holder.command, 80)
+        if holder.host_pid:
+            parts.append(f"{shown} held by a process outside this container "
+                         f"(host PID {holder.pid}: {command})")  # fmt: skip
+        else:
+            parts.append(f"pid {holder.pid} ({command}) holds {shown}")
     others = len(found) - 3
     more = f"; {others} more process{'es' if others > 1 else ''}" if others > 0 else ""
     return "; ".join(parts) + more
@@ -161,23 +248,45 @@ def held_verdict(facts: HostFacts, cores: Cores | None) -> Verdict:
         return ok("No other process holds a Neuron device", detail=detail)
     held = {_node_number(d) for h in found for d in h.devices}
     message = held_message(found)
-    visible = core_set((facts.env.variables if facts.env else {}).get(VISIBLE, ""))
-    if cores and visible and not {c // cores.per_device for c in visible} & held:
+    visible = core_list((facts.env.variables if facts.env else {}).get(VISIBLE, ""))
+    if cores and visible and not visible.devices(cores.per_device) & held:
         return ok(f"{message}; {VISIBLE} keeps this process on free cores", detail=detail)
-    return warn(f"NeuronCores in use: {message}", fix=_free_fix(found, held, cores), detail=detail)
+    fix = _free_fix(found, held, cores, _present_devices(facts))
+    return warn(f"NeuronCores in use: {message}", fix=fix, detail=detail)
 
 
-def _free_fix(found: list[DeviceHolder], held: set[int], cores: Cores | None) -> str:
-    pids = " ".join(str(h.pid) for h in found[:3])
-    wait = f"Wait for it to finish or stop it (kill {pids})"
+def _present_devices(facts: HostFacts) -> set[int] | None:
+    """The /dev/neuronN this process has (a container has only those passed in); None when the
+    nodes were not listed."""
+    nodes = facts.driver.devices if facts.driver else ()
+    return {_node_number(n.path) for n in nodes} if nodes else None
+
+
+def _free_fix(
+    found: list[Holder], held: set[int], cores: Cores | None, present: set[int] | None
+) -> str:
+    wait = _stop_step(found)
     if cores is None:
         return wait + "."
-    free = [d for d in range(cores.chips) if d not in held]
+    have = present if present is not None else set(range(cores.chips))
+    free = [d for d in range(cores.chips) if d not in held and d in have]
     if not free:
-        return wait + "; every device is held, so no core is free."
+        which = "every device this container has" if present is not None else "every device"
+        return f"{wait}; {which} is held, so no core is free."
     run = [d for i, d in enumerate(free) if d == free[0] + i]  # the first unbroken run
     low, high = run[0] * cores.per_device, (run[-1] + 1) * cores.per_device - 1
     return f"{wait}, or run on free cores: export {VISIBLE}={low}-{high}"
+
+
+def _stop_step(found: list[Holder]) -> str:
+    """How to end the holders: ``kill`` for this namespace's processes; a host PID is stopped
+    from the host, since a container can neither see nor signal it."""
+    mine = " ".join(str(h.pid) for h in found[:3] if not h.host_pid)
+    hosts = " ".join(str(h.pid) for h in found[:3] if h.host_pid)
+    steps = [f"kill {mine}"] if mine else []
+    if hosts:
+        steps.append(f"from the host, not this container: sudo kill {hosts}")
+    return f"Wait for it to finish or stop it ({'; '.join(steps)})"
 
 
 def check_cores_held(facts: HostFacts, ctx: Context) -> Verdict:

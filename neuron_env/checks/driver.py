@@ -24,6 +24,12 @@ from neuron_env.wording import plural
 # The dynamic loader's words, as printed when a program cannot start.
 LIBRARY_MISSING = re.compile(r"error while loading shared libraries: ([^\s:]+): cannot open")
 GLIBC_MISSING = re.compile(r"version [`']GLIBC_([0-9.]+)' not found")
+# neuron-ls's words when the driver gives it no device (aws-neuron/aws-neuron-sdk issue #633):
+# FATA[0000] Failed to discover neuron devices error="Unable to read device information from the
+# driver. Make sure aws-neuronx-dkms is installed and the neuron driver is accessible."
+NO_DEVICE_FROM_DRIVER = re.compile(
+    r"Failed to discover neuron devices|Unable to read device information from the driver"
+)
 
 DRIVER_PACKAGE = "aws-neuronx-dkms"
 RELOAD = "sudo rmmod neuron && sudo modprobe neuron"
@@ -147,6 +153,14 @@ def _neuron_ls_broken(facts: HostFacts, count: int, error: str) -> Verdict:
     """neuron-ls runs but fails: the loader's words name a missing library or a glibc floor."""
     devices = f"{plural(count, 'Neuron device')}, accessible"
     reinstall = _host_step(facts, "sudo apt-get install --reinstall -y aws-neuronx-tools")
+    if NO_DEVICE_FROM_DRIVER.search(error):  # the tool works; the driver gave it nothing
+        return warn(
+            f"{devices}; neuron-ls cannot read them from the Neuron driver",
+            fix=_host_step(
+                facts, f"sudo apt-get install --reinstall -y {DRIVER_PACKAGE} && {RELOAD}"
+            ),
+            detail=error,
+        )
     if glibc := GLIBC_MISSING.search(error):
         have = f" (this host has {facts.os.glibc})" if facts.os and facts.os.glibc else ""
         return warn(

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import re
 import shlex
 
+from neuron_env.checks.cores import core_count, parse_core_list
 from neuron_env.checks.model import Context, Verdict, fail, ok, skip, warn
 from neuron_env.facts import HostFacts
 from neuron_env.wording import plural
 
 LEGACY_XLA_VARIABLES = ("XLA_USE_BF16", "XLA_DOWNCAST_BF16", "XLA_FLAGS", "PJRT_DEVICE")
-CORE_LIST = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
 GIB = 1024**3
 FREE_FAIL_GIB = 1
 FREE_WARN_GIB = 10
@@ -60,17 +59,15 @@ def _invalid(env: dict[str, str]) -> list[tuple[str, str]]:
                 "NEURON_LOGICAL_NC_CONFIG",
             )
         )
-    cores = env.get("NEURON_RT_VISIBLE_CORES")
-    if cores is not None and not CORE_LIST.match(cores.replace(" ", "")):
-        errors.append(
-            (
-                f"NEURON_RT_VISIBLE_CORES={cores} (expected e.g. 0-3 or 0,2)",
-                "NEURON_RT_VISIBLE_CORES",
-            )
-        )
-    count = env.get("NEURON_RT_NUM_CORES")
-    if count is not None and not count.isdigit():
-        errors.append((f"NEURON_RT_NUM_CORES={count} (expected a number)", "NEURON_RT_NUM_CORES"))
+    for name, parse in (
+        ("NEURON_RT_VISIBLE_CORES", parse_core_list),
+        ("NEURON_RT_NUM_CORES", core_count),
+    ):
+        value = env.get(name)
+        try:
+            _ = value is None or parse(value)
+        except ValueError as exc:  # checked as ranges: 0-999999999 is never expanded
+            errors.append((f"{name}={value} ({exc})", name))
     return errors
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shlex
 
+from neuron_env.checks.device_identity import driver_identity
 from neuron_env.checks.model import Context, Verdict, fail, ok, skip
 from neuron_env.checks.placeholders import is_placeholder
 from neuron_env.checks.versions import package_version
@@ -22,22 +23,17 @@ FAMILY_NAMES = {"trn1": "Trn1", "trn1n": "Trn1n", "inf2": "Inf2", "inf1": "Inf1"
 
 
 def legacy_family(facts: HostFacts, release: Release) -> str:
-    """``Trn1`` on an instance of a family the native backend does not run on, else ""."""
-    name = _instance_type(facts)
-    if name is None:
-        return ""
-    family_name = release.family_of(name)
-    family = release.families.get(family_name)
-    if family is None or family.native:
+    """``Trn1`` on an instance of a family the native backend does not run on (from IMDS, else
+    from the family the driver's sysfs names), else ""."""
+    if facts.ec2 and facts.ec2.instance_type:
+        family_name: str | None = release.family_of(facts.ec2.instance_type)
+    else:
+        identity = driver_identity(facts)
+        family_name = identity.family if identity else None
+    family = release.families.get(family_name or "")
+    if family_name is None or family is None or family.native:
         return ""
     return FAMILY_NAMES.get(family_name, family_name)
-
-
-def _instance_type(facts: HostFacts) -> str | None:
-    if facts.ec2 and facts.ec2.instance_type:
-        return facts.ec2.instance_type
-    sysfs = facts.driver.sysfs if facts.driver else ()
-    return next((d.instance_type for d in sysfs if d.instance_type), None)
 
 
 def headline(family: str) -> str:

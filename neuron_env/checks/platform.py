@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from neuron_env.checks.device_identity import DriverIdentity, driver_identity
 from neuron_env.checks.legacy_host import not_for_this_host
 from neuron_env.checks.model import Context, Verdict, fail, not_compared, ok, warn
 from neuron_env.checks.versions import loose_version
@@ -134,21 +135,38 @@ def _all_pythons(release: Release) -> tuple[str, ...]:
 
 
 def check_instance(facts: HostFacts, ctx: Context) -> Verdict:
-    """``platform.instance``: a Trn2/Trn3 EC2 instance, from IMDS or else the driver's sysfs."""
+    """``platform.instance``: a Trn2/Trn3 EC2 instance, from IMDS or else the driver's sysfs
+    (which names the family, never the size)."""
     assert facts.ec2 is not None
     ec2 = facts.ec2
-    sysfs_type = (
-        next((d.instance_type for d in facts.driver.sysfs if d.instance_type), None)
-        if facts.driver
-        else None
-    )
-    instance_type = ec2.instance_type or sysfs_type
-    if instance_type is None:
+    if ec2.instance_type:
+        return _judge_instance_type(ctx.release, ec2.instance_type, "")
+    identity = driver_identity(facts)
+    if identity is None:
         return _unknown_instance(facts)
-    source = (
-        "" if ec2.instance_type else f" (from the Neuron driver's sysfs; {ec2.reason or 'no IMDS'})"
-    )
-    return _judge_instance_type(ctx.release, instance_type, source)
+    return _judge_driver_identity(ctx.release, identity, ec2.reason or "no IMDS")
+
+
+def _judge_driver_identity(release: Release, identity: DriverIdentity, reason: str) -> Verdict:
+    """The family the driver names, judged like a type of it; the size stays unknown."""
+    source = f"from the Neuron driver's sysfs; size unknown: {reason}"
+    family = release.families.get(identity.family or "")
+    if family is None:
+        return warn(
+            f"The Neuron driver reports {identity.describe()}, a spelling neuron-env does not "
+            f"know; the instance family is not judged ({reason})",
+            fix=f"Run where IMDS answers, or compare with 'neuron-ls'. {HOP_LIMIT_HINT}",
+        )
+    if not family.native:  # no fix: the report says once what runs here, and judges it
+        return fail(f"{identity.describe()} ({source}): {family.reason}",
+                    detail=NOT_NATIVE_DETAIL)  # fmt: skip
+    return ok(f"{identity.describe()} ({source})")
+
+
+NOT_NATIVE_DETAIL = (
+    "TorchNeuron needs a Trn2 or Trn3 instance; the other checks judge the environment that runs "
+    "on this one."
+)
 
 
 def _unknown_instance(facts: HostFacts) -> Verdict:
@@ -176,8 +194,7 @@ def _judge_instance_type(release: Release, instance_type: str, source: str) -> V
     if not family.native:  # no fix: the report says once what runs here, and judges it
         return fail(
             f"{instance_type}: {family.reason}",
-            detail="TorchNeuron needs a Trn2 or Trn3 instance; the other checks judge the "
-            "environment that runs on this one.",
+            detail=NOT_NATIVE_DETAIL,
         )
     if instance_type not in release.instance_types:
         return warn(

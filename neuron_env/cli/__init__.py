@@ -47,86 +47,86 @@ class LazyCommand:
 
 COMMANDS: dict[str, LazyCommand] = {
     "doctor": LazyCommand(
-        "neuron_env.cli.doctor",
+        "neuron_env.doctor.cli",
         "doctor",
         "Validate this host and a Python environment for TorchNeuron; say what to fix.",
     ),
     "facts": LazyCommand(
-        "neuron_env.cli.doctor",
+        "neuron_env.doctor.cli",
         "facts",
         "Collect a JSON snapshot of this host and a Python environment (facts only, no verdicts).",
     ),
     "preflight": LazyCommand(
-        "neuron_env.cli.preflight",
+        "neuron_env.preflight.cli",
         "preflight",
         "Gate a CI job or a node on a healthy Trainium environment (doctor + device levels).",
     ),
     "install": LazyCommand(
-        "neuron_env.cli.install",
+        "neuron_env.install.cli",
         "install",
         "Install TorchNeuron into a virtual environment: exact pins, each from its own index.",
     ),
     "download": LazyCommand(
-        "neuron_env.cli.install",
+        "neuron_env.install.cli",
         "download",
         "Fill a wheelhouse for an air-gapped machine, routed like 'install'.",
     ),
     "smoke": LazyCommand(
-        "neuron_env.cli.device",
+        "neuron_env.selftest.cli",
         "smoke",
         "Quick device check: availability and count, then a matmul vs CPU in fp32 and bf16.",
     ),
     "selftest": LazyCommand(
-        "neuron_env.cli.device",
+        "neuron_env.selftest.cli",
         "selftest",
         "Kernel self-test: each case on the device vs CPU, eager and torch.compile, fwd and bwd.",
     ),
     "collectives": LazyCommand(
-        "neuron_env.cli.collectives",
+        "neuron_env.collectives.cli",
         "collectives",
         "All-reduce, all-gather, reduce-scatter, all-to-all and broadcast over a size sweep.",
     ),
     "scan": LazyCommand(
-        "neuron_env.cli.scan",
+        "neuron_env.scan.cli",
         "scan",
         "Find code that needs changes for TorchNeuron: PyTorch/XLA idioms, APIs the release does\n"
         "not support, float64, torch.compile options, hard-coded CUDA devices.",
     ),
     "evaluate": LazyCommand(
-        "neuron_env.cli.evaluate",
+        "neuron_env.evaluate.cli",
         "evaluate",
         "Run your model on the device and compare it with the CPU: numerics, CPU fallback, "
         "timings.",
     ),
     "fleet": LazyCommand(
-        "neuron_env.cli.fleet",
+        "neuron_env.fleet.cli",
         "app",
         "Validate many Trainium hosts: collect their facts (AWS Systems Manager or any other way) "
         "and judge them together.",
         group=True,
     ),
     "matrix": LazyCommand(
-        "neuron_env.cli.matrix",
+        "neuron_env.matrix.cli",
         "app",
         "The versioned support matrix: which torch, torch-neuronx, Python, OS and instance go "
         "together, per Neuron release.",
         group=True,
     ),
     "launch-template": LazyCommand(
-        "neuron_env.cli.cloud",
+        "neuron_env.cloud.cli",
         "launch_template_app",
         "EC2 launch templates for Trainium hosts: DLAMI, EFA layout, IMDSv2, storage, capacity and "
         "boot-time validation, rendered from the support matrix.",
         group=True,
     ),
     "ami": LazyCommand(
-        "neuron_env.cli.cloud",
+        "neuron_env.cloud.cli",
         "ami_app",
         "Packer recipes for Neuron-ready AMIs, rendered from the support matrix.",
         group=True,
     ),
     "image": LazyCommand(
-        "neuron_env.cli.image",
+        "neuron_env.image.cli",
         "image_app",
         "Container images for Trainium: a Dockerfile with the release's Neuron user space, EFA "
         "and the Python environment built by neuron-env install, rendered from the support matrix.",

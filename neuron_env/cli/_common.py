@@ -6,7 +6,6 @@ import math
 import os
 import sys
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -22,7 +21,6 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from neuron_env.errors import NeuronEnvError
-    from neuron_env.selftest import ProgressCallback
 
 
 @dataclass
@@ -88,39 +86,12 @@ def command_name(ctx: typer.Context) -> str:
     return " ".join(reversed(names))
 
 
-def device_progress() -> AbstractContextManager[ProgressCallback]:
-    """The device levels' progress on stderr, for the commands that run them."""
-    from neuron_env.selftest.output import progress
-
-    return progress()
-
-
 def write_output(path: Path | None, text: str, *, append: bool = False) -> None:
     """``text`` to ``path`` (its folder created), or to stdout when ``path`` is None (exit 2 when
     it cannot be written): :func:`neuron_env.output.emit.write_text`."""
     from neuron_env.output.emit import write_text
 
     write_text(path, text, append=append)
-
-
-def aws_session(region: str | None, profile: str | None) -> Any:
-    """A boto3 session from the standard chain or --region/--profile; a region is required."""
-    import boto3
-
-    from neuron_env.cloud.api_errors import aws_call
-    from neuron_env.errors import OperationFailed
-
-    # botocore reads AWS_DEFAULT_REGION and profiles; AWS_REGION is what other SDKs and most
-    # CI systems set, so it counts too.
-    region = region or os.environ.get("AWS_REGION") or None
-    with aws_call("AWS session"):
-        session = boto3.session.Session(profile_name=profile, region_name=region)
-    if not session.region_name:
-        raise OperationFailed(
-            "No AWS region is configured.",
-            hint="Pass --region, or set AWS_REGION (or a region in your AWS profile).",
-        )
-    return session
 
 
 def print_error(exc: NeuronEnvError) -> None:

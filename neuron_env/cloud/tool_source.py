@@ -38,12 +38,25 @@ _S3 = re.compile(r"s3://([a-z0-9][a-z0-9.\-]{1,61}[a-z0-9])/([A-Za-z0-9._\-/~+=]
 _FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+\-]*\.(?:whl|tar\.gz|tgz)")
 _EXACT_SPEC = re.compile(r"neuron[-_.]env==[0-9A-Za-z.+!]+", re.IGNORECASE)
 
-CHOICES = (
-    "--neuron-env-source URL or s3://BUCKET/KEY with --neuron-env-sha256 HEX (checked before it "
-    "is installed), --neuron-env-source ami (an image built by 'neuron-env ami render' already "
-    "holds neuron-env), or --neuron-env-source pypi (the host's configured index; add "
-    "--neuron-env-sha256 to check the wheel)"
-)
+
+def choices(*, ami: bool = True, ami_option: bool = False, s3: bool = True) -> str:
+    """The sources a command accepts, as a hint says them: only those (an image build has no AWS
+    credentials for s3://, and no neuron-env of its own for ami; where the command has --ami,
+    ami goes with an image of ours)."""
+    where = "URL or s3://BUCKET/KEY" if s3 else "URL"
+    offered = [
+        f"--neuron-env-source {where} with --neuron-env-sha256 HEX (checked before it is installed)"
+    ]
+    if ami or ami_option:
+        offered.append(
+            f"--neuron-env-source ami{' with --ami AMI_ID' if not ami else ''} (an image built "
+            "by 'neuron-env ami render' already holds neuron-env)"
+        )
+    offered.append(
+        "--neuron-env-source pypi (the configured index; add --neuron-env-sha256 to check the "
+        "wheel)"
+    )
+    return ", ".join(offered[:-1]) + ", or " + offered[-1]
 
 
 @dataclass(frozen=True)
@@ -111,17 +124,20 @@ def tool_source(
     *,
     allow_ami: bool = True,
     ami_option: bool = False,
+    allow_s3: bool = True,
 ) -> ToolSource:
     """Check ``--neuron-env-source``, ``--neuron-env-sha256`` and ``--neuron-env-spec``;
     ``allow_ami`` is false where the image cannot hold neuron-env yet (a DLAMI, an AMI build);
-    ``ami_option`` says whether the command has an ``--ami`` option a hint may offer."""
+    ``ami_option`` says whether the command has an ``--ami`` option a hint may offer;
+    ``allow_s3`` is false where nothing could fetch from S3 (a container image build): the hints
+    then offer only what the command accepts (the caller refuses an s3:// source itself)."""
     if spec is not None:
         values.pip_spec(spec)
     if source is None:
         raise BadInput(
             "Say where neuron-env itself comes from: it is installed as root, so the source "
             "must be one you chose.",
-            hint=f"Pass {CHOICES}.",
+            hint=f"Pass {choices(ami=allow_ami, ami_option=ami_option, s3=allow_s3)}.",
         )
     digest = _digest(sha256)
     if spec is not None and source != "pypi":
@@ -133,7 +149,8 @@ def tool_source(
                 "'neuron-env ami render' holds; this image has none (a Neuron DLAMI, or the "
                 "build that is to put it there).",
                 hint=("Give --ami with such an image, or a" if ami_option else "Give a")
-                + " URL or s3:// object with --neuron-env-sha256, or pypi.",
+                + (" URL or s3:// object" if allow_s3 else " URL")
+                + " with --neuron-env-sha256, or pypi.",
             )
         if digest is not None:
             raise BadInput("--neuron-env-sha256 has no use with --neuron-env-source ami.")

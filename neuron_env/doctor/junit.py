@@ -4,8 +4,9 @@
 The doctor's report is one testsuite per category, one testcase per check. Failures and probe
 errors map to ``<failure>`` and ``<error>``, skipped checks to ``<skipped>``, and so do checks
 that need Trainium hardware on a host without a Neuron device (the run's exit 3 says it);
-warnings pass (with ``<system-out>``) unless the run was strict, where they fail. The fleet report
-(:mod:`neuron_env.fleet.output`) and the self-test write through :func:`write_junit` too.
+warnings pass (their text in the suite's ``<system-out>``) unless the run was strict, where they
+fail. The fleet report (:mod:`neuron_env.fleet.output`) and the self-test write through
+:func:`write_junit` too.
 """
 
 from __future__ import annotations

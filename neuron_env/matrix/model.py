@@ -28,6 +28,8 @@ SystemRole = Literal["driver", "runtime", "collectives", "tools", "oci-hook", "o
 DlamiKind = Literal["single-framework", "multi-framework", "base"]
 LimitationKind = Literal["unsupported-api", "dtype", "compile", "feature", "platform"]
 UsageClass = Literal["on-demand", "spot", "capacity-block"]
+LibraryLine = Literal["xla", "native"]
+LibraryStatus = Literal["supported", "beta", "maintenance", "end-of-support", "unsupported"]
 
 
 @dataclass(frozen=True)
@@ -351,6 +353,63 @@ class Companion:
 
 
 @dataclass(frozen=True)
+class XlaPin:
+    """A version of a library and the XLA build of torch-neuronx it pins."""
+
+    version: str
+    """The library's version, or the branch that pins it (``"0.4.5"``, ``"sdk2.31 branch"``)."""
+    torch_neuronx: Version
+    confirmed: bool = True
+    note: str = ""
+    sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Library:
+    """A library around TorchNeuron: which line it runs on, its support, what it pins.
+
+    Keyed by its pip name. ``line`` is ``xla`` for the libraries built on the PyTorch/XLA build
+    of torch-neuronx (installing one into a TorchNeuron environment pulls that build in) and
+    ``native`` for those that run on TorchNeuron's neuron device as they are. ``summary`` is the
+    support status with its dates, ``advice`` what to do in a TorchNeuron environment; doctor
+    and scan both say these words, so they never disagree about a library.
+    """
+
+    name: str
+    line: LibraryLine
+    status: LibraryStatus
+    summary: str
+    advice: str = ""
+    end_of_support: datetime.date | None = None
+    imports: tuple[str, ...] = ()
+    """Import packages (``optimum.neuron``): what scan finds in source code."""
+    commands: tuple[str, ...] = ()
+    """Commands it installs that build for the XLA line (``optimum-cli export neuron``)."""
+    pins: tuple[XlaPin, ...] = ()
+    confirmed: bool = True
+    note: str = ""
+    sources: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.line == "native" and self.pins:
+            raise ValueError("a library on the native line pins no XLA torch-neuronx")
+
+    @property
+    def pinned(self) -> str:
+        """``2.8.0.2.10.16998 (0.4.5), 2.9.0.2.15.32035 (sdk2.31 branch)``, or ``""``."""
+        return ", ".join(
+            f"{pin.torch_neuronx} ({pin.version}{'' if pin.confirmed else ', unconfirmed'})"
+            for pin in self.pins
+        )
+
+    def statement(self) -> str:
+        """What doctor and scan both say about this library: its line, status and pins."""
+        pins = f" The XLA torch-neuronx it pins: {self.pinned}." if self.pins else ""
+        unconfirmed = "" if self.confirmed else " (unconfirmed)"
+        return f"{self.summary}{unconfirmed}{pins}"
+
+
+@dataclass(frozen=True)
 class Release:
     """Everything one matrix file says about one Neuron SDK release."""
 
@@ -372,6 +431,7 @@ class Release:
     docs: dict[str, str]
     sources: dict[str, str]
     companions: dict[str, Companion] = field(default_factory=dict)
+    libraries: dict[str, Library] = field(default_factory=dict)
     origin: Path = field(default=Path(), metadata={NOT_IN_TOML: True}, compare=False)
 
     @property
@@ -388,6 +448,11 @@ class Release:
     def companions_for(self, torch_minor: str) -> dict[str, Companion]:
         """The companions that run on PyTorch ``torch_minor`` (``"2.14"``), by pip name."""
         return {name: c for name, c in self.companions.items() if torch_minor in c.torch}
+
+    def xla_library(self, pip_name: str) -> Library | None:
+        """The library of this pip name when it runs on the XLA line only."""
+        library = self.libraries.get(pip_name)
+        return library if library is not None and library.line == "xla" else None
 
     def family_of(self, instance_type: str) -> str:
         """``trn2`` for ``trn2.48xlarge``; listed types may name another family (``trn2u``)."""

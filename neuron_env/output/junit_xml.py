@@ -8,9 +8,11 @@ side can use it without the renderers.
 
 from __future__ import annotations
 
+import socket
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Literal
 
 from neuron_env.escape import xml
@@ -21,8 +23,8 @@ Outcome = Literal["pass", "failure", "error", "skipped"]
 @dataclass(frozen=True)
 class Case:
     """One testcase: ``message``/``kind`` are its failure's, error's or skip's attributes; ``text``
-    the body of its failure or error, or (when it passes) its ``<system-out>``; ``time`` its
-    seconds (None: written as 0)."""
+    the body of its failure or error, or (when it passes) its line ``name: text`` in the suite's
+    ``<system-out>``; ``time`` its seconds (None: written as 0)."""
 
     classname: str
     name: str
@@ -44,22 +46,43 @@ class Suite:
     time: float | None = None
 
 
-def write_junit(name: str, suites: Sequence[Suite]) -> str:
-    """The JUnit document: ``<testsuites>`` named ``name``, counts summed from the cases."""
-    cases = [case for suite in suites for case in suite.cases]
-    times = [suite.time for suite in suites if suite.time is not None]
-    root = ET.Element("testsuites", {"name": name, **_counts(cases, sum(times) if times else None)})
-    for suite in suites:
-        element = ET.SubElement(
-            root, "testsuite", {"name": suite.name, **_counts(suite.cases, suite.time)}
-        )
-        if suite.properties:
-            properties = ET.SubElement(element, "properties")
-            for key, value in suite.properties.items():
-                ET.SubElement(properties, "property", name=key, value=value)
-        for case in suite.cases:
-            element.append(_case_element(case))
+def write_junit(name: str, suites: Sequence[Suite], *, when: datetime | None = None) -> str:
+    """The JUnit document named ``name``: ``<testsuites>`` of ``<testsuite>`` elements, counts
+    summed from the cases, ``when`` (default: now) as each suite's UTC timestamp.
+
+    The layout is the one both the Jenkins xUnit plugin's schema (junit-10.xsd) and Apache Ant's
+    JUnit schema accept, since CI systems read one or the other: ``<testsuites>`` carries no
+    attributes (Ant allows none; each suite has its counts), each suite has ``package``, ``id``,
+    ``timestamp``, ``hostname``, ``<properties>`` and, last, ``<system-out>``/``<system-err>``,
+    where a passing case's text goes (Ant allows no output inside a testcase). ``name`` becomes
+    each suite's ``package``.
+    """
+    utc = (when or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    stamp = utc.strftime("%Y-%m-%dT%H:%M:%S")  # Ant's schema: no time zone (UTC, said here)
+    root = ET.Element("testsuites")
+    for index, suite in enumerate(suites):
+        root.append(_suite_element(suite, index, name, stamp))
     return to_xml(root)
+
+
+def _suite_element(suite: Suite, index: int, package: str, stamp: str) -> ET.Element:
+    attributes = {
+        "name": suite.name, **_counts(suite.cases, suite.time), "timestamp": stamp,
+        "hostname": socket.gethostname() or "localhost", "package": package, "id": str(index),
+    }  # fmt: skip
+    element = ET.Element("testsuite", attributes)
+    properties = ET.SubElement(element, "properties")
+    for key, value in suite.properties.items():
+        ET.SubElement(properties, "property", name=key, value=value)
+    element.extend(_case_element(case) for case in suite.cases)
+    output = [f"{case.name}: {case.text}" for case in suite.cases if _is_output(case)]
+    ET.SubElement(element, "system-out").text = "\n".join(output) or None
+    ET.SubElement(element, "system-err")
+    return element
+
+
+def _is_output(case: Case) -> bool:
+    return case.outcome == "pass" and case.text is not None
 
 
 def to_xml(root: ET.Element) -> str:
@@ -80,12 +103,11 @@ def _case_element(case: Case) -> ET.Element:
     element = ET.Element("testcase", classname=case.classname, name=case.name)
     element.set("time", _seconds(case.time))
     if case.outcome in ("failure", "error"):
-        attributes = {"message": case.message, **({"type": case.kind} if case.kind else {})}
+        # Ant's schema requires a type; without a kind of its own, the outcome names it.
+        attributes = {"message": case.message, "type": case.kind or case.outcome}
         ET.SubElement(element, case.outcome, attributes).text = case.text
     elif case.outcome == "skipped":
         ET.SubElement(element, "skipped", message=case.message)
-    elif case.text is not None:
-        ET.SubElement(element, "system-out").text = case.text
     return element
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from neuron_env.command import clean_env, run
 from neuron_env.errors import CommandFailed
 from neuron_env.facts import DeviceNode, DriverFacts, NeuronDevice
-from neuron_env.probe.holders import device_holders
+from neuron_env.probe.holders import device_holders, in_host_pid_namespace
 from neuron_env.probe.kernel_module import dkms_builds, module_for_kernel
 from neuron_env.probe.os_release import kernel_release
 from neuron_env.probe.sysroot import Sysroot
@@ -41,6 +41,7 @@ def probe_driver(sysroot: Path, *, neuron_ls_timeout: float = 5.0) -> DriverFact
         neuron_ls_error=listing_error,
         holders=holders,
         holders_unreadable=unreadable,
+        host_pid_namespace=in_host_pid_namespace(root),
         dkms_builds=dkms_builds(root),
         # A loaded module proves a build exists; only walk the module tree when it is not.
         module_for_kernel=None if loaded else module_for_kernel(root, kernel_release(sysroot)),

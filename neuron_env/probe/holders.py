@@ -14,6 +14,12 @@ from neuron_env.facts import DeviceHolder
 from neuron_env.probe.sysroot import Sysroot
 
 NEURON_NODE = re.compile(r"^/dev/neuron\d+$")
+# The kernel numbers the host's (initial) PID namespace PROC_PID_INIT_INO = 0xEFFFFFFC
+# (include/linux/proc_ns.h): /proc/self/ns/pid reads "pid:[4026531836]" there and another
+# number in a container's own namespace, where the driver (and so neuron-ls) still names
+# processes by their host PIDs.
+HOST_PID_NAMESPACE = "pid:[4026531836]"
+PID_NAMESPACE = re.compile(r"^pid:\[\d+\]$")
 COMMAND_MAX_BYTES = 4096  # a command line is shown shortened; more is never needed
 
 
@@ -35,6 +41,25 @@ def device_holders(
         if held:
             holders.append(DeviceHolder(pid, _command(proc, pid), held))
     return tuple(holders), unreadable
+
+
+def in_host_pid_namespace(proc: Sysroot) -> bool | None:
+    """Whether neuron-env runs in the host's PID namespace (False: a container's own, where a
+    PID neuron-ls prints is not one this process can signal); None when /proc cannot tell."""
+    try:
+        link = str((proc.resolve("proc/self/ns") / "pid").readlink())
+    except OSError:
+        link = ""
+    if PID_NAMESPACE.match(link):
+        return link == HOST_PID_NAMESPACE
+    status = proc.file_text("proc/self/status") or ""
+    nspid = next(
+        (line.split()[1:] for line in status.splitlines() if line.startswith("NSpid:")), []
+    )
+    # NSpid lists this process's PID in each namespace from /proc's down: more than one means
+    # it sits in a namespace below the one this /proc shows.
+    # One entry cannot tell: a container that mounts its own /proc shows one too.
+    return False if len(nspid) > 1 else None
 
 
 def _node_paths(root: Sysroot) -> dict[str, str]:
@@ -71,7 +96,13 @@ def _held_nodes(proc: Sysroot, pid: int, nodes: dict[str, str]) -> tuple[str, ..
 
 
 def _command(proc: Sysroot, pid: int) -> str:
-    """The process's command line (its name when the line is empty or unreadable)."""
-    raw = proc.file_bytes(f"proc/{pid}/cmdline", COMMAND_MAX_BYTES) or b""
+    """The process's command line, its first 4 KiB (a longer one, such as a launcher's with
+    every argument spelled out, ends in ``…``); its name when the line is empty or unreadable."""
+    raw = proc.file_head(f"proc/{pid}/cmdline", COMMAND_MAX_BYTES + 1) or b""
+    cut = len(raw) > COMMAND_MAX_BYTES
+    raw = raw[:COMMAND_MAX_BYTES]
     line = raw.rstrip(b"\0").replace(b"\0", b" ").decode("utf-8", errors="replace").strip()
-    return line or proc.file_text(f"proc/{pid}/comm", COMMAND_MAX_BYTES) or "?"
+    if line:
+        return line + "…" if cut else line
+    name = proc.file_head(f"proc/{pid}/comm", COMMAND_MAX_BYTES) or b""
+    return name.decode("utf-8", errors="replace").strip() or "?"

@@ -47,6 +47,9 @@ def probe_ec2(timeout: float = 1.0, environ: Mapping[str, str] | None = None) ->
     if env.get("AWS_EC2_METADATA_DISABLED", "").lower() == "true":
         return Ec2Facts(on_ec2=False, reason="IMDS is disabled by AWS_EC2_METADATA_DISABLED=true")
     base = endpoint(env) + "latest/"
+    unusable = _unusable_endpoint(base)
+    if unusable:
+        return Ec2Facts(on_ec2=False, reason=unusable)
     deadline = time.monotonic() + timeout
     try:
         token = _request(
@@ -66,6 +69,20 @@ def probe_ec2(timeout: float = 1.0, environ: Mapping[str, str] | None = None) ->
         region=values["region"],
         availability_zone=values["availability_zone"],
     )
+
+
+def _unusable_endpoint(url: str) -> str | None:
+    """Why the endpoint (AWS_EC2_METADATA_SERVICE_ENDPOINT) cannot be asked, before any use:
+    a port past 65535 or a scheme other than http."""
+    parts = urlsplit(url)
+    try:
+        parts.port  # noqa: B018 - urllib checks the port's range when it is read
+    except ValueError:
+        port = parts.netloc.rpartition(":")[2][:20]
+        return f"AWS_EC2_METADATA_SERVICE_ENDPOINT names port {port}, outside 1-65535"
+    if parts.scheme != "http" or not parts.hostname:
+        return f"AWS_EC2_METADATA_SERVICE_ENDPOINT {url[:100]!r} is not an http:// address"
+    return None
 
 
 def _get(url: str, deadline: float, token: str) -> str | None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from neuron_env.errors import BadInput
-from neuron_env.input_files import InputRejected, Unreadable, read_bytes
+from neuron_env.input_files import InputRejected, Unreadable, read_bytes, read_head
 
 MAX_LINK_HOPS = 40  # Linux's own limit (MAXSYMLINKS) before ELOOP
 SMALL_FILE = 1 << 20  # /proc and /sys values, os-release, hostname: a few bytes each
@@ -99,6 +99,17 @@ class Sysroot:
         except Unreadable:
             return None
         except InputRejected as exc:  # a FIFO, a device or a huge file where a file should be
+            raise Refused(f"{self.where(inner)} is not read: it is {exc.problem}.") from None
+
+    def file_head(self, inner: str, max_bytes: int) -> bytes | None:
+        """The first ``max_bytes`` of the host's file ``inner`` (a longer file is cut, never
+        refused); None when it is missing or unreadable."""
+        path = self.resolve(inner)
+        try:
+            return read_head(path, max_bytes)
+        except Unreadable:
+            return None
+        except InputRejected as exc:  # a FIFO or a device where a file should be
             raise Refused(f"{self.where(inner)} is not read: it is {exc.problem}.") from None
 
     def file_text(self, inner: str, max_bytes: int = SMALL_FILE) -> str | None:

@@ -40,6 +40,7 @@ def finding(
     fix: Edit | None = None,
 ) -> Finding:
     """A finding of ``rule`` at ``span`` with its message filled in for ``name``."""
+    variant = variant or rule.variant_for(name)
     template = variant.message if variant else rule.message
     message = template.format(name=name, summary=rule.summary)
     if not rule.confirmed:
@@ -196,8 +197,29 @@ def _call_checks(uses: ModuleUses, rules: RuleSet, source: SourceFile) -> Iterat
         if rule.detect.check is None:
             continue
         for ref in uses.references:
-            if ref.name in rule.detect.calls:
+            if ref.name not in rule.detect.calls:
+                continue
+            if rule.detect.check == "saved-result":
+                yield from _saved_result(rule, ref, uses, source)
+            else:
                 yield from _check_call(rule, ref, source)
+
+
+def _saved_result(
+    rule: Rule, ref: Reference, uses: ModuleUses, source: SourceFile
+) -> Iterator[Finding]:
+    """``torch.jit.save(traced, path)`` where ``traced = torch_neuronx.trace(...)`` in this
+    module, or ``torch.jit.save(torch_neuronx.trace(...), path)``."""
+    call = ref.call if ref.call is not None and ref.call.func is ref.node else None
+    if call is None or not call.args:
+        return
+    saved, made_by = call.args[0], set()
+    if isinstance(saved, ast.Name):
+        made_by = uses.call_results.get(saved.id, set())
+    elif isinstance(saved, ast.Call):
+        made_by = {r.name for r in uses.references if r.node is saved.func}
+    if made_by & set(rule.detect.values):
+        yield finding(rule, source, source.span(call.func), ref.name)
 
 
 def _check_call(rule: Rule, ref: Reference, source: SourceFile) -> Iterator[Finding]:

@@ -16,12 +16,13 @@ import fnmatch
 import os
 import stat
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from neuron_env.errors import BadInput
 from neuron_env.invocation import command
+from neuron_env.scan.containers import dockerfile_as_shell, is_dockerfile, yaml_as_shell
 from neuron_env.scan.detect import detect, finding
 from neuron_env.scan.model import Finding, RuleSet, ScanReport, Span
 from neuron_env.scan.notebook import read_cells, scan_notebook
@@ -38,13 +39,20 @@ from neuron_env.scan.source import (
 from neuron_env.scan.uses import collect_uses
 
 SCAN_ERROR = "scan-error"
+# Files read as the shell lines they hold, same lines and columns (.containers).
+SHELL_VIEWS: dict[str, Callable[[str], str]] = {
+    "shell": lambda text: text,
+    "dockerfile": dockerfile_as_shell,
+    "yaml": yaml_as_shell,
+}
 # Never source of the user's program: caches, dependencies, virtual environments (also any
 # directory holding a pyvenv.cfg) and hidden directories such as .git and .tox.
 SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
 PYTHON_SUFFIXES = frozenset({".py", ".pyw", ".pyi"})
 NOTEBOOK_SUFFIXES = frozenset({".ipynb"})
-SHELL_SUFFIXES = frozenset({".sh", ".bash"})
-WALKED_SUFFIXES = frozenset({".py", ".ipynb", ".sh", ".bash"})
+SHELL_SUFFIXES = frozenset({".sh", ".bash", ".sbatch", ".slurm"})
+YAML_SUFFIXES = frozenset({".yaml", ".yml"})
+WALKED_SUFFIXES = frozenset({".py", ".ipynb", *SHELL_SUFFIXES, *YAML_SUFFIXES})
 
 
 @dataclass(frozen=True)
@@ -75,8 +83,11 @@ def scan_file(path: Path, display: str, rules: RuleSet) -> list[Finding]:
         if kind == "notebook":
             return _scan_notebook(path, display, raw, rules)
         source = SourceFile.decode(path, display, raw)
-        if kind == "shell":
-            return shell_findings(source, rules) if rules.may_match(source.text) else []
+        if kind in SHELL_VIEWS:
+            if not rules.may_match(source.text):
+                return []
+            shell_text = SHELL_VIEWS[kind](source.text)
+            return shell_findings(SourceFile(path, display, shell_text), rules)
         return _scan_python(source, rules)
     except NotASourceFile as exc:
         return [_scan_error(rules, path, display, str(exc))]
@@ -92,12 +103,17 @@ def scan_file(path: Path, display: str, rules: RuleSet) -> list[Finding]:
 
 
 def kind_of(path: Path, first: bytes) -> str:
-    """``python``, ``notebook`` or ``shell``, by the name, else by the shebang."""
+    """``python``, ``notebook``, ``shell``, ``dockerfile`` or ``yaml``, by the name, else by
+    the shebang."""
     suffix = path.suffix.lower()
     if suffix in NOTEBOOK_SUFFIXES:
         return "notebook"
     if suffix in SHELL_SUFFIXES:
         return "shell"
+    if suffix in YAML_SUFFIXES:
+        return "yaml"
+    if is_dockerfile(path.name):
+        return "dockerfile"
     if suffix not in PYTHON_SUFFIXES and is_shell_shebang(first):
         return "shell"
     return "python"
@@ -199,8 +215,10 @@ def _walk(directory: Path, options: ScanOptions) -> Iterator[Path]:
         dirs[:] = sorted(d for d in dirs if _wanted_dir(here / d, options))
         for name in sorted(files):
             path = here / name
-            if path.suffix in WALKED_SUFFIXES or (
-                not path.suffix and is_shell_shebang(first_line(path))
+            if (
+                path.suffix in WALKED_SUFFIXES
+                or is_dockerfile(name)
+                or (not path.suffix and is_shell_shebang(first_line(path)))
             ):
                 yield path
 

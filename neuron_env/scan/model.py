@@ -14,7 +14,9 @@ from typing import Literal
 Severity = Literal["error", "warning", "note"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "note")  # most severe first
 EventKind = Literal["import", "reference"]
-CheckName = Literal["compile-dynamic", "compile-mode", "compile-backend", "argument"]
+CheckName = Literal[
+    "compile-dynamic", "compile-mode", "compile-backend", "argument", "saved-result", "launch-size"
+]
 FixKind = Literal[
     "neuron-device-call",  # xm.xla_device() → torch.device("neuron")
     "neuron-device-string",  # "xla:1" → "neuron:1"
@@ -60,6 +62,7 @@ class Detection:
     ignore: tuple[str, ...] = ()  # roles of a use that do not count: compare, key, cpu
     related_apis: dict[str, tuple[str, ...]] = field(default_factory=dict)
     related_methods: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    library_line: str = ""  # "xla": the imports and commands of the matrix's libraries on it
 
     def is_empty(self) -> bool:
         api_uses = bool(self.matches and self.apis)
@@ -103,6 +106,13 @@ class Rule:
     suggestions: dict[str, str] = field(default_factory=dict)
     variants: dict[str, Variant] = field(default_factory=dict)
     fixes: dict[str, FixKind] = field(default_factory=dict)  # per API name, over `fix`
+    by_api: dict[str, Variant] = field(default_factory=dict)
+    """Per API prefix or command: its own wording (a library's facts from the matrix)."""
+
+    def variant_for(self, name: str) -> Variant | None:
+        """The wording of the longest API prefix (or command) in ``by_api`` covering ``name``."""
+        keys = [k for k in self.by_api if name == k or name.startswith(k + ".")]
+        return self.by_api[max(keys, key=len)] if keys else None
 
     @property
     def description(self) -> str:

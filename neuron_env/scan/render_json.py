@@ -216,6 +216,5 @@ def _location_result(item: Finding, rule_index: int, text: str) -> dict[str, Any
 
 
 def _artifact(path: str) -> dict[str, str]:
-    if path.startswith("/"):  # outside the root: an absolute file URI
-        return {"uri": Path(path).as_uri()}
+    # Every scanned file is under the root (the scan refuses others): relative to %SRCROOT%.
     return {"uri": quote(path), "uriBaseId": ROOT_ID}

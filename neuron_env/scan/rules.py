@@ -44,6 +44,8 @@ class RuleSpec:
     suggestions: dict[str, str] = field(default_factory=dict)
     variants: dict[str, Variant] = field(default_factory=dict)
     fixes: dict[str, FixKind] = field(default_factory=dict)
+    confirmed: bool = True
+    """False where no public source was found for what the rule says (reported one level lower)."""
 
 
 @dataclass(frozen=True)
@@ -129,20 +131,44 @@ def _oldest_python(release: Release) -> tuple[int, int]:
 
 
 def _own_rule(spec: RuleSpec, release: Release) -> Rule:
+    detect, by_api = spec.detect, dict[str, Variant]()
+    if detect.library_line:
+        detect, by_api = _library_detection(spec, release)
     return Rule(
         id=spec.id,
         category=spec.category,
-        severity=spec.severity,
+        severity=spec.severity if spec.confirmed else demote(spec.severity),
         title=spec.title,
         message=spec.message,
         suggestion=spec.suggestion,
         help_uri=_docs_link(release, spec.docs),
-        detect=spec.detect,
+        detect=detect,
+        confirmed=spec.confirmed,
         fix=spec.fix,
         suggestions=spec.suggestions,
-        variants=spec.variants,
+        variants=_variants(spec.variants, spec.confirmed),
         fixes=spec.fixes,
+        by_api=by_api,
     )
+
+
+def _library_detection(spec: RuleSpec, release: Release) -> tuple[Detection, dict[str, Variant]]:
+    """The imports and commands of the release's libraries on ``library-line``, each worded
+    with the library's own facts from the matrix (what doctor says about it too)."""
+    libraries = [lib for lib in release.libraries.values() if lib.line == spec.detect.library_line]
+    by_api: dict[str, Variant] = {}
+    for library in libraries:
+        severity = spec.severity if library.confirmed else demote(spec.severity)
+        summary = library.statement().replace("{", "{{").replace("}", "}}")
+        message = spec.message.replace("{summary}", summary)
+        for key in (*library.imports, *library.commands):
+            by_api[key] = Variant(severity, message, library.advice or spec.suggestion)
+    detect = dataclasses.replace(
+        spec.detect,
+        apis=tuple(a for lib in libraries for a in lib.imports),
+        commands=tuple(c for lib in libraries for c in lib.commands),
+    )
+    return detect, by_api
 
 
 def _limitation_rule(limit: Limitation, release: Release, data: RuleFile) -> Rule | None:

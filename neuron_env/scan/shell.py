@@ -1,11 +1,13 @@
-"""Shell scripts (``*.sh``, ``*.bash``, or a ``sh``/``bash`` shebang): XLA variables they set
-and XLA-era commands they run.
+"""Shell scripts (``*.sh``, ``*.bash``, ``*.sbatch``, or a ``sh``/``bash`` shebang): XLA variables
+they set and XLA-era commands they run.
 
 Not a shell parser: each line is read with its quotes and comments masked, so a variable counts
 where it is assigned or exported (``export XLA_USE_BF16=1``, ``PJRT_DEVICE=NEURON python ...``)
 and a command where a shell would run it (start of a command, after ``;``/``&&``/``|``/``$(``, a
 ``VAR=value`` prefix or ``sudo``/``env``/``time``), never inside ``echo "..."`` or a comment.
-Here-document bodies are data and are skipped.
+Here-document bodies are data and are skipped. Slurm's ``--export=ALL,VAR=value`` lists count as
+assignments, on ``sbatch``/``srun`` lines and in ``#SBATCH`` directives, and a ``torchrun`` line's
+``--nproc_per_node`` is checked by rules with ``check = "launch-size"``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,13 @@ _ASSIGNMENT = re.compile(
 )
 _EXPORT = re.compile(r"(?:^|[\s;&|(])export\s+(?P<names>[A-Za-z_]\w*(?:\s+[A-Za-z_]\w*)*)\s*$")
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)(?P<word>\w+)\1")
+_SBATCH = re.compile(r"^\s*#SBATCH\b")
+_SLURM_EXPORT = re.compile(r"(?:^|\s)--export(?:=|\s+)(?P<list>\S+)")
+_EXPORTED = re.compile(r"(?:^|,)(?P<name>[A-Za-z_]\w*)")
+_LAUNCHER = re.compile(
+    r"(?:^|[\s;&|(/])(?:torchrun|python3?\s+-m\s+torch\.distributed\.(?:run|launch))(?=\s|$)"
+)
+_NPROC = re.compile(r"--nproc[_-]per[_-]node(?:=|\s+)(?P<count>\d+)\b")
 
 
 def is_shell_shebang(first_line: bytes) -> bool:
@@ -42,9 +51,11 @@ def shell_findings(source: SourceFile, rules: RuleSet) -> list[Finding]:
     """The findings of a shell script (or of the shell lines of a notebook cell)."""
     found: list[Finding] = []
     for number, line in _code_lines(source):
+        if _SBATCH.match(line):  # a Slurm directive, not a comment: read its options
+            line = line.replace("#SBATCH", " " * len("#SBATCH"), 1)
         masked = mask(line)
         for rule in rules.rules:
-            found.extend(_line_findings(rule, source, number, masked))
+            found.extend(_line_findings(rule, source, number, masked, line))
     return found
 
 
@@ -87,20 +98,37 @@ def mask(line: str) -> str:
     return "".join(out)
 
 
-def _line_findings(rule: Rule, source: SourceFile, number: int, masked: str) -> Iterator[Finding]:
+def _line_findings(
+    rule: Rule, source: SourceFile, number: int, masked: str, line: str
+) -> Iterator[Finding]:
     detect = rule.detect
     if detect.literals or detect.literal_prefixes:
-        for name, start in _variables(masked):
+        for name, start in _variables(masked, line):
             if name in detect.literals or name.startswith(detect.literal_prefixes or ("\0",)):
                 yield _at(rule, source, number, start, name)
     if detect.commands:
         for match in re.finditer(command_pattern(detect.commands, in_string=False), masked):
             yield _at(rule, source, number, match.start("name"), match.group("name"))
+    if detect.check == "launch-size" and _LAUNCHER.search(masked):
+        for match in _NPROC.finditer(masked):
+            if match.group("count") in detect.values:
+                yield _at(rule, source, number, match.start("count"), match.group("count"))
 
 
-def _variables(masked: str) -> Iterator[tuple[str, int]]:
+def _variables(masked: str, line: str) -> Iterator[tuple[str, int]]:
     for match in _ASSIGNMENT.finditer(masked):
         yield match.group("name"), match.start("name")
+    for slurm in _SLURM_EXPORT.finditer(masked):
+        # The list as written: quotes (masked above) hold it together, they do not hide it.
+        start = slurm.start("list")
+        if line[start] in "'\"":
+            end = line.find(line[start], start + 1)
+            start, listed = start + 1, line[start + 1 : end if end > 0 else len(line)]
+        else:
+            listed = slurm.group("list")
+        for name in _EXPORTED.finditer(listed):
+            if name.group("name") not in ("ALL", "NONE", "NIL"):
+                yield name.group("name"), start + name.start("name")
     export = _EXPORT.search(masked)
     if export:
         offset = export.start("names")

@@ -83,6 +83,8 @@ class ModuleUses:
     method_calls: list[MethodCall] = field(default_factory=list)
     device_strings: list[DeviceString] = field(default_factory=list)
     strings: list[StringConstant] = field(default_factory=list)
+    call_results: dict[str, set[str]] = field(default_factory=dict)
+    """``traced = torch_neuronx.trace(...)``: name → the qualified calls assigned to it."""
 
     @property
     def imports_torch(self) -> bool:
@@ -255,7 +257,10 @@ class _Walker(ast.NodeVisitor):
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self.visit(node.value)
+        called = self.resolve(node.value.func) if isinstance(node.value, ast.Call) else None
         for target in node.targets:
+            if called is not None and isinstance(target, ast.Name):
+                self.uses.call_results.setdefault(target.id, set()).add(called)
             if is_device_target(target):
                 self._device_value(node.value)
             self.visit(target)

@@ -9,6 +9,7 @@ report is of what is left. What is shown and how the question is asked is the ca
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +29,9 @@ class ScanRequest:
     paths: Sequence[Path] = ()
     matrix_dirs: Sequence[Path] = ()
     release: str | None = None
-    root: Path | None = None  # findings' paths are relative to it (None: the current directory)
+    # Findings' paths are relative to it (None: the current directory, or when a path lies outside
+    # it, the folder that holds every path): SARIF names each file relative to %SRCROOT%.
+    root: Path | None = None
     exclude: Sequence[str] = ()
     fail_on: str = "error"
     fix: bool = False
@@ -118,10 +121,12 @@ def run_scan(request: ScanRequest, review: FixReview | None = None) -> ScanResul
     if request.list_rules:
         return RuleListing(rules)
     paths = request.paths or (Path(),)  # "." like ruff and flake8: the current folder
-    options = ScanOptions(request.root or Path.cwd(), tuple(request.exclude))
+    options = ScanOptions(request.root or default_root(paths), tuple(request.exclude))
     report = _scan(paths, rules, options)
     if not report.files:
         raise _nothing_to_scan(paths, excluded=bool(request.exclude))
+    if outside := [name for name in report.files if name.startswith("/")]:
+        raise _outside_root(outside[0], options.root)
     if request.fix:
         if review is None:
             raise ValueError("scan --fix needs a FixReview to show the diff and ask")
@@ -140,6 +145,29 @@ def _nothing_to_scan(paths: Sequence[Path], *, excluded: bool) -> BadInput:
     if excluded:
         hint += ", or check that --exclude leaves some of them"
     return BadInput(f"No Python files under {where}.", hint=hint + ".")
+
+
+def default_root(paths: Sequence[Path]) -> Path:
+    """The current directory when it holds every path, else the deepest folder that does."""
+    cwd = Path.cwd()
+    folders = [os.path.normpath(p.absolute() if p.is_dir() else p.absolute().parent) for p in paths]
+    if all(_within(folder, cwd) for folder in folders):
+        return cwd
+    return Path(os.path.commonpath(folders))
+
+
+def _within(folder: str, root: Path) -> bool:
+    top = os.path.normpath(root.absolute())
+    return os.path.commonpath([folder, top]) == top
+
+
+def _outside_root(name: str, root: Path) -> BadInput:
+    """A file outside --root would be named by an absolute path, which no code-scanning service
+    can place in the repository: refused rather than reported unplaceably."""
+    return BadInput(
+        f"{name} is outside --root {root}: reports name each file relative to the root.",
+        hint="Give a --root that holds every path you scan, or leave --root out.",
+    )
 
 
 def _shown(path: Path) -> str:

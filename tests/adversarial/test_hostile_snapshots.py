@@ -23,17 +23,16 @@ from typing import Any
 
 import boto3
 import pytest
-import xmlschema
 from moto import mock_aws
 
 from neuron_env.fleet.collect import CollectOptions, collect
 from neuron_env.fleet.ssm import Invocation, SsmGateway
 from tests.conftest import DATA, CliRunner, Result, cli_runner
 from tests.support.hosts import build_sysroot, build_target, imds_environment, load_scenario
+from tests.support.junit import assert_valid_junit
 
 pytestmark = pytest.mark.integration
 
-JUNIT_SCHEMA = xmlschema.XMLSchema(DATA / "junit" / "junit.xsd")
 PAYLOAD = (
     "\n::error title=pwned::injected\x1b]0;owned\x07\x1b[2J\x00\x0b\r\u2028\u2029\x85\u202e\ud800"
 )
@@ -148,7 +147,7 @@ def check_format(output: str, output_format: str, tmp_path: Path) -> None:
         report = tmp_path / "report.xml"
         report.write_text(output)
         ET.parse(report)
-        JUNIT_SCHEMA.validate(str(report))
+        assert_valid_junit(report)
     if output_format == "github":
         for row in (line for line in output.splitlines() if line.startswith("|")):
             assert row.endswith("|"), row  # a newline in a value never ends a table row
@@ -325,7 +324,7 @@ def test_fleet_collect_records_a_hostile_answer_and_keeps_going(
 def test_fleet_collect_shows_a_hosts_stderr_inertly_and_a_pastable_next_step(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from neuron_env.cli.fleet import _print_collect
+    from neuron_env.fleet.cli import _print_collect
     from neuron_env.fleet.collect import CollectResult
     from neuron_env.fleet.model import Missing
 

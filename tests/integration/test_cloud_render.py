@@ -24,6 +24,7 @@ import pytest
 import tomllib
 import yaml
 from botocore.validate import ParamValidator
+from packaging.specifiers import SpecifierSet
 
 from tests.conftest import DATA, Result, cli_runner, machine_env
 from tests.support.golden import BOOTSTRAP, check_golden, redact_bootstrap
@@ -137,6 +138,20 @@ def test_terraform_and_packer_parse_as_hcl2(name: str, workdir: Path) -> None:
     result = rendered(name, workdir)
     text = result.files.get("neuron.pkr.hcl", result.stdout)
     assert hcl2.loads(text)
+
+
+@pytest.mark.parametrize("name", ami_names())
+def test_the_packer_recipe_declares_the_packer_version_its_plugins_block_needs(
+    name: str, workdir: Path
+) -> None:
+    """``required_plugins`` and ``packer init`` came in Packer 1.7: an older Packer must refuse
+    the recipe up front, not half-read it. (No Packer binary of 1.7 or later can be installed
+    here from the package registries: Debian's is 1.6.6, so ``packer validate`` cannot run.)"""
+    (block,) = unquoted(hcl2.loads(rendered(name, workdir).files["neuron.pkr.hcl"]))["packer"]
+    required = SpecifierSet(block["required_version"])
+    assert "1.7.0" in required and "1.6.6" not in required
+    (plugins,) = block["required_plugins"]
+    assert plugins["amazon"]["source"] == "github.com/hashicorp/amazon"
 
 
 def shell_scripts(workdir: Path) -> list[tuple[str, str]]:

@@ -9,13 +9,13 @@ import signal
 import subprocess
 import sys
 import time
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO, CliRunner, Result, cli_argv, machine_env
 from tests.support.html_pages import assert_self_contained, render_in_chromium
+from tests.support.junit import assert_valid_junit
 
 pytestmark = pytest.mark.integration
 
@@ -94,7 +94,7 @@ def test_a_slow_rank_is_named_in_junit(cli: CliRunner, torch_python: Path, tmp_p
     result = collectives(cli, torch_python, "--ops", "all_reduce,broadcast", "--format", "junit",
                          "-o", str(report), fault={"FAULT": "slow", "FAULT_RANK": "0"})  # fmt: skip
     assert result.returncode == 1, result.stderr
-    failures = ET.parse(report).getroot().findall(".//testcase/failure")
+    failures = assert_valid_junit(report).findall(".//testcase/failure")
     messages = [f.get("message", "") for f in failures]
     assert any(m.startswith("rank 0 is ") and "slower than the median rank" in m for m in messages)
     assert not any("rank 1" in m for m in messages)

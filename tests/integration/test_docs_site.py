@@ -20,6 +20,7 @@ from tests.conftest import CliRunner, cli_runner
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "docs" / "_generated"
 MISSING_REPOSITORY = "github.com/neuron-env/neuron-env"
+DOC_PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").rglob("*.md"))
 
 
 @pytest.fixture(scope="module")
@@ -91,11 +92,33 @@ def test_every_generated_file_is_shown_on_a_page() -> None:
         assert f'--8<-- "{generated.name}"' in pages, f"{generated.name} is on no page"
 
 
-def test_the_docs_address_is_set_once() -> None:
+def test_nothing_links_to_the_unpublished_documentation_host() -> None:
+    """Nothing is served at DOCS_URL yet: the README, the site's configuration and the project's
+    metadata name no page there (the README says how to build and serve the site locally)."""
+    host = DOCS_URL.split("/")[2]
     config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert config["site_url"] == DOCS_URL
-    assert project["urls"]["Documentation"] == DOCS_URL
+    assert "site_url" not in config
+    assert not any(host in url for url in project.get("urls", {}).values())
+    for name in ("README.md", "CONTRIBUTING.md", "mkdocs.yml", *DOC_PAGES):
+        assert host not in (ROOT / name).read_text(), f"{name} links to {host}"
+
+
+def test_the_docs_requirements_are_an_extra_and_the_readme_says_how_to_serve_the_site() -> None:
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    assert any(req.startswith("mkdocs-material") for req in extras["docs"])
+    readme = (ROOT / "README.md").read_text()
+    assert "pip install '.[docs]'" in readme and "mkdocs serve" in readme
+
+
+def test_tables_render_without_stray_backslashes(site: Path) -> None:
+    """A ``\\|`` in a table's code span shows as a backslash and a pipe in the built page."""
+    for page in site.rglob("*.html"):
+        cells = re.findall(r"<td>(.*?)</td>", page.read_text(encoding="utf-8"), re.DOTALL)
+        stray = [cell for cell in cells if "\\|" in cell]
+        assert not stray, f"{page.relative_to(site)}: {stray[0]}"
 
 
 def test_sarif_and_scan_rule_links_are_pages_of_the_site(site: Path, tmp_path: Path) -> None:
@@ -120,11 +143,16 @@ def test_the_project_file_hint_names_a_page_of_the_site(site: Path, tmp_path: Pa
 
 
 def test_readme_links_are_pages_of_the_site(site: Path) -> None:
+    """Each README link into docs/ is a file there (read on a forge) and a page of the built
+    site, anchor included (read with mkdocs serve)."""
     readme = (ROOT / "README.md").read_text()
-    links = re.findall(r"\((https://[^)\s]+)\)", readme)
+    links = re.findall(r"\]\((docs/[^)\s]+\.md(?:#[^)\s]*)?)\)", readme)
     assert len(links) > 12
     for link in links:
-        page_of(site, link)
+        path, _, anchor = link.partition("#")
+        assert (ROOT / path).is_file(), f"README links to {path}, which does not exist"
+        page = path.removeprefix("docs/").removesuffix(".md").removesuffix("index")
+        page_of(site, DOCS_URL + (page + "/" if page else "") + (f"#{anchor}" if anchor else ""))
 
 
 def test_no_link_names_a_repository_that_does_not_exist() -> None:

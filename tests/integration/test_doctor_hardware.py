@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -23,6 +22,7 @@ from tests.support.hosts import (
     load_scenario,
     write_matrix,
 )
+from tests.support.junit import assert_valid_junit
 
 pytestmark = pytest.mark.integration
 
@@ -143,7 +143,7 @@ def test_junit_reports_the_hardware_checks_as_skipped_not_failed(
     report = tmp_path / "doctor.xml"
     args = workstation.args("doctor", "--release", "2.33.1", "--format", "junit", "-o", str(report))
     assert cli(*args, env=workstation.env).returncode == 3  # the exit code says "not judged"
-    cases = {c.get("name"): c for c in ET.parse(report).getroot().iter("testcase")}
+    cases = {c.get("name"): c for c in assert_valid_junit(report).iter("testcase")}
     for check in WAITING:
         (skipped,) = cases[check].findall("skipped")
         assert skipped.get("message", "").startswith("needs Trainium hardware")

@@ -15,7 +15,13 @@ from tests.support.hosts import build_sysroot, load_scenario
 pytestmark = pytest.mark.integration
 
 NEW_FACTS = {
-    "driver": ("holders", "holders_unreadable", "dkms_builds", "module_for_kernel"),
+    "driver": (
+        "holders",
+        "holders_unreadable",
+        "host_pid_namespace",
+        "dkms_builds",
+        "module_for_kernel",
+    ),
     "system": ("efa_bound",),
     "os": ("kubernetes",),
 }

@@ -317,7 +317,7 @@ def test_the_script_is_valid_shell_and_quotes_paths(tmp_path: Path) -> None:
 
 
 def test_the_collect_json_envelope(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    from neuron_env.cli.fleet import _print_collect
+    from neuron_env.fleet.cli import _print_collect
     from neuron_env.fleet.collect import CollectResult
     from neuron_env.fleet.model import Missing
 
@@ -343,7 +343,7 @@ def test_the_collect_json_envelope(capsys: pytest.CaptureFixture[str], tmp_path:
 def test_the_next_step_after_collect_runs_as_pasted_in_a_fresh_shell(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from neuron_env.cli.fleet import _print_collect
+    from neuron_env.fleet.cli import _print_collect
     from neuron_env.fleet.collect import CollectResult
 
     folder = tmp_path / "my snapshots"

@@ -25,6 +25,7 @@ from tests.integration.pasted import (
     run_pasted,
     shipped,
 )
+from tests.support.hosts import build_target, load_scenario
 
 pytestmark = pytest.mark.integration
 
@@ -126,3 +127,36 @@ def test_an_export_from_a_wheelhouse_without_manifest_prints_the_download_that_f
     assert words[1:4] == ["download", "--torch", "2.14.0"] and words[-2:] == ["-d", "DIR"]
     assert_runs(run_pasted(words, isolated_env, elsewhere(tmp_path), "--dry-run"))
     assert not (tmp_path / "lock.txt").exists()
+
+
+@pytest.mark.parametrize(
+    "command", [("smoke",), ("selftest",), ("evaluate", "my_model.py:make")], ids=lambda c: c[0]
+)
+def test_a_device_command_on_neuron_envs_own_environment_prints_an_install_elsewhere_that_runs(
+    neuron_env: NeuronEnv, isolated_env: dict[str, str], tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """install refuses neuron-env's own environment: the hint creates a separate one (an
+    install that runs as pasted), then names the --python that points the command at it."""
+    own = build_target(load_scenario("neuron-env-own-environment"), tmp_path / "own")
+    if command[0] == "evaluate":
+        (tmp_path / "my_model.py").write_text(MODEL)
+    result = neuron_env(*command, "--python", str(own))
+    assert result.returncode != 0, result.stdout
+    said = flat(result.stdout + result.stderr)
+    assert "This is neuron-env's own environment, which install does not write into." in said
+    new = tmp_path / ".venv-neuron"
+    words = quoted_command(said, "install")
+    assert words[1:] == ["install", "--torch", "2.14", "--venv", str(new)]
+    assert f"then run this command again with --python {new / 'bin' / 'python'}." in said
+    done = run_pasted(words, isolated_env, elsewhere(tmp_path), "--dry-run")
+    assert_runs(done)
+    assert "Dry run: nothing was changed." in done.stdout
+
+
+MODEL = """\
+import torch
+
+
+def make():
+    return torch.nn.Linear(2, 2), (torch.ones(1, 2),)
+"""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -304,6 +305,22 @@ def test_neuron_env_must_come_from_a_source_the_build_can_check(
     result = run("image", "render", "--torch", "2.14", *args)
     assert result.returncode == 2
     assert message in " ".join(result.stderr.split())
+
+
+@pytest.mark.parametrize("refused", [(), ("--neuron-env-source", "ami")], ids=["none", "ami"])
+def test_the_sources_a_refusal_offers_are_ones_image_render_accepts(
+    run: CliRunner, refused: tuple[str, ...]
+) -> None:
+    """Neither s3:// (no AWS credentials in a build) nor ami (no neuron-env in the base image):
+    every source the hint names, given as it says, renders."""
+    result = run("image", "render", "--torch", "2.14", *refused)
+    assert result.returncode == 2
+    said = " ".join(result.stderr.split())
+    hint = said[re.search(r"\. (Pass|Give) ", said).start() + 2 :]  # type: ignore[union-attr]
+    assert "s3" not in hint and "ami" not in hint.replace("ami render", ""), hint
+    assert "URL with --neuron-env-sha256" in hint and "pypi" in hint
+    assert render_ok(run, *URL_SOURCE)
+    assert render_ok(run, "--neuron-env-source", "pypi")
 
 
 def test_a_hostile_matrix_dir_path_stays_inside_a_comment(run: CliRunner, tmp_path: Path) -> None:

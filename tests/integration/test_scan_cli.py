@@ -84,6 +84,33 @@ def test_sarif_for_the_whole_corpus_is_valid_sarif_2_1_0(cli: CliRunner, tmp_pat
     assert not any(uri.startswith("corpus/traps") for uri in uris)
 
 
+def test_sarif_names_files_outside_the_current_folder_relative_to_srcroot(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    """Code-scanning services place a result by a URI relative to %SRCROOT%; an absolute file
+    URI (what a scan of a path outside the current folder used to write) is placed nowhere."""
+    result = cli("scan", str(CORPUS / "xla_training_script.py"), str(CORPUS / "xla_launch.sh"),
+                 "--format", "sarif")  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    log = json.loads(result.stdout)
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
+    (run,) = log["runs"]
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == CORPUS.as_uri() + "/"
+    locations = [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in run["results"]]
+    assert {loc["uri"] for loc in locations} == {"xla_training_script.py", "xla_launch.sh"}
+    assert all(loc["uriBaseId"] == "%SRCROOT%" for loc in locations)
+
+
+def test_a_file_outside_an_explicit_root_is_bad_input(cli: CliRunner, tmp_path: Path) -> None:
+    result = cli("scan", str(CORPUS / "xla_training_script.py"), "--root", str(tmp_path),
+                 "--format", "sarif")  # fmt: skip
+    assert (result.returncode, result.stdout) == (2, "")
+    said = " ".join(result.stderr.split())
+    assert f"{CORPUS / 'xla_training_script.py'} is outside --root {tmp_path}" in said
+    assert "Give a --root that holds every path you scan, or leave --root out." in said
+    assert "Traceback" not in result.stderr
+
+
 def test_the_sarif_schema_rejects_a_result_without_a_message() -> None:
     broken = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}}, "results": [{}]}]}
     with pytest.raises(jsonschema.ValidationError, match="'message' is a required property"):

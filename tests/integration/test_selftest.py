@@ -6,7 +6,6 @@ import json
 import os
 import time
 import uuid
-import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ import pytest
 
 from neuron_env.selftest import select_variants
 from tests.conftest import CliRunner, Result
+from tests.support.junit import assert_valid_junit
 
 pytestmark = pytest.mark.integration
 
@@ -270,7 +270,7 @@ def test_junit_output(cli: CliRunner, neuron_python: Path, tmp_path: Path) -> No
         env=env,
     )
     assert result.returncode == 1 and result.stdout == ""
-    suite = ET.parse(report).getroot().find("testsuite")
+    suite = assert_valid_junit(report).find("testsuite")
     assert suite is not None
     assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("3", "2", "1")
     failure = suite.find("testcase[@name='cumsum/fp32/eager']/failure")

@@ -60,7 +60,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     # A path the stdlib parser insists on opening itself; read_text vets it first (a FIFO or a
     # huge file is refused before netrc opens it).
     (
-        "matrix_commands/indexcheck/simple.py",
+        "matrix/commands/indexcheck/simple.py",
         "netrc",
     ): "checked by read_text(path, 1 MiB) just before",
     # Host files under --sysroot go through probe/sysroot.py's Sysroot.file_bytes/file_text, which

@@ -19,7 +19,9 @@ import pytest
 from neuron_env.cli import COMMANDS, load_command
 from tests.unit.test_cli_short_options import commands
 
-CLI = Path(__file__).resolve().parents[2] / "neuron_env" / "cli"
+PACKAGE = Path(__file__).resolve().parents[2] / "neuron_env"
+# The shared flags and helpers in cli/, and each command's own module, <package>/cli.py.
+CLI_MODULES = sorted([*PACKAGE.glob("cli/*.py"), *PACKAGE.glob("*/cli.py")])
 
 # One alternative of a metavar: an optional literal prefix (``tag:``, ``s3://``), then a
 # placeholder in capitals; or a literal value as it is typed (lowercase, digits, hyphens).
@@ -52,10 +54,11 @@ def declared_flags(module: Path) -> set[str]:
 
 def test_no_option_flag_is_declared_in_two_cli_modules() -> None:
     where: dict[str, list[str]] = defaultdict(list)
-    for module in sorted(CLI.glob("*.py")):
+    assert len(CLI_MODULES) > 10  # the scan sees every command's module
+    for module in CLI_MODULES:
         for flag in declared_flags(module):
-            where[flag].append(module.name)
-    assert where["--python"] == ["options.py"]  # the scan sees the declarations
+            where[flag].append(module.relative_to(PACKAGE).as_posix())
+    assert where["--python"] == ["cli/options.py"]  # the scan sees the declarations
     twice = {flag: modules for flag, modules in where.items() if len(modules) > 1}
     assert twice == {}, "declare these once, in neuron_env/cli/options.py"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from neuron_env.cli.collectives import parse_sizes
 from neuron_env.collectives import figures, launch, nccom
+from neuron_env.collectives.cli import parse_sizes
 from neuron_env.collectives.html_report import render
 from neuron_env.collectives.models import CollectivesResult, NccomOp, NccomRow, Row
 from neuron_env.collectives.nccom_report import Measured, parse_report, parse_table

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from neuron_env.matrix import load_matrix
-from neuron_env.matrix_commands.indexcheck.compare import verify_release
-from neuron_env.matrix_commands.indexcheck.simple import IndexFile, IndexReadout, ProjectPage
+from neuron_env.matrix.commands.indexcheck.compare import verify_release
+from neuron_env.matrix.commands.indexcheck.simple import IndexFile, IndexReadout, ProjectPage
 
 MATRIX = load_matrix()
 RELEASE = MATRIX.get("2.34.0")
@@ -46,8 +46,8 @@ def test_an_unread_index_leaves_companions_unknown() -> None:
 def test_an_overlay_confirms_a_companion_and_takes_in_what_the_index_shows() -> None:
     import datetime
 
-    from neuron_env.matrix_commands.indexcheck.overlay import corrected_release
-    from neuron_env.matrix_commands.indexcheck.verify import IndexResult, Verification
+    from neuron_env.matrix.commands.indexcheck.overlay import corrected_release
+    from neuron_env.matrix.commands.indexcheck.verify import IndexResult, Verification
 
     readouts = neuron_index(
         **{

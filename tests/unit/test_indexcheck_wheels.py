@@ -6,8 +6,8 @@ import json
 
 from packaging.version import Version
 
-from neuron_env.matrix_commands.indexcheck.simple import IndexFile, ProjectPage, parse_page, redact
-from neuron_env.matrix_commands.indexcheck.wheels import listed_versions, wheels_for
+from neuron_env.matrix.commands.indexcheck.simple import IndexFile, ProjectPage, parse_page, redact
+from neuron_env.matrix.commands.indexcheck.wheels import listed_versions, wheels_for
 
 
 def page(*names: str, project: str = "torch-neuronx") -> ProjectPage:

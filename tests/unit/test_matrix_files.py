@@ -47,6 +47,7 @@ def test_shipped_files_are_in_canonical_form(path: Path) -> None:
     for section in ("system-packages", "docs", "sources"):
         assert list(data[section]) == sorted(data[section]), f"[{section}] entries not sorted"
     assert list(data.get("companions", {})) == sorted(data.get("companions", {}))
+    assert list(data.get("libraries", {})) == sorted(data.get("libraries", {}))
     before, _, rest = text.partition("\n[sources]\n")
     after = rest.partition("\n\n")[2]  # tables after [sources] (companions) cite sources too
     used = set(re.findall(r'"([a-z0-9.-]+)"', before + after))

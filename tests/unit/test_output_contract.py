@@ -85,7 +85,7 @@ def _scan(list_rules: bool) -> Any:
 
 def _matrix(kind: str) -> Any:
     from neuron_env.matrix import Request
-    from neuron_env.matrix_commands import workflow as ops
+    from neuron_env.matrix.commands import workflow as ops
     from neuron_env.resources import shipped_matrix_dir
 
     plain = ops.MatrixRequest(matrix_dirs=[])
@@ -102,8 +102,8 @@ def _matrix(kind: str) -> Any:
 
 
 def _verified() -> Any:
-    from neuron_env.matrix_commands.indexcheck.verify import Verification
-    from neuron_env.matrix_commands.verify import VerifyResult
+    from neuron_env.matrix.commands.indexcheck.verify import Verification
+    from neuron_env.matrix.commands.verify import VerifyResult
 
     return VerifyResult(Verification("2.34.0", datetime.date(2026, 12, 1), (), ()), None)
 
@@ -188,8 +188,8 @@ def _collectives() -> Any:
 
 
 def _image() -> Any:
-    from neuron_env.container.dockerfile import ImageRequest
-    from neuron_env.container.workflow import ImageRenderRequest, render_image
+    from neuron_env.image.dockerfile import ImageRequest
+    from neuron_env.image.workflow import ImageRenderRequest, render_image
 
     image = ImageRequest(torch="2.14", neuron_env_source="pypi")
     return render_image(ImageRenderRequest(image=image, matrix_dirs=[]))

@@ -22,13 +22,16 @@ from tests.conftest import DATA
 
 CORPUS = DATA / "scan" / "corpus"
 EXPECT = re.compile(r"#\s*expect:\s*([\w\-, ]+)")
+# Where a line cannot carry a comment (a Dockerfile instruction): `# expect at line N: rule`.
+EXPECT_AT = re.compile(r"^#\s*expect at line (\d+):\s*([\w\-, ]+)$")
 RELEASE = re.compile(r"#\s*release:\s*(\S+)")
 
 
 CORPUS_FILES = sorted(
     p
     for p in CORPUS.iterdir()
-    if p.suffix in (".py", ".sh", ".ipynb") or p.name == "launch_by_shebang"
+    if p.suffix in (".py", ".sh", ".ipynb", ".sbatch", ".yaml")
+    or p.name in ("launch_by_shebang", "Dockerfile.xla")
 )
 
 
@@ -47,6 +50,9 @@ def expected(path: Path) -> Counter[tuple[int | None, int, str]]:
             match = EXPECT.search(line)
             if match:
                 wanted.update((cell, number, rule.strip()) for rule in match.group(1).split(","))
+            elif at := EXPECT_AT.match(line):
+                rules = at.group(2).split(",")
+                wanted.update((cell, int(at.group(1)), rule.strip()) for rule in rules)
     return wanted
 
 
@@ -64,7 +70,7 @@ def test_scan_reports_exactly_the_expected_findings(path: Path) -> None:
 
 def test_the_corpus_has_every_kind_of_file() -> None:
     kinds = {p.suffix for p in CORPUS_FILES}
-    assert {".py", ".sh", ".ipynb", ""} <= kinds
+    assert {".py", ".sh", ".ipynb", "", ".sbatch", ".yaml", ".xla"} <= kinds
     assert len([p for p in CORPUS_FILES if p.name.startswith("traps_")]) >= 4
 
 

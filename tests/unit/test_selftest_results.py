@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import xml.etree.ElementTree as ET
 from typing import Any
 
 import pytest
@@ -15,6 +14,7 @@ from neuron_env.selftest import CaseResult, Peak, Problem, SmokeResult, SuiteRes
 from neuron_env.selftest.events import case_result
 from neuron_env.selftest.peak import peak_for
 from neuron_env.selftest.report import junit, payload
+from tests.support.junit import assert_valid_junit
 
 TRAINIUM2 = Peak("Trainium2", {"bf16": 667.0, "fp32": 181.0}, 4, 2, "test")
 
@@ -134,7 +134,7 @@ def test_junit_maps_statuses_to_failures_errors_and_skips() -> None:
         CaseResult("float64/fp64/eager", "unsupported", "float64 as float32"),
         CaseResult("allreduce/fp32/eager", "skipped", "needs 2 devices"),
     )
-    root = ET.fromstring(junit(suite(*cases)))
+    root = assert_valid_junit(junit(suite(*cases)))
     testsuite = root.find("testsuite")
     assert testsuite is not None
     counts = [testsuite.get(k) for k in ("tests", "failures", "errors", "skipped")]
@@ -145,7 +145,7 @@ def test_junit_maps_statuses_to_failures_errors_and_skips() -> None:
 
 def test_junit_reports_a_problem_as_a_setup_error() -> None:
     problem = Problem("no-device", "torch-neuronx sees no Neuron device.", "Run neuron-ls.")
-    root = ET.fromstring(junit(suite(problem=problem)))
+    root = assert_valid_junit(junit(suite(problem=problem)))
     error = root.find("testsuite/testcase[@classname='setup']/error")
     assert error is not None and error.get("message") == "torch-neuronx sees no Neuron device."
 

@@ -9,6 +9,8 @@
 # WARNING: The source AMI's SSM parameter /aws/service/neuron/dlami/base/ubuntu-26.04/latest/image_id is unconfirmed: The quickstart names a Neuron Base DLAMI for Ubuntu 26.04; its exact name and SSM parameter are not confirmed. Check it with 'aws ssm get-parameter --name /aws/service/neuron/dlami/base/ubuntu-26.04/latest/image_id' before building.
 
 packer {
+  # required_plugins (and 'packer init') need Packer 1.7 or later.
+  required_version = ">= 1.7.0"
   required_plugins {
     amazon = {
       source  = "github.com/hashicorp/amazon"

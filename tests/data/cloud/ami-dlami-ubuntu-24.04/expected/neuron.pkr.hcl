@@ -11,6 +11,8 @@
 # WARNING: The host installs neuron-env==VERSION as root from its configured index without checking it (--neuron-env-source pypi, no --neuron-env-sha256).
 
 packer {
+  # required_plugins (and 'packer init') need Packer 1.7 or later.
+  required_version = ">= 1.7.0"
   required_plugins {
     amazon = {
       source  = "github.com/hashicorp/amazon"

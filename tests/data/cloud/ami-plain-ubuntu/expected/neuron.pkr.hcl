@@ -9,6 +9,8 @@
 # WARNING: The source AMI's SSM parameter /aws/service/canonical/ubuntu/server/26.04/stable/current/amd64/hvm/ebs-gp3/ami-id is unconfirmed: Canonical's public parameter path is not in neuron-env's references. Check it with 'aws ssm get-parameter --name /aws/service/canonical/ubuntu/server/26.04/stable/current/amd64/hvm/ebs-gp3/ami-id' before building.
 
 packer {
+  # required_plugins (and 'packer init') need Packer 1.7 or later.
+  required_version = ">= 1.7.0"
   required_plugins {
     amazon = {
       source  = "github.com/hashicorp/amazon"

@@ -1,0 +1,1 @@
+"""The image command: a Dockerfile for Trainium, rendered from the support matrix."""
