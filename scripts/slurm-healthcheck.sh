@@ -2,8 +2,11 @@
 # neuron-env Slurm node health check: runs `neuron-env preflight` on this node and drains the node,
 # with the failing check ids as the reason, when it is not ready for TorchNeuron.
 #
-# Use it as HealthCheckProgram (slurmd runs it periodically, as root) or as a Prolog (a non-zero
-# exit also makes Slurm requeue the job). Render it for your installation with:
+# Use it as HealthCheckProgram (slurmd runs it periodically, as root) or as a Prolog. As a Prolog, a
+# failure (a non-zero exit) makes slurmd drain the node itself ("Prolog error") and Slurm requeue
+# the job *held*: squeue shows it PENDING, "launch failed requeued held", and it waits until
+# someone runs `scontrol release JOBID` (after the node is fixed or drained, so it lands elsewhere).
+# Render it for your installation with:
 #   neuron-env preflight --emit slurm-healthcheck --python PATH [--torch X.Y] ... > FILE
 # slurm.conf:
 #   HealthCheckProgram=/etc/slurm/neuron-env-healthcheck.sh
@@ -49,6 +52,11 @@ case $status in
   *) reason="neuron-env preflight could not run (exit $status)" ;;
 esac
 reason=${reason:0:200}
-logger -t neuron-env-healthcheck "draining $node: $reason" 2>/dev/null || true
-scontrol update nodename="$node" state=drain reason="$reason"
+if said=$(scontrol update nodename="$node" state=drain reason="$reason" 2>&1); then
+  message="drained $node: $reason"
+else # not root nor a Slurm operator (run by a job's user): the node still fails, undrained
+  message="could not drain $node: scontrol said: ${said:-nothing}; the node failed: $reason"
+fi
+echo "neuron-env-healthcheck: $message" >&2
+logger -t neuron-env-healthcheck "$message" 2>/dev/null || true
 exit 1

@@ -11,7 +11,6 @@ from __future__ import annotations
 import gc
 import os
 import sys
-import traceback
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib import import_module
@@ -144,7 +143,9 @@ def load_command(name: str) -> Any:
         holder.add_typer(target, name=name)
     else:
         holder.command(name)(target)
-    return typer.main.get_group(holder).commands[name]
+    from neuron_env.cli.help_text import protect_examples
+
+    return protect_examples(typer.main.get_group(holder).commands[name])
 
 
 class _LazyCommands(Mapping[str, Any]):
@@ -265,6 +266,8 @@ def main() -> None:
             code = app(standalone_mode=False)
     except NeuronEnvError as exc:
         if _debug_requested():
+            import traceback  # --debug only: it imports linecache, tokenize and more
+
             traceback.print_exc()
         print_error(exc)
         _fail_as_json([(exc.message, exc.hint)], exc.status, exc.exit_code)

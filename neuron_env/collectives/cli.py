@@ -137,12 +137,7 @@ def collectives(
       neuron-env collectives --nproc-per-node 16 --compare-nccom --sizes 1M:1G
     """
     from neuron_env.collectives.output import COLLECTIVES, progress
-    from neuron_env.collectives.workflow import (
-        DEFAULT_SIZES,
-        OPS,
-        CollectivesRequest,
-        run_collectives,
-    )
+    from neuron_env.collectives.workflow import OPS, CollectivesRequest, run_collectives
     from neuron_env.output.emit import emit
 
     request = CollectivesRequest(
@@ -151,7 +146,7 @@ def collectives(
         min_busbw_ratio=min_busbw_ratio, slow_rank=slow_rank, compare_nccom=compare_nccom,
         progress=None if quiet else progress,
         ops=_split(ops) or OPS,
-        sizes=parse_sizes(sizes) if sizes else DEFAULT_SIZES,
+        sizes=parse_sizes(sizes) if sizes else None,
     )  # fmt: skip
     choice = chosen_format(CollectivesFormat, output_format)
     raise typer.Exit(emit(COLLECTIVES, run_collectives(request), choice, output))

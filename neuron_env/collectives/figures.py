@@ -53,10 +53,15 @@ def wrong_values(step: dict[str, Any]) -> list[Failure]:
                 "wrong",
                 f"{step['op']} at {step['size']} B: rank {record['rank']} returned "
                 f"{wrong['wrong']} wrong element(s), the first at index {wrong['index']} "
-                f"(got {wrong['got']:g}, expected {wrong['expected']:g})",
-                rank=record["rank"], op=step["op"], size=step["size"],
+                f"(got {_value(wrong['got'])}, expected {_value(wrong['expected'])})",
+                rank=record["rank"], op=step["op"], size=step["size"], host=record.get("host"),
             ))  # fmt: skip
     return failures
+
+
+def _value(value: object) -> str:
+    """A value as the worker sent it: a number, or NaN/Inf (and a size mismatch) by name."""
+    return f"{value:g}" if isinstance(value, int | float) else str(value)
 
 
 def mismatched_ranks(step: dict[str, Any]) -> list[Failure]:
@@ -121,17 +126,44 @@ def low_busbw(rows: Sequence[Row], minimum: float | None, peak: Peak | None) -> 
 
 
 def hang_failure(event: dict[str, Any]) -> Failure:
-    """The watchdog's report: the ranks that never reached the step, else those stuck in it."""
+    """The watchdog's report: the ranks that never reached the step, else those whose process
+    stopped running (no heartbeat: SIGSTOP, a frozen interpreter), else those stuck in it."""
     where = f"{event['op']} at {event['size']} B"
-    missing = event.get("missing") or []
+    missing, stopped = event.get("missing") or [], event.get("stopped") or []
     if missing:
         names = ", ".join(str(r) for r in missing)
         text = f"{where}: rank {names} did not answer within {event['timeout']:g} s (never "
         text += "reached the collective); the job was stopped"
         return Failure("hang", text, rank=missing[0], op=event["op"], size=event["size"])
+    if stopped:
+        names = ", ".join(str(r) for r in stopped)
+        text = f"{where}: rank {names} stopped running (no heartbeat; stopped, e.g. SIGSTOP, or "
+        text += f"frozen) and did not answer within {event['timeout']:g} s; the job was stopped"
+        return Failure("hang", text, rank=stopped[0], op=event["op"], size=event["size"])
     stuck = event.get("unfinished") or []
     names = ", ".join(str(r) for r in stuck) or "?"
     text = f"{where}: every rank reached it but rank {names} did not finish within "
     text += f"{event['timeout']:g} s; the job was stopped"
     return Failure("hang", text, rank=stuck[0] if stuck else None, op=event["op"],
                    size=event["size"])  # fmt: skip
+
+
+def env_mismatch(event: dict[str, Any]) -> Failure:
+    """A setting the ranks must share differs: each value with the ranks holding it, the odd
+    ones (those not holding the most common value) named."""
+    groups = sorted(event["values"].items(), key=lambda item: (-len(item[1]), item[1]))
+    odd = sorted(r for _, ranks in groups[1:] for r in ranks)
+    said = "; ".join(
+        f"{repr(value) if value else 'unset'} on rank{'s' if len(ranks) > 1 else ''} "
+        f"{_ranks(ranks)}"
+        for value, ranks in groups
+    )
+    text = f"{event['variable']} differs across ranks ({said}): rank {_ranks(odd)} differ(s); "
+    text += "every rank must have the same value (or none), else the Neuron runtime fails with "
+    text += "'Nrt::BuildGlobalComm failed'. Nothing was run."
+    return Failure("env", text, rank=odd[0] if odd else None)
+
+
+def _ranks(ranks: Sequence[int]) -> str:
+    shown = ", ".join(str(r) for r in ranks[:16])
+    return shown + (f" and {len(ranks) - 16} more" if len(ranks) > 16 else "")

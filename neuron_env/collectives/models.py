@@ -28,11 +28,12 @@ class Row:
 class Failure:
     """Why the run failed, in one sentence that names the op, the size and the rank."""
 
-    kind: str  # wrong | mismatch | hang | slow-rank | low-busbw | error | nccom
+    kind: str  # wrong | mismatch | hang | crash | env | slow-rank | low-busbw | error | nccom
     message: str
     rank: int | None = None
     op: str | None = None
     size: int | None = None
+    host: str | None = None
 
 
 @dataclass(frozen=True)

@@ -7,28 +7,32 @@ every rank -> ``step`` / ``hang`` / ``fatal`` lines -> :mod:`figures` -> :class:
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from neuron_env.collectives import figures, launch, nccom
+from neuron_env.collectives import crash, figures, launch, nccom, plan
 from neuron_env.collectives.models import CollectivesResult, Failure, Peak, Progress
 from neuron_env.collectives.peaks import peak_for
 from neuron_env.command import LineTimeout, LineTooLong, StreamingCommand
 from neuron_env.errors import BadInput, CommandFailed
+from neuron_env.progress import ProgressFactory
 
 OPS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast")
 DTYPES = ("float32", "float16", "bfloat16", "int32", "int64", "int8")
 BACKENDS = ("neuron", "gloo", "nccl")
-DEFAULT_SIZES = tuple(8 * 2**i for i in range(28))  # 8 B ... 1 GiB, by x2
+DEFAULT_SIZES = plan.DEFAULT_SIZES
 STARTUP_S = 120.0  # torchrun, the imports and the rendezvous, before the first step's timeout
+DRAIN_S = 30.0  # for the ranks to end once the job failed, before their group is killed
+STDERR_READ = 16 * 1024  # of the job's stderr: torchrun's summary of the failure is at its end
 
-Report = Callable[[Progress], None]
+ProgressCallback = Callable[[Progress], None]
 #: Opens the display of the sweep's progress (on stderr; entered only while the ranks run).
-ProgressFactory = Callable[[], AbstractContextManager[Report]]
+SweepProgress = ProgressFactory[ProgressCallback]
 
 
 @dataclass(frozen=True)
@@ -36,7 +40,7 @@ class CollectivesRequest:
     python: Path | None = None
     backend: str = "neuron"
     ops: tuple[str, ...] = OPS
-    sizes: tuple[int, ...] = DEFAULT_SIZES
+    sizes: tuple[int, ...] | None = None  # None: DEFAULT_SIZES, from each op's smallest valid
     dtype: str = "float32"
     iters: int = 20
     warmup: int = 5
@@ -47,7 +51,7 @@ class CollectivesRequest:
     min_busbw_ratio: float | None = None
     slow_rank: float = 0.2
     compare_nccom: bool = False
-    progress: ProgressFactory | None = None
+    progress: SweepProgress | None = None
     environ: dict[str, str] = field(default_factory=lambda: dict(os.environ))
 
 
@@ -60,14 +64,30 @@ def validate(request: CollectivesRequest) -> None:
         if unknown:
             raise BadInput(f"Unknown {name} value: {', '.join(unknown)}.",
                            hint=f"Choose from: {', '.join(allowed)}.")  # fmt: skip
-    if not request.sizes or min(request.sizes) <= 0:
+    if request.sizes is not None and (not request.sizes or min(request.sizes) <= 0):
         raise BadInput("--sizes needs positive byte counts.", hint="e.g. --sizes 8,1024,1M")
-    if request.iters < 1 or request.warmup < 0 or request.timeout <= 0:
-        raise BadInput("--iters must be at least 1, --warmup at least 0, --timeout positive.")
+    if request.iters < 1 or request.warmup < 0:
+        raise BadInput("--iters must be at least 1, --warmup at least 0.")
+    _positive("--timeout", request.timeout, "seconds, e.g. --timeout 300")
+    if request.peak_gbps is not None:
+        _positive("--peak-gbps", request.peak_gbps, "the link's speed in GB/s, e.g. 400")
+    if request.min_busbw_ratio is not None:
+        _positive("--min-busbw-ratio", request.min_busbw_ratio, "a fraction of peak, e.g. 0.8")
+    if not (math.isfinite(request.slow_rank) and request.slow_rank >= 0):
+        raise BadInput(f"--slow-rank {request.slow_rank:g} is not a fraction of 0 or more.",
+                       hint="e.g. --slow-rank 0.2 (20 % slower than the median rank)")  # fmt: skip
+    if request.nproc_per_node is not None and request.nproc_per_node < 1:
+        raise BadInput(f"--nproc-per-node {request.nproc_per_node} starts no rank.",
+                       hint="Give 1 or more ranks, e.g. --nproc-per-node 2.")  # fmt: skip
     peak_for(request.instance_type, request.peak_gbps, one_host=True)  # an unknown type: exit 2
     if request.compare_nccom:
         nccom.check_comparable(request.ops, request.dtype, one_host=bool(request.nproc_per_node))
         nccom.find_nccom(request.environ)
+
+
+def _positive(option: str, value: float, valid: str) -> None:
+    if not (math.isfinite(value) and value > 0):
+        raise BadInput(f"{option} {value:g} is not a positive number.", hint=f"Give {valid}.")
 
 
 def run_collectives(request: CollectivesRequest) -> CollectivesResult:
@@ -76,7 +96,6 @@ def run_collectives(request: CollectivesRequest) -> CollectivesResult:
 
     validate(request)
     python = find_target_python(request.python)
-    payload = json.dumps(_payload(request))
     ranks = None if request.nproc_per_node else launch.rank_env(request.environ)
     if ranks is None and not request.nproc_per_node:
         raise BadInput(
@@ -85,17 +104,22 @@ def run_collectives(request: CollectivesRequest) -> CollectivesResult:
             hint="Run it under torchrun, srun or mpirun, or on one host: "
             "neuron-env collectives --nproc-per-node 2",
         )
+    world = request.nproc_per_node if ranks is None else int(ranks["WORLD_SIZE"])
+    assert world is not None
+    steps, notes = plan.plan_steps(request.ops, request.sizes, request.dtype, world)
+    launch.require_torch(python, request.environ)  # before any table: else every rank fails
+    payload = json.dumps(_payload(request, steps))
     if ranks is None:
-        assert request.nproc_per_node is not None
-        argv = launch.torchrun_argv(python, request.nproc_per_node, launch.free_port(), payload)
-        env, rank, world = dict(request.environ), 0, request.nproc_per_node
+        argv = launch.torchrun_argv(python, world, launch.free_port(), payload)
+        env, rank = dict(request.environ), 0
     else:
         argv = launch.direct_argv(python, payload)
         env = {**request.environ, **ranks}
-        rank, world = int(ranks["RANK"]), int(ranks["WORLD_SIZE"])
-    result = CollectivesResult(request.backend, world, request.dtype, rank=rank)
+        rank = int(ranks["RANK"])
+    result = CollectivesResult(request.backend, world, request.dtype, rank=rank, notes=notes)
     with request.progress() if request.progress else nullcontext(_quiet) as report:
-        _follow(argv, env, request, result, report)
+        per_op = {op: sum(s.op == op for s in steps) for op in request.ops}
+        _follow(argv, env, request, result, _Seen([], [], report, per_op))
         if request.compare_nccom:
             _compare_nccom(request, result, report)
     return result
@@ -105,7 +129,9 @@ def _quiet(_: Progress) -> None:
     pass
 
 
-def _compare_nccom(request: CollectivesRequest, result: CollectivesResult, report: Report) -> None:
+def _compare_nccom(
+    request: CollectivesRequest, result: CollectivesResult, report: ProgressCallback
+) -> None:
     """nccom-test on the sizes measured, after our ranks have ended (they held the devices)."""
     if not result.rows:
         result.nccom = []
@@ -124,9 +150,9 @@ def _compare_nccom(request: CollectivesRequest, result: CollectivesResult, repor
     result.failures += failures
 
 
-def _payload(request: CollectivesRequest) -> dict[str, Any]:
+def _payload(request: CollectivesRequest, steps: list[plan.Step]) -> dict[str, Any]:
     return {
-        "backend": request.backend, "ops": list(request.ops), "sizes": list(request.sizes),
+        "backend": request.backend, "steps": [s.as_dict() for s in steps],
         "dtype": request.dtype, "iters": request.iters, "warmup": request.warmup,
         "timeout": request.timeout,
     }  # fmt: skip
@@ -137,15 +163,14 @@ def _follow(
     env: dict[str, str],
     request: CollectivesRequest,
     result: CollectivesResult,
-    report: Report,
+    seen: _Seen,
 ) -> None:
-    steps: list[dict[str, Any]] = []
-    hangs: list[dict[str, Any]] = []
+    steps, hangs = seen.steps, seen.hangs
     try:
         with StreamingCommand(argv, env=env, max_line=16 * 1024 * 1024) as job:
-            _read_events(job, request, result, _Seen(steps, hangs, report))
-            code = job.wait(30)
-            tail = job.stderr_tail()
+            _read_events(job, request, result, seen)
+            code = job.wait(DRAIN_S)
+            tail = job.stderr_tail(STDERR_READ)
     except CommandFailed as exc:
         result.failures.append(Failure("error", exc.message))
         return
@@ -154,8 +179,23 @@ def _follow(
         result.complete = True  # rank 0 gathers and reports every rank's figures
         result.notes.append(f"rank {result.rank} finished; rank 0 reports the figures")
     if not result.complete and not result.failures:
-        last = tail.strip().splitlines()[-1:] or [f"exit code {code}"]
-        result.failures.append(Failure("error", f"the ranks ended early: {last[0]}"))
+        result.failures.append(_ended_early(request, result, code, tail))
+
+
+def _ended_early(
+    request: CollectivesRequest, result: CollectivesResult, code: int, tail: str
+) -> Failure:
+    """The rank that ended the job: torchrun's first observed failure, or (started by another
+    launcher) this rank's own exit; else the job's last words."""
+    crashed = crash.first_failure(tail) if request.nproc_per_node else None
+    if crashed is None and not request.nproc_per_node and code != 0:
+        crashed = crash.Crashed(result.rank, os.uname().nodename, code)
+    if crashed is not None:
+        return Failure("crash", f"rank {crashed.rank} on {crashed.host} {crashed.how()}; "
+                       "the other ranks were stopped", rank=crashed.rank,
+                       host=crashed.host)  # fmt: skip
+    last = tail.strip().splitlines()[-1:] or [f"exit code {code}"]
+    return Failure("error", f"the ranks ended early: {last[0]}")
 
 
 @dataclass(frozen=True)
@@ -164,13 +204,14 @@ class _Seen:
 
     steps: list[dict[str, Any]]
     hangs: list[dict[str, Any]]
-    report: Report
+    report: ProgressCallback
+    per_op: dict[str, int]  # how many steps each op has
 
     def step(self, event: dict[str, Any], request: CollectivesRequest, world: int) -> None:
         self.steps.append(event)
         done = sum(s.get("op") == event.get("op") for s in self.steps)
         row = figures.row(event, request.dtype, world, None)
-        self.report(Progress(row.op, done, len(request.sizes), row))
+        self.report(Progress(row.op, done, self.per_op.get(row.op, done), row))
 
 
 def _read_events(
@@ -193,6 +234,10 @@ def _read_events(
             seen.step(event, request, result.world_size)
         elif kind == "hang":
             seen.hangs.append(event)
+            job.kill()  # the ranks die with torchrun (PR_SET_PDEATHSIG), stopped ones too
+        elif kind == "env-mismatch":
+            if not any(f.kind == "env" for f in result.failures):
+                result.failures.append(figures.env_mismatch(event))
         elif kind == "fatal":
             result.failures.append(Failure("error", _fatal_text(event, request.backend),
                                            rank=event.get("rank")))  # fmt: skip
@@ -226,7 +271,8 @@ def _judge(
     for step in steps:
         result.failures += figures.wrong_values(step) + figures.mismatched_ranks(step)
     if hangs:
-        named = [h for h in hangs if h.get("missing")] or hangs
+        named = ([h for h in hangs if h.get("missing")] or [h for h in hangs if h.get("stopped")]
+                 or hangs)  # fmt: skip
         result.failures.append(figures.hang_failure(named[0]))
     result.failures += figures.slow_ranks(steps, request.slow_rank)
     result.failures += figures.low_busbw(result.rows, request.min_busbw_ratio, result.peak)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import shlex
 import socket
 import subprocess
@@ -35,7 +36,11 @@ FAKE_SLURM = REPO / "tests" / "fakes" / "slurm"
 FAULTS = REPO / "tests" / "fakes" / "collectives_faults"
 MANIFESTS = sorted((REPO / "examples" / "kubernetes").glob("*.yaml"))
 SCHEMA = json.loads((DATA / "kubernetes" / "workloads.schema.json").read_text())
-SMALL = "--backend gloo --sizes 8,1024,65536 --iters 3 --warmup 1 --ops all_reduce,broadcast"
+# Rank speeds are not judged here (slow-rank has its own test): a busy machine skews them.
+SMALL = (
+    "--backend gloo --sizes 8,1024,65536 --iters 3 --warmup 1 --ops all_reduce,broadcast "
+    "--slow-rank 1000"
+)
 
 
 # --- Slurm --------------------------------------------------------------------------------------
@@ -94,7 +99,8 @@ def sbatch(
         "SLURM_SUBMIT_DIR": str(tmp_path), "HEALTHCHECK": str(script), "TASKS_PER_NODE": "1",
         "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(free_port()), "PYTHON": str(torch_python),
         "NEURON_ENV": str(NEURON_ENV), "NEURON_ENV_COLLECTIVES_ARGS": SMALL,
-        "PYTHONPATH": str(FAULTS), **env,
+        "PYTHONPATH": os.pathsep.join(p for p in (str(FAULTS), os.environ.get("PYTHONPATH")) if p),
+        **env,
     }  # fmt: skip
     done = subprocess.run(["bash", str(SBATCH), *train], env=full, capture_output=True,
                           text=True, timeout=300, check=False)  # fmt: skip
@@ -124,7 +130,11 @@ def test_healthy_nodes_pass_both_checks_and_the_training_step_runs(
 ) -> None:
     done, sruns, updates = sbatch(tmp_path, torch_python, healthy_node, "echo", "training")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert [s[0] for s in sruns] == ["--ntasks-per-node=1", "--ntasks-per-node=1", "echo"]
+    assert [s[:2] for s in sruns[:2]] == [
+        ["--ntasks=2", "--ntasks-per-node=1"],
+        ["--ntasks-per-node=1", "--kill-on-bad-exit=0"],
+    ]
+    assert sruns[2][0] == "echo"  # then the training step
     assert sruns[0][-1] == str(healthy_node[0])  # the health check, once per node
     assert "neuron-env collectives: ok on 2 node(s)" in done.stdout
     assert done.stdout.splitlines()[-2:] == ["training", "training"]  # once per node
@@ -172,7 +182,11 @@ def test_without_operator_rights_the_node_is_named_for_the_admin_and_the_job_sti
                               FAKE_SCONTROL_DENIED="1")  # fmt: skip
     assert done.returncode == 1 and "training" not in done.stdout
     assert [u[1] for u in updates] == ["nodename=trn-a"]
-    assert "could not drain trn-a (draining needs Slurm operator rights)" in done.stderr
+    assert (
+        "could not drain trn-a: scontrol said: slurm_update error: Invalid user id "
+        "(draining needs Slurm operator rights)"
+    ) in done.stderr
+    assert "0 node(s) drained, 1 could not be drained" in done.stderr
     (printed,) = [ln for ln in done.stderr.splitlines() if ln.startswith("  scontrol update ")]
     assert shlex.split(printed) == ["scontrol", *updates[0][:4]]  # pastes as the same command
 
@@ -191,15 +205,28 @@ def test_a_node_failing_preflight_is_drained_by_the_health_check_before_any_coll
 def test_a_failure_no_rank_owns_drains_nothing(
     tmp_path: Path, torch_python: Path, healthy_node: tuple[Path, dict[str, str]]
 ) -> None:
-    # No torch in the job's interpreter: every rank fails alike, which is the job's setup.
-    args = f"{SMALL} --python /usr/bin/python3"
+    # Low busbw against a link no gloo reaches: a failure of the job's figures, not of a rank.
+    args = ("--backend gloo --ops all_reduce --sizes 64M --iters 1 --warmup 0 "
+            "--peak-gbps 1000000 --min-busbw-ratio 0.9")  # fmt: skip
     done, _, updates = sbatch(
         tmp_path, torch_python, healthy_node, NEURON_ENV_COLLECTIVES_ARGS=args
     )
     assert done.returncode == 1
     assert updates == []
     assert "no failure names a rank, so none names a node; none drained" in done.stderr
-    assert "0 node(s) drained" in done.stderr
+    assert "0 node(s) drained, 0 could not be drained" in done.stderr
+
+
+def test_a_job_interpreter_without_torch_is_a_setup_error_before_any_rank_runs(
+    tmp_path: Path, torch_python: Path, healthy_node: tuple[Path, dict[str, str]]
+) -> None:
+    args = f"{SMALL} --python /usr/bin/python3"
+    done, _, updates = sbatch(
+        tmp_path, torch_python, healthy_node, NEURON_ENV_COLLECTIVES_ARGS=args
+    )
+    assert done.returncode == 2 and updates == []
+    assert "has no torch: the ranks of collectives run in that interpreter" in done.stderr
+    assert "neuron-env collectives refused its arguments (exit 2)" in done.stderr
 
 
 def test_a_missing_health_check_is_a_setup_error(

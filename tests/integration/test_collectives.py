@@ -25,6 +25,11 @@ SMALL = ("--sizes", "8,1024,65536", "--iters", "3", "--warmup", "1")
 NOT_JUDGED = ("--slow-rank", "1000")  # these tests compare with nccom-test, not rank speeds
 
 
+def with_faults() -> str:
+    """PYTHONPATH with the fault module first (and what the run was given after it)."""
+    return os.pathsep.join(p for p in (str(FAULTS), os.environ.get("PYTHONPATH")) if p)
+
+
 def collectives(
     cli: CliRunner,
     python: Path,
@@ -33,8 +38,8 @@ def collectives(
     fault: dict[str, str] | None = None,
     env: dict[str, str] | None = None,
 ) -> Result:
-    env = {"PYTHONPATH": str(FAULTS), **{f"COLLECTIVES_{k}": v for k, v in (fault or {}).items()},
-           **(env or {})}  # fmt: skip
+    env = {"PYTHONPATH": with_faults(), **(env or {}),
+           **{f"COLLECTIVES_{k}": v for k, v in (fault or {}).items()}}  # fmt: skip
     return cli(
         "collectives", "--backend", "gloo", "--nproc-per-node", str(nproc),
         "--python", str(python), *SMALL, *args, env=env, timeout=300,
@@ -80,12 +85,13 @@ def test_a_hung_rank_ends_the_job_within_the_timeout_and_is_named(
 ) -> None:
     started = time.monotonic()
     result = collectives(cli, torch_python, "--ops", "all_reduce,all_gather", "--timeout", "5",
+                         "--sizes", "12,1024,65536",  # 8 B gives all_gather no element per rank
                          nproc=3, fault={"FAULT": "hang", "FAULT_RANK": "2",
                                          "FAULT_COUNT": "16384"})  # fmt: skip
     assert result.returncode == 1
     assert "FAIL hang: all_reduce at 65536 B: rank 2 did not answer within 5 s" in result.stdout
     assert "        1024          256   float32    sum" in result.stdout  # what ran is kept
-    assert "all_gather" not in result.stdout  # the job ended there
+    assert "\n# all_gather\n" not in result.stdout  # the job ended there: no all_gather table
     assert time.monotonic() - started < 120
 
 
@@ -134,16 +140,72 @@ def test_the_html_page_charts_busbw_per_op_against_the_peak_over_nccl_tests_tabl
         (("--ops", "all_reduce,allreduce"), "Unknown --ops value: allreduce."),
         (("--sizes", "8,lots"), "--sizes '8,lots' is not a list of sizes."),
         (("--instance-type", "trn9.huge"), "No link bandwidth is known for trn9.huge."),
+        (("--timeout", "nan"), "--timeout nan is not a positive number."),
+        (("--timeout", "inf"), "--timeout inf is not a positive number."),
+        (("--timeout", "-1"), "--timeout -1 is not a positive number."),
+        (("--peak-gbps", "0"), "--peak-gbps 0 is not a positive number."),
+        (("--peak-gbps", "nan"), "--peak-gbps nan is not a positive number."),
+        (("--nproc-per-node", "0"), "--nproc-per-node 0 starts no rank."),
+        (("--nproc-per-node", "abc"), "'abc' is not a valid int."),
+        (("--sizes", "1,2,3"), "--sizes 1 B is too small at 2 ranks in float32: it would measure "
+         "nothing. The smallest valid size per op: all_reduce 4 B, all_gather 8 B, "
+         "reduce_scatter 8 B, all_to_all 8 B, broadcast 4 B."),
     ],
-)
+)  # fmt: skip
 def test_bad_input_is_exit_2_with_a_hint(
     cli: CliRunner, torch_python: Path, args: tuple[str, ...], message: str
 ) -> None:
     result = cli("collectives", "--backend", "gloo", "--nproc-per-node", "2",
                  "--python", str(torch_python), *args)  # fmt: skip
     assert result.returncode == 2
-    assert message in result.stderr
+    assert message in " ".join(result.stderr.split())  # as wrapped to the terminal
     assert "Traceback" not in result.stderr
+    assert result.stdout == ""  # no table
+
+
+LAUNCHED = {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29999"}
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"RANK": "abc", "WORLD_SIZE": "2"}, "RANK='abc' is not a whole number of 0 or more."),
+        ({"RANK": "2", "WORLD_SIZE": "2"}, "RANK=2 is not a rank of a job of WORLD_SIZE=2"),
+        ({"RANK": "0", "WORLD_SIZE": "0"}, "WORLD_SIZE='0' is not a whole number of 1 or more."),
+        ({"SLURM_PROCID": "0", "SLURM_NTASKS": "2", "WORLD_SIZE": "4"},
+         "WORLD_SIZE='4' disagrees with the srun that started this rank (SLURM_NTASKS=2)."),
+        ({"RANK": "0", "WORLD_SIZE": "4", "SLURM_PROCID": "0", "SLURM_NTASKS": "2"},
+         "SLURM_NTASKS='2' disagrees with the torchrun that started this rank (WORLD_SIZE=4)."),
+    ],
+)  # fmt: skip
+def test_launcher_variables_that_name_no_rank_are_exit_2_in_a_json_envelope(
+    cli: CliRunner, torch_python: Path, env: dict[str, str], message: str
+) -> None:
+    result = cli("collectives", "--backend", "gloo", "--python", str(torch_python),
+                 "--format", "json", env={**LAUNCHED, **env})  # fmt: skip
+    assert result.returncode == 2
+    doc = json.loads(result.stdout)
+    assert doc["status"] == "error" and doc["exit_code"] == 2
+    assert doc["errors"][0]["message"].startswith(message)
+    assert "Traceback" not in result.stderr
+
+
+def test_a_target_interpreter_without_torch_is_exit_2_before_any_table(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")],
+                   check=True)  # fmt: skip
+    python = tmp_path / "venv" / "bin" / "python"
+    result = cli("collectives", "--backend", "gloo", "--nproc-per-node", "2",
+                 "--python", str(python))  # fmt: skip
+    assert result.returncode == 2
+    assert result.stdout == ""
+    said = " ".join(result.stderr.split())
+    assert f"{python} has no torch: the ranks of collectives run in that interpreter." in said
+    json_result = cli("collectives", "--backend", "gloo", "--nproc-per-node", "2",
+                      "--python", str(python), "--format", "json")  # fmt: skip
+    doc = json.loads(json_result.stdout)
+    assert doc["exit_code"] == 2 and "has no torch" in doc["errors"][0]["message"]
 
 
 def test_without_a_launcher_or_nproc_it_says_how_to_run_it(cli: CliRunner) -> None:
@@ -312,7 +374,7 @@ def _ranks_running(marker: str) -> list[str]:
             state = (proc / "stat").read_text().rpartition(")")[2].split()[0]
         except OSError:  # it ended while we looked
             continue
-        if "collectives/worker {" in cmdline and marker in cmdline and state != "Z":
+        if "worker/target collectives {" in cmdline and marker in cmdline and state != "Z":
             running.append(f"{proc.name} ({state})")
     return running
 
@@ -338,3 +400,147 @@ def test_an_interrupted_sweep_leaves_no_rank_running(
         code = proc.wait(timeout=60)
     assert code == 128 + sig.value
     assert _ranks_running(marker) == []
+
+
+# --- wrong answers, crashed and stopped ranks, settings that differ ---------------------------
+
+CORRUPTIONS = REPO / "tests" / "support" / "collectives_corruptions.py"
+
+
+@pytest.mark.parametrize(
+    ("dtype", "plan"),
+    [
+        ("float32", "all_reduce:nan,all_gather:zeros,reduce_scatter:inf,all_to_all:swap,"
+                    "broadcast:flip"),
+        ("bfloat16", "all_reduce:stale,all_gather:stale,reduce_scatter:flip,all_to_all:nan,"
+                     "broadcast:zeros"),
+    ],
+    ids=["float32", "bfloat16"],
+)  # fmt: skip
+def test_each_corruption_of_a_rank_s_output_fails_its_op_naming_the_first_wrong_element(
+    cli: CliRunner, torch_python: Path, dtype: str, plan: str
+) -> None:
+    result = collectives(cli, torch_python, "--dtype", dtype, "--sizes", "1K,4K", "--format",
+                         "json", *NOT_JUDGED, fault={"FAULT": "corrupt", "FAULT_RANK": "1",
+                                                     "CORRUPT": plan})  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    doc = json.loads(result.stdout)
+    wrong = {(f["op"], f["size"]): f for f in doc["failures"] if f["kind"] == "wrong"}
+    for op, how in (p.split(":") for p in plan.split(",")):
+        sizes = [4096] if how == "stale" else [1024, 4096]  # a stale buffer needs a size before
+        for size in sizes:
+            failure = wrong[(op, size)]
+            assert failure["rank"] == 1 and failure["host"]
+            assert failure["message"].startswith(f"{op} at {size} B: rank 1 returned ")
+            assert ", the first at index " in failure["message"]
+            if how in ("nan", "inf"):
+                assert f"(got {how}, expected " in failure["message"]
+    assert all(f["rank"] == 1 for f in doc["failures"] if f["kind"] == "wrong")
+    assert all(r["count"] > 0 for r in doc["rows"])
+
+
+def test_every_corruption_is_caught_at_2_8_and_64_ranks_and_exact_sums_pass(
+    torch_python: Path,
+) -> None:
+    """The worker's check on synthetic outputs of rank world-1 (no 64 processes needed)."""
+    done = subprocess.run([str(torch_python), str(CORRUPTIONS), "2,8,64"], capture_output=True,
+                          text=True, check=True, timeout=300,
+                          env={**machine_env(), "PYTHONPATH": str(REPO)})  # fmt: skip
+    verdicts = json.loads(done.stdout)
+    kinds = {v["kind"] for v in verdicts}
+    assert kinds == {"none", "summed-in-dtype", "nan", "inf", "zeros", "flip", "swap", "stale"}
+    assert {v["world"] for v in verdicts} == {2, 8, 64}
+    missed = [
+        v for v in verdicts if v["kind"] not in ("none", "summed-in-dtype") and not v["wrong"]
+    ]
+    assert missed == []
+    flagged = [v for v in verdicts if v["kind"] in ("none", "summed-in-dtype") and v["wrong"]]
+    assert flagged == []  # right outputs, and reductions added in the dtype in any order, pass
+    nan = next(v for v in verdicts if v["kind"] == "nan" and v["world"] == 64)
+    assert nan["wrong"]["index"] == nan["count"] // 2 and nan["wrong"]["got"] == "nan"
+    zeros = [v for v in verdicts if (v["kind"], v["dtype"], v["op"], v["world"]) ==
+             ("zeros", "bfloat16", "all_gather", 64)]  # fmt: skip
+    assert zeros[0]["wrong"]["got"] == 0 and zeros[0]["wrong"]["expected"] != 0
+
+
+def _pids(folder: Path) -> list[tuple[int, int, int]]:
+    """(rank, pid, process group) of every rank the fault module saw start."""
+    rows = [p.read_text().split() for p in folder.iterdir()]
+    return [(int(r), int(pid), int(group)) for r, pid, group in rows]
+
+
+def _running(pid: int | None = None, group: int | None = None) -> list[int]:
+    """Processes (not zombies) with this PID, or in this process group."""
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            fields = (proc / "stat").read_text().rpartition(")")[2].split()
+        except OSError:  # it ended while we looked
+            continue
+        state, pgrp = fields[0], int(fields[2])
+        if state != "Z" and (int(proc.name) == pid or pgrp == group):
+            found.append(int(proc.name))
+    return found
+
+
+def assert_no_rank_left(folder: Path, ranks: int) -> None:
+    started = _pids(folder)
+    assert sorted(r for r, _, _ in started) == list(range(ranks))
+    for _, pid, group in started:
+        assert _running(pid=pid) == [], f"rank process {pid} is still running"
+        assert _running(group=group) == [], f"process group {group} still has processes"
+
+
+def test_a_crashed_rank_is_named_with_its_host_and_signal_and_no_rank_is_left(
+    cli: CliRunner, torch_python: Path, tmp_path: Path
+) -> None:
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    started = time.monotonic()
+    fault = {"FAULT": "crash", "FAULT_RANK": "1", "FAULT_COUNT": "256", "PIDS": str(pids)}
+    result = collectives(cli, torch_python, "--ops", "all_reduce", "--format", "json",
+                         "--timeout", "20", fault=fault)  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    doc = json.loads(result.stdout)
+    (crash,) = [f for f in doc["failures"] if f["kind"] == "crash"]
+    assert crash["rank"] == 1 and crash["host"]
+    assert crash["message"] == (f"rank 1 on {crash['host']} was killed by signal SIGKILL; "
+                                "the other ranks were stopped")  # fmt: skip
+    assert [r["size"] for r in doc["rows"]] == [8]  # what ran before it is kept
+    assert_no_rank_left(pids, 2)
+    assert time.monotonic() - started < 120
+
+
+def test_a_stopped_rank_is_found_within_the_timeout_named_and_drained(
+    cli: CliRunner, torch_python: Path, tmp_path: Path
+) -> None:
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    started = time.monotonic()
+    result = collectives(cli, torch_python, "--ops", "all_reduce", "--timeout", "5", nproc=3,
+                         fault={"FAULT": "stop", "FAULT_RANK": "2", "FAULT_COUNT": "256",
+                                "PIDS": str(pids)})  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert ("FAIL hang: all_reduce at 1024 B: rank 2 stopped running (no heartbeat; stopped, "
+            "e.g. SIGSTOP, or frozen) and did not answer within 5 s") in result.stdout  # fmt: skip
+    assert_no_rank_left(pids, 3)  # SIGKILL (the ranks die with torchrun) ends a stopped one too
+    assert time.monotonic() - started < 60  # was 39 s of torchrun's SIGTERM grace, unnamed
+
+
+def test_ranks_with_different_neuron_rt_root_comm_id_are_named_before_any_collective(
+    cli: CliRunner, torch_python: Path
+) -> None:
+    result = collectives(cli, torch_python, "--ops", "all_reduce", "--format", "json", nproc=3,
+                         env={"NEURON_RT_ROOT_COMM_ID": "10.0.0.1:62182"},
+                         fault={"FAULT": "comm-id", "FAULT_RANK": "2",
+                                "FAULT_VALUE": "10.0.0.9:62182"})  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    doc = json.loads(result.stdout)
+    (env,) = doc["failures"]
+    assert env["kind"] == "env" and env["rank"] == 2
+    assert env["message"].startswith(
+        "NEURON_RT_ROOT_COMM_ID differs across ranks ('10.0.0.1:62182' on ranks 0, 1; "
+        "'10.0.0.9:62182' on rank 2): rank 2 differ(s);"
+    )
+    assert "Nrt::BuildGlobalComm failed" in env["message"]
+    assert doc["rows"] == []

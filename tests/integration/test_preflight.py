@@ -205,6 +205,26 @@ def test_healthcheck_drains_a_broken_node_naming_the_failing_checks(
     ]
 
 
+def test_healthcheck_that_cannot_drain_says_so_with_scontrol_s_reason_and_still_fails(
+    cli: CliRunner, failing_host: Host, stub_bin: Path, tmp_path: Path
+) -> None:
+    denied = stub_bin / "scontrol"  # what scontrol prints to a user who is not an operator
+    denied.write_text("#!/bin/sh\necho 'slurm_update error: Invalid user id' >&2\nexit 1\n")
+    script = render_healthcheck(cli, failing_host, tmp_path / "healthcheck.sh")
+    full = {
+        "PATH": f"{stub_bin}:/usr/bin:/bin",
+        "SLURMD_NODENAME": "trn-node-7",
+        **failing_host.env,
+    }
+    done = subprocess.run(["bash", str(script)], env=full, capture_output=True, text=True,
+                          timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        "neuron-env-healthcheck: could not drain trn-node-7: scontrol said: slurm_update error: "
+        "Invalid user id; the node failed: neuron-env: driver.module,driver.devices"
+    )
+
+
 def test_healthcheck_leaves_a_healthy_node_alone(
     cli: CliRunner, healthy: Host, stub_bin: Path, tmp_path: Path
 ) -> None:

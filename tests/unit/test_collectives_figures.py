@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from neuron_env.collectives import figures, launch, nccom
+from neuron_env.collectives import crash, figures, launch, nccom, plan
 from neuron_env.collectives.cli import parse_sizes
 from neuron_env.collectives.html_report import render
 from neuron_env.collectives.models import CollectivesResult, NccomOp, NccomRow, Row
@@ -187,3 +187,104 @@ def test_the_html_page_draws_nccom_tests_busbw_dashed_beside_ours_and_tabulates_
     assert "nccom-test busbw (GB/s) ours / nccom-test" in shown
     assert "2048 512 float32 sum 1000.0 1000.0 1000.0 0.00 0.00 0 — 0.00 2.00×" in shown
     assert "nccom-test: not run by nccom-test (it has no broadcast)" in shown
+
+
+# --- steps planned up front: every size measures something ----------------------------------
+
+
+def test_a_split_op_s_smallest_size_is_one_element_per_rank() -> None:
+    assert plan.smallest_size("all_gather", "bfloat16", 64) == 128
+    assert plan.smallest_size("all_reduce", "bfloat16", 64) == 2
+    steps, notes = plan.plan_steps(["all_gather", "all_reduce"], [128, 1000], "bfloat16", 64)
+    assert [(s.op, s.size, s.count) for s in steps] == [
+        ("all_gather", 128, 64), ("all_gather", 1024, 512),
+        ("all_reduce", 128, 64), ("all_reduce", 1000, 500),
+    ]  # fmt: skip
+    assert notes == ["all_gather: 1000 B rounded up to 1024 B, a multiple of 128 B "
+                     "(2 B bfloat16 x 64 ranks)"]  # fmt: skip
+
+
+def test_sizes_too_small_for_an_op_are_refused_naming_each_op_s_smallest() -> None:
+    with pytest.raises(BadInput) as refused:
+        plan.plan_steps(["all_reduce", "all_to_all"], [1, 2, 3], "float32", 8)
+    assert refused.value.message == (
+        "--sizes 1 B is too small at 8 ranks in float32: it would measure nothing. The smallest "
+        "valid size per op: all_reduce 4 B, all_to_all 32 B."
+    )
+
+
+def test_the_default_sweep_starts_at_each_op_s_smallest_size_and_has_no_empty_step() -> None:
+    steps, notes = plan.plan_steps(["reduce_scatter", "broadcast"], None, "int64", 16)
+    first = {op: min(s.size for s in steps if s.op == op) for op in ("reduce_scatter", "broadcast")}
+    assert first == {"reduce_scatter": 128, "broadcast": 8}
+    assert all(s.count > 0 for s in steps) and notes == []
+    _, odd = plan.plan_steps(["all_gather"], None, "float32", 3)
+    assert odd == ["all_gather: the default sizes are rounded up to multiples of 12 B "
+                   "(4 B float32 x 3 ranks)"]  # fmt: skip
+
+
+# --- which rank ended the job -----------------------------------------------------------------
+
+TORCHRUN_SUMMARY = """\
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+=======================================================
+/tmp/worker FAILED
+-------------------------------------------------------
+Failures:
+[1]:
+  time      : 2026-12-07_00:29:03
+  host      : localhost
+  rank      : 0 (local_rank: 0)
+  exitcode  : -15 (pid: 21913)
+  error_file: <N/A>
+  traceback : Signal 15 (SIGTERM) received by PID 21913
+-------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2026-12-07_00:29:03
+  host      : localhost
+  rank      : 1 (local_rank: 1)
+  exitcode  : -9 (pid: 21914)
+  error_file: <N/A>
+  traceback : Signal 9 (SIGKILL) received by PID 21914
+=======================================================
+"""  # torchrun of torch 2.13.0 here, one of two gloo ranks killed by SIGKILL
+
+
+def test_torchrun_s_first_observed_failure_names_the_rank_host_and_signal() -> None:
+    crashed = crash.first_failure("some traceback\n" + TORCHRUN_SUMMARY)
+    assert crashed == crash.Crashed(1, "localhost", -9)
+    assert crashed.how() == "was killed by signal SIGKILL"
+    exited = TORCHRUN_SUMMARY.replace("exitcode  : -9", "exitcode  : 7")
+    assert crash.first_failure(exited) == crash.Crashed(1, "localhost", 7)
+    assert crash.Crashed(1, "h", 7).how() == "exited with code 7"
+    assert crash.first_failure("Segmentation fault") is None
+    assert crash.first_failure(TORCHRUN_SUMMARY.replace("rank      : 1", "rank      : x")) is None
+
+
+def test_a_stopped_rank_is_named_from_its_missing_heartbeat() -> None:
+    event = {"op": "all_reduce", "size": 1024, "timeout": 5.0, "missing": [], "stopped": [2],
+             "unfinished": [0, 1, 2]}  # fmt: skip
+    failure = figures.hang_failure(event)
+    assert failure.rank == 2
+    assert failure.message.startswith("all_reduce at 1024 B: rank 2 stopped running")
+
+
+def test_ranks_with_another_neuron_rt_root_comm_id_are_named() -> None:
+    event = {"variable": "NEURON_RT_ROOT_COMM_ID",
+             "values": {"10.0.0.1:62182": [0, 1, 3], "": [2]}}  # fmt: skip
+    failure = figures.env_mismatch(event)
+    assert failure.kind == "env" and failure.rank == 2
+    assert failure.message.startswith(
+        "NEURON_RT_ROOT_COMM_ID differs across ranks ('10.0.0.1:62182' on ranks 0, 1, 3; unset "
+        "on rank 2): rank 2 differ(s);"
+    )
+
+
+def test_a_nan_in_a_result_is_reported_by_name() -> None:
+    record = {"rank": 1, "host": "trn-b", "time_s": 1.0,
+              "wrong": {"wrong": 1, "index": 3, "got": "nan", "expected": 42}}  # fmt: skip
+    (failure,) = figures.wrong_values({"op": "reduce_scatter", "size": 64, "ranks": [record]})
+    assert failure.message == ("reduce_scatter at 64 B: rank 1 returned 1 wrong element(s), the "
+                               "first at index 3 (got nan, expected 42)")  # fmt: skip
+    assert failure.host == "trn-b"

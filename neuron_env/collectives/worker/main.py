@@ -1,8 +1,9 @@
 """One rank of ``neuron-env collectives``: join the job, run every (op, size), check, report.
 
-The request (argv[0], JSON) names the backend, the ops, the sizes, the dtype, the iterations and
-the per-op timeout. RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and MASTER_PORT are set by the
-launcher (torchrun), or by neuron-env from srun's or mpirun's variables.
+The request (argv[0], JSON) names the backend, the steps (op, size and element count each, as
+neuron-env planned them), the dtype, the iterations and the per-op timeout. RANK, WORLD_SIZE,
+LOCAL_RANK, MASTER_ADDR and MASTER_PORT are set by the launcher (torchrun), or by neuron-env from
+srun's or mpirun's variables.
 
 Each timed iteration starts after an untimed barrier, so a rank's time is its own time to finish
 the op, not its wait for a late peer: a slow rank shows as itself. Every rank checks its last
@@ -23,6 +24,8 @@ from .channel import emit, open_channel
 from .watchdog import PREFIX, Watchdog
 
 EXIT_FATAL = 3
+#: Settings that must be the same on every rank, compared before the backend starts.
+SAME_ON_EVERY_RANK = ("NEURON_RT_ROOT_COMM_ID",)
 
 
 def _die_with_parent() -> None:
@@ -51,13 +54,18 @@ def main(argv: list[str]) -> int:
     request = json.loads(argv[0])
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     try:
-        device = _join(request, rank)
+        store = _rendezvous(request, rank, world)
+        differ = same_everywhere(store, rank, world, float(request["timeout"]))
+        device = None if differ else _join(request, rank, world, store)
     except Exception as exc:  # the backend is missing or the rendezvous failed: say so, end
         emit("fatal", rank=rank, message=f"{type(exc).__name__}: {exc}".strip())
         return EXIT_FATAL
+    if differ:
+        emit("env-mismatch", rank=rank, variable=differ[0], values=differ[1])
+        return EXIT_FATAL
     watchdog = Watchdog(rank, world, float(request["timeout"]))
     watchdog.start()
-    for index, step in enumerate(_steps(request, world)):
+    for index, step in enumerate(request["steps"]):
         watchdog.begin(index, step)
         record = _run_step(request, step, index, rank, world, device, watchdog)
         _report(watchdog.store, index, step, rank, world, record)
@@ -70,7 +78,49 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _join(request: dict[str, Any], rank: int) -> Any:
+def _rendezvous(request: dict[str, Any], rank: int, world: int) -> Any:
+    """The launcher's store (torchrun's agent), or rank 0's, exactly as ``env://`` finds it:
+    reached before the backend starts, so the ranks can compare their settings first."""
+    import torch.distributed as dist
+
+    timeout = datetime.timedelta(seconds=float(request["timeout"]))
+    store, _, _ = next(dist.rendezvous("env://", rank, world, timeout=timeout))
+    return store
+
+
+def same_everywhere(
+    store: Any, rank: int, world: int, timeout: float
+) -> tuple[str, dict[str, list[int]]] | None:
+    """Each variable of :data:`SAME_ON_EVERY_RANK` as every rank has it: None when they agree,
+    else the first that differs and its values, each with the ranks holding it ("" when unset).
+
+    NEURON_RT_ROOT_COMM_ID that differs between ranks makes the runtime fail with
+    ``Nrt::BuildGlobalComm failed`` once the backend starts; said here, the ranks are named.
+    """
+    for name in SAME_ON_EVERY_RANK:
+        key = f"{PREFIX}/env/{name}"
+        store.set(f"{key}/{rank}", os.environ.get(name, ""))
+        keys = [f"{key}/{r}" for r in range(world)]
+        store.wait(keys, datetime.timedelta(seconds=timeout))
+        held: dict[str, list[int]] = {}
+        for r, k in enumerate(keys):
+            held.setdefault(store.get(k).decode(), []).append(r)
+        if len(held) > 1:
+            _all_read(store, key, rank, world, timeout)
+            return name, held
+    return None
+
+
+def _all_read(store: Any, key: str, rank: int, world: int, timeout: float) -> None:
+    """The ranks are about to end: the one that may host the store (rank 0) waits until every
+    rank has read it, so none is cut off mid-read and reports that instead."""
+    store.set(f"{key}/read/{rank}", "1")
+    if rank == 0:
+        store.wait([f"{key}/read/{r}" for r in range(world)], datetime.timedelta(seconds=timeout))
+        time.sleep(0.5)  # the last answers on their way
+
+
+def _join(request: dict[str, Any], rank: int, world: int, store: Any) -> Any:
     import torch
     import torch.distributed as dist
 
@@ -81,23 +131,13 @@ def _join(request: dict[str, Any], rank: int) -> Any:
     # The Neuron runtime must not be initialised before init_process_group (TorchNeuron docs).
     dist.init_process_group(
         backend=backend,
-        init_method="env://",
-        timeout=datetime.timedelta(seconds=float(request["timeout"])),
+        store=dist.PrefixStore("default_pg", store),  # as init_method="env://" wraps it
+        rank=rank,
+        world_size=world,
+        # Longer than the watchdog's: a backend's own timeout would end the rank unnamed.
+        timeout=datetime.timedelta(seconds=2 * float(request["timeout"]) + 30),
     )
     return torch.device({"gloo": "cpu", "nccl": f"cuda:{local}"}.get(backend, backend))
-
-
-def _steps(request: dict[str, Any], world: int) -> list[dict[str, Any]]:
-    from .ops import DTYPES, OPS
-
-    width = DTYPES[request["dtype"]].itemsize
-    steps = []
-    for name in request["ops"]:
-        unit = width * (world if OPS[name].split else 1)
-        for size in request["sizes"]:
-            count = (int(size) // unit) * (unit // width)
-            steps.append({"op": name, "size": count * width, "count": count})
-    return steps
 
 
 def _run_step(
@@ -109,24 +149,20 @@ def _run_step(
     device: Any,
     watchdog: Watchdog,
 ) -> dict[str, Any]:
-    from .ops import DTYPES, OPS, buffers, fingerprint, first_wrong, tolerance
+    from .ops import DTYPES, OPS, buffers, check, fingerprint, pattern
 
     op, dtype = OPS[step["op"]], DTYPES[request["dtype"]]
-    if step["count"] == 0:
-        watchdog.store.set(f"{PREFIX}/reached/{index}/{rank}", "1")
-        return {"rank": rank, "skipped": True}
-    source, out = (t.to(dtype).to(device) for t in buffers(op, rank, world, step["count"]))
+    how = pattern(op.name, request["dtype"], world, index)
+    source, out = (t.to(dtype).to(device) for t in buffers(op, rank, world, step["count"], how))
     watchdog.store.set(f"{PREFIX}/reached/{index}/{rank}", "1")
     times = _timed(op, source, out, int(request["warmup"]), int(request["iters"]), device)
-    got = out
-    golden = op.golden(rank, world, step["count"])
     watchdog.store.set(f"{PREFIX}/finished/{index}/{rank}", "1")
     return {
         "rank": rank,
         "host": os.uname().nodename,
         "time_s": statistics.median(times),
-        "wrong": first_wrong(got, golden, tolerance(dtype, world)),
-        "fingerprint": fingerprint(got) if op.same_everywhere else None,
+        "wrong": check(op.name, request["dtype"], rank, world, step["count"], index, out),
+        "fingerprint": fingerprint(out) if op.same_everywhere else None,
     }
 
 

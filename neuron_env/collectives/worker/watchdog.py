@@ -1,10 +1,12 @@
 """The per-op timeout: a thread on every rank that ends the rank when a step outlives it.
 
 Each rank marks in the rendezvous store when it reaches a step (its inputs ready, about to call
-the collective) and when it finishes it. When a step runs past the timeout, the watchdog reads
-those marks, reports the ranks that never reached the step (the usual culprit: the others wait
-for it inside the collective) and those that did not finish it, and ends the process, so the
-launcher ends the job. The thread has its own store connection: the main thread may be blocked.
+the collective) and when it finishes it, and its watchdog counts a heartbeat there every
+:data:`BEAT_S`. When a step runs past the timeout, the watchdog reads those marks and reports the
+ranks whose heartbeat stopped (a stopped or frozen process: SIGSTOP, a hung device call holding
+the interpreter), the ranks that never reached the step (the usual culprit: the others wait for
+it inside the collective) and those that did not finish it, and ends the process, so the launcher
+ends the job. The thread has its own store connection: the main thread may be blocked.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from .channel import emit
 
 PREFIX = "neuron-env/collectives"
 EXIT_HUNG = 4
+BEAT_S = 0.2
+#: A rank whose heartbeat did not move over this long is not running.
+SILENT_S = 1.0
 
 
 def connect(timeout: float) -> Any:
@@ -53,7 +58,8 @@ class Watchdog(threading.Thread):
 
     def run(self) -> None:
         while True:
-            time.sleep(0.2)
+            time.sleep(BEAT_S)
+            self.store.add(f"{PREFIX}/beat/{self.rank}", 1)
             with self._lock:
                 late = self._step is not None and time.monotonic() - self._since > self.timeout
                 step = self._step
@@ -65,11 +71,21 @@ class Watchdog(threading.Thread):
         try:
             missing = self._ranks_without(f"reached/{index}")
             unfinished = self._ranks_without(f"finished/{index}")
+            stopped = self._silent_ranks()
         except Exception as exc:  # the store's host (rank 0's launcher) is gone
             emit("hang", rank=self.rank, timeout=self.timeout, **step, store_error=str(exc))
             return
         emit("hang", rank=self.rank, timeout=self.timeout, **step, missing=missing,
-             unfinished=unfinished)  # fmt: skip
+             unfinished=unfinished, stopped=stopped)  # fmt: skip
+
+    def _silent_ranks(self) -> list[int]:
+        """The ranks whose heartbeat did not move over :data:`SILENT_S` (this one's did)."""
+        keys = [f"{PREFIX}/beat/{r}" for r in range(self.world)]
+        before = [self.store.add(key, 0) for key in keys]
+        for _ in range(round(SILENT_S / BEAT_S)):  # beating on: the others are measuring too
+            time.sleep(BEAT_S)
+            self.store.add(keys[self.rank], 1)
+        return [r for r, key in enumerate(keys) if self.store.add(key, 0) == before[r]]
 
     def _ranks_without(self, mark: str) -> list[int]:
         return [r for r in range(self.world) if not self.store.check([f"{PREFIX}/{mark}/{r}"])]
