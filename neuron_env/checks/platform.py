@@ -6,7 +6,7 @@ from neuron_env.checks.device_identity import DriverIdentity, driver_identity
 from neuron_env.checks.legacy_host import not_for_this_host
 from neuron_env.checks.model import Context, Verdict, fail, not_compared, ok, warn
 from neuron_env.checks.versions import loose_version
-from neuron_env.facts import HostFacts, OsFacts
+from neuron_env.facts import IMDS_FORBIDDEN, HostFacts, OsFacts
 from neuron_env.matrix.model import OsRelease, Release
 from neuron_env.wording import version_span
 
@@ -171,15 +171,26 @@ NOT_NATIVE_DETAIL = (
 
 def _unknown_instance(facts: HostFacts) -> Verdict:
     assert facts.ec2 is not None
-    if "disabled" in facts.ec2.reason:
+    if "AWS_EC2_METADATA_DISABLED" in facts.ec2.reason:
         return warn(
             f"Instance type unknown: {facts.ec2.reason}", fix="Unset AWS_EC2_METADATA_DISABLED."
         )
     in_container = bool(facts.os and facts.os.container)
+    if facts.ec2.reason.startswith(IMDS_FORBIDDEN):
+        return fail(f"Instance type unknown: {facts.ec2.reason}", fix=_forbidden_fix(in_container))
     fix = "Run on a Trn2 or Trn3 instance, e.g. trn2.48xlarge."
     return fail(
         f"Not an EC2 instance ({facts.ec2.reason or 'no instance metadata'})",
         fix=f"{fix} {HOP_LIMIT_HINT}" if in_container else fix,
+    )
+
+
+def _forbidden_fix(in_container: bool) -> str:
+    """Turn instance metadata on (IMDSv2 only); a container needs a hop limit of 2 as well."""
+    hops = " --http-put-response-hop-limit 2" if in_container else ""
+    return (
+        "Turn instance metadata on for this instance: aws ec2 modify-instance-metadata-options "
+        f"--instance-id ID --http-endpoint enabled --http-tokens required{hops}"
     )
 
 
