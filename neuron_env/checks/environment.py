@@ -96,6 +96,8 @@ def _xla_line_target(facts: HostFacts, ctx: Context) -> bool:
     """The target runs the XLA line (its torch-neuronx is an XLA build, or torch-xla is there):
     the XLA line's variables are its own."""
     python = facts.python
+    if ctx.legacy_family:  # Trn1/Inf2: the XLA line is what runs there
+        return True
     if python is None:
         return False
     if python.dist("torch-xla") is not None:
