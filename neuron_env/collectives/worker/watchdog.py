@@ -11,6 +11,7 @@ ends the job. The thread has its own store connection: the main thread may be bl
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 import threading
@@ -59,7 +60,9 @@ class Watchdog(threading.Thread):
     def run(self) -> None:
         while True:
             time.sleep(BEAT_S)
-            self.store.add(f"{PREFIX}/beat/{self.rank}", 1)
+            # The store's host may be gone: the timeout below still ends the rank.
+            with contextlib.suppress(Exception):
+                self.store.add(f"{PREFIX}/beat/{self.rank}", 1)
             with self._lock:
                 late = self._step is not None and time.monotonic() - self._since > self.timeout
                 step = self._step
