@@ -9,7 +9,6 @@ one helper each, so the value is shown (visibly, as ``\\x1b``) but never acted o
 
 from __future__ import annotations
 
-import html as _html
 import re
 import shlex
 
@@ -85,6 +84,8 @@ def html(text: str, *, keep_newlines: bool = False) -> str:
     A browser would render a bidi override from a host name as reordered text, so it is shown as
     ``\\u202e`` like on a terminal. ``keep_newlines`` keeps ``\\n`` for text laid out in ``<pre>``.
     """
+    import html as _html  # its entity table loads only for the HTML reports
+
     pattern = _UNSAFE_BUT_NEWLINE if keep_newlines else UNSAFE
     return _html.escape(pattern.sub(_show, text), quote=True)
 

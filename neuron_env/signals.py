@@ -17,9 +17,11 @@ import contextlib
 import signal
 import threading
 from collections.abc import Iterator
-from concurrent.futures import Future
 from types import FrameType
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:  # a type only: concurrent.futures imports logging and threading's pools
+    from concurrent.futures import Future
 
 T = TypeVar("T")
 

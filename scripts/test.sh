@@ -54,26 +54,56 @@ else
   log "the real Slurm tests will be skipped: they need root (to install and run Slurm's daemons)"
 fi
 
+# The two environments live in a cache outside the checkout, keyed by what they are built from
+# (the test venv by pyproject.toml and the Python version, the torch venv by the torch pin), so a
+# fresh clone reuses them instead of spending about 1.5 minutes reinstalling the same wheels. A
+# miss runs the same install steps as a first run; .venv-test and .venv-torch in the checkout are
+# links to them. An existing real folder at either path is used as it is (and kept up to date).
+cache=${NEURON_ENV_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/neuron-env-test}
+mkdir -p "$cache"
+exec {lock}>"$cache/.lock"
+flock "$lock"  # one set-up at a time (two checkouts may share the cache)
+pyver=$("$python" -c 'import sys; print("py%d.%d" % sys.version_info[:2])')
+
+link_to_cache() { # path in the checkout, folder in the cache
+  if [[ ! -e $1 || -L $1 ]]; then
+    ln -sfn "$2" "$1"
+  fi
+}
+
+key=$(sha256sum pyproject.toml | cut -c1-16)
+link_to_cache "$venv" "$cache/test-$pyver-$key"
+# From here on the real folder: pip writes the path it runs from into every script's #! line.
+venv=$(readlink -f "$venv")
 log "test environment: $venv ($("$python" --version))"
 if [[ ! -x $venv/bin/python ]]; then
   "$python" -m venv "$venv"
 fi
 # Installed again only when pyproject.toml changed since the last install (it takes a while).
 stamp=$venv/.neuron-env-installed-from
-wanted=$(sha256sum pyproject.toml)
+wanted=$(sha256sum pyproject.toml | cut -d' ' -f1)
 if [[ ! -f $stamp || $(cat "$stamp") != "$wanted" ]]; then
   "$venv/bin/python" -m pip install --quiet --upgrade pip
   "$venv/bin/python" -m pip install --quiet --editable ".[test]"
   printf '%s' "$wanted" >"$stamp"
 fi
+# A venv shared by several checkouts imports neuron_env from the one it was last installed from:
+# point it at this one (a second or two; dependencies untouched).
+installed=$("$venv/bin/python" -I -c 'import os, neuron_env; print(os.path.dirname(os.path.dirname(neuron_env.__file__ or "")))' 2>/dev/null || true)
+if [[ $installed != "$(pwd -P)" ]]; then
+  "$venv/bin/python" -m pip install --quiet --no-deps --editable .
+fi
 
 torch_venv=${NEURON_ENV_TEST_TORCH_VENV:-$PWD/.venv-torch}
+[[ -n ${NEURON_ENV_TEST_TORCH_VENV:-} ]] || link_to_cache "$torch_venv" "$cache/torch-2.13.0-$pyver"
+torch_venv=$(readlink -f "$torch_venv")
 log "torch for the device tests: $torch_venv"
 if ! "$torch_venv/bin/python" -c "import torch" >/dev/null 2>&1; then
   "$python" -m venv "$torch_venv"
   # The machine's pip configuration on purpose: it provides the CPU build of torch.
   "$torch_venv/bin/python" -m pip install --quiet torch==2.13.0
 fi
+flock --unlock "$lock"
 export NEURON_ENV_TEST_TORCH_VENV=$torch_venv
 
 log "ruff"

@@ -157,6 +157,8 @@ class Summary:
     allowed: tuple[str, ...] = field(default=())
     allowed_reasons: dict[str, str] = field(default_factory=dict)
     """Why each allowed check may fail, as the project file says (``allow = {id = "why"}``)."""
+    allowed_by: dict[str, str] = field(default_factory=dict)
+    """Each allowed check's words: ``allowed by FILE: reason`` or ``allowed by --allow``."""
     needs_hardware: tuple[str, ...] = ()
     """Checks that did not pass only because this host has no Neuron device: they make the run
     ``unknown`` (exit 3: ready except what needs Trainium hardware), never ``fail``."""
@@ -230,6 +232,10 @@ class DoctorReport:
     needs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Each judged check's fact kinds, so that ``-v`` can say where a passing check read them."""
     target_chosen_by: str = ""
+    config: str | None = None
+    """The project file applied, as messages name it (None: none)."""
+    config_ignored: tuple[tuple[str, str], ...] = ()
+    """Project files found but not trusted, and why: (path, reason)."""
     """How the judged interpreter was chosen: ``--python``, ``$VIRTUAL_ENV``, ``./.venv-neuron``,
     neuron-env's own environment, or ``--facts`` (a snapshot's)."""
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import gc
 import os
 import sys
-import traceback
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib import import_module
@@ -265,6 +264,8 @@ def main() -> None:
             code = app(standalone_mode=False)
     except NeuronEnvError as exc:
         if _debug_requested():
+            import traceback  # --debug only: it imports linecache, tokenize and more
+
             traceback.print_exc()
         print_error(exc)
         _fail_as_json([(exc.message, exc.hint)], exc.status, exc.exit_code)

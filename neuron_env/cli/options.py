@@ -1,5 +1,6 @@
-"""Every option that more than one command module takes, declared once, so that its flag, help
-and metavar agree wherever it appears (a test keeps a flag out of two modules).
+"""Every flag that more than one command takes, declared once, so that its help and metavar agree
+wherever it appears (a test keeps a flag out of two modules). A flag only one command takes is
+declared in that command's own module (``<package>/cli.py``).
 
 Metavars follow one style: a placeholder in capitals (PATH, FILE, DIR, VERSION, X.Y, SECONDS,
 URL ...), a literal value as it is typed (``0|1|2``, ``dlami|ubuntu``). Where one flag means
@@ -199,23 +200,6 @@ ResolveOsOption = Annotated[
 PythonVersionOption = Annotated[
     str | None, typer.Option("--python", metavar="X.Y", help="Python version, e.g. 3.12.")
 ]
-NewVenvPythonVersionOption = Annotated[
-    str | None,
-    typer.Option(
-        "--python-version",
-        metavar="X.Y",
-        help="With a new --venv: the pairing's Python to create it with, e.g. 3.12 (found on "
-        "PATH, in pyenv or among uv's Pythons).",
-    ),
-]
-WheelhousePythonVersionOption = Annotated[
-    str | None,
-    typer.Option(
-        "--python-version",
-        metavar="X.Y",
-        help="Python of the machine that will install, e.g. 3.12 (default: this host's).",
-    ),
-]
 InstallPythonOption = Annotated[
     Path | None,
     typer.Option(
@@ -249,6 +233,13 @@ RequirementOption = Annotated[
         help="Your packages from a requirements file, one a line (repeatable; no option lines).",
         dir_okay=False,
         show_default=False,
+    ),
+]
+NoConfigOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-config",
+        help="Ignore project files (neuron-env.toml, [tool.neuron-env]); or NEURON_ENV_NO_CONFIG=1",
     ),
 ]
 StrictOption = Annotated[bool, typer.Option("--strict", help="Warnings fail too (exit 1).")]
@@ -326,72 +317,6 @@ PeakInstanceTypeOption = Annotated[
     typer.Option(
         "--instance-type", metavar="TYPE", help="Instance type for the peak, e.g. trn2.48xlarge."
     ),
-]
-AmiOption = Annotated[
-    str | None,
-    typer.Option("--ami", metavar="ID", help="Your own AMI instead of the Neuron DLAMI."),
-]
-ResolveAmiOption = Annotated[
-    bool,
-    typer.Option(
-        "--resolve-ami",
-        help="Resolve the DLAMI's SSM parameter to an AMI id now "
-        "(needs AWS credentials) instead of 'resolve:ssm:' at launch.",
-    ),
-]
-SubnetOption = Annotated[
-    str | None, typer.Option("--subnet", metavar="ID", help="Subnet of every interface.")
-]
-SecurityGroupOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--security-group",
-        metavar="ID",
-        help="Security group (repeatable); EFA "
-        "needs one that allows all traffic to and from itself.",
-    ),
-]
-KeyNameOption = Annotated[
-    str | None, typer.Option("--key-name", metavar="NAME", help="EC2 key pair.")
-]
-ProfileNameOption = Annotated[
-    str | None,
-    typer.Option(
-        "--iam-instance-profile",
-        metavar="NAME|ARN",
-        help="Instance profile; allow it "
-        "'neuron-env launch-template policy --for instance' to publish the status tag.",
-    ),
-]
-CapacityBlockOption = Annotated[
-    str | None,
-    typer.Option(
-        "--capacity-block",
-        metavar="CR-ID",
-        help="Launch into this Capacity Block (market type capacity-block).",
-    ),
-]
-CapacityReservationOption = Annotated[
-    str | None,
-    typer.Option(
-        "--capacity-reservation",
-        metavar="CR-ID",
-        help="Target this On-Demand Capacity Reservation.",
-    ),
-]
-PlacementGroupOption = Annotated[
-    str | None,
-    typer.Option(
-        "--placement-group",
-        metavar="NAME",
-        help="Cluster placement group (not with a Capacity Block or a targeted reservation).",
-    ),
-]
-VolumeSizeOption = Annotated[
-    int, typer.Option("--volume-size", metavar="GIB", help="Root volume size (gp3, encrypted).")
-]
-ContainersOption = Annotated[
-    bool, typer.Option("--containers", help="IMDS hop limit 2, so containers can get tokens.")
 ]
 DoctorLevelOption = Annotated[
     int,

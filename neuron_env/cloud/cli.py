@@ -14,37 +14,94 @@ import typer
 from neuron_env.cli._common import chosen_format, settings
 from neuron_env.cli.options import (
     AmiBaseOption,
-    AmiOption,
     BootLevelOption,
     BuilderInstanceTypeOption,
-    CapacityBlockOption,
-    CapacityReservationOption,
-    ContainersOption,
     DocumentFormatOption,
     DocumentOutputOption,
     DryRunOption,
     HostSourceOption,
     InstanceTypeOption,
     JsonOption,
-    KeyNameOption,
     OsOption,
-    PlacementGroupOption,
-    ProfileNameOption,
     ProfileOption,
     RecipeDirOption,
     RegionOption,
     ReleaseOption,
-    ResolveAmiOption,
-    SecurityGroupOption,
     Sha256Option,
     SpecOption,
-    SubnetOption,
     TorchOption,
-    VolumeSizeOption,
     format_option,
 )
 from neuron_env.cloud.session import aws_session
 from neuron_env.output.formats import DocumentFormat, JsonOnly, LaunchTemplateFormat, TextOnly
+
+# The options only this command takes (the shared ones are in cli/options.py).
+AmiOption = Annotated[
+    str | None,
+    typer.Option("--ami", metavar="ID", help="Your own AMI instead of the Neuron DLAMI."),
+]
+ResolveAmiOption = Annotated[
+    bool,
+    typer.Option(
+        "--resolve-ami",
+        help="Resolve the DLAMI's SSM parameter to an AMI id now "
+        "(needs AWS credentials) instead of 'resolve:ssm:' at launch.",
+    ),
+]
+SubnetOption = Annotated[
+    str | None, typer.Option("--subnet", metavar="ID", help="Subnet of every interface.")
+]
+SecurityGroupOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--security-group",
+        metavar="ID",
+        help="Security group (repeatable); EFA "
+        "needs one that allows all traffic to and from itself.",
+    ),
+]
+KeyNameOption = Annotated[
+    str | None, typer.Option("--key-name", metavar="NAME", help="EC2 key pair.")
+]
+ProfileNameOption = Annotated[
+    str | None,
+    typer.Option(
+        "--iam-instance-profile",
+        metavar="NAME|ARN",
+        help="Instance profile; allow it "
+        "'neuron-env launch-template policy --for instance' to publish the status tag.",
+    ),
+]
+CapacityBlockOption = Annotated[
+    str | None,
+    typer.Option(
+        "--capacity-block",
+        metavar="CR-ID",
+        help="Launch into this Capacity Block (market type capacity-block).",
+    ),
+]
+CapacityReservationOption = Annotated[
+    str | None,
+    typer.Option(
+        "--capacity-reservation",
+        metavar="CR-ID",
+        help="Target this On-Demand Capacity Reservation.",
+    ),
+]
+PlacementGroupOption = Annotated[
+    str | None,
+    typer.Option(
+        "--placement-group",
+        metavar="NAME",
+        help="Cluster placement group (not with a Capacity Block or a targeted reservation).",
+    ),
+]
+VolumeSizeOption = Annotated[
+    int, typer.Option("--volume-size", metavar="GIB", help="Root volume size (gp3, encrypted).")
+]
+ContainersOption = Annotated[
+    bool, typer.Option("--containers", help="IMDS hop limit 2, so containers can get tokens.")
+]
 
 launch_template_app = typer.Typer(
     help="EC2 launch templates for Trainium hosts: DLAMI, EFA layout, IMDSv2, storage, capacity "

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from neuron_env.errors import BadInput
+from neuron_env.worker.session import worker_argv
 
 WORKER_DIR = Path(__file__).resolve().parent / "worker"
 
@@ -105,13 +106,13 @@ def torchrun_argv(python: Path, nproc: int, port: int, request: str) -> list[str
     return [
         str(python), "-m", "torch.distributed.run", "--nnodes", "1",
         "--nproc-per-node", str(nproc), "--master-addr", "127.0.0.1",
-        "--master-port", str(port), str(WORKER_DIR), request,
+        "--master-port", str(port), *worker_argv(python, WORKER_DIR)[1:], request,
     ]  # fmt: skip
 
 
 def direct_argv(python: Path, request: str) -> list[str]:
     """This rank's worker, started by the launcher that started neuron-env."""
-    return [str(python), str(WORKER_DIR), request]
+    return [*worker_argv(python, WORKER_DIR), request]
 
 
 def free_port() -> int:

@@ -10,7 +10,7 @@ import json
 import math
 import os
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from neuron_env.collectives.models import CollectivesResult, Failure, Peak, Prog
 from neuron_env.collectives.peaks import peak_for
 from neuron_env.command import LineTimeout, LineTooLong, StreamingCommand
 from neuron_env.errors import BadInput, CommandFailed
+from neuron_env.progress import ProgressFactory
 
 OPS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast")
 DTYPES = ("float32", "float16", "bfloat16", "int32", "int64", "int8")
@@ -29,9 +30,9 @@ STARTUP_S = 120.0  # torchrun, the imports and the rendezvous, before the first 
 DRAIN_S = 30.0  # for the ranks to end once the job failed, before their group is killed
 STDERR_READ = 16 * 1024  # of the job's stderr: torchrun's summary of the failure is at its end
 
-Report = Callable[[Progress], None]
+ProgressCallback = Callable[[Progress], None]
 #: Opens the display of the sweep's progress (on stderr; entered only while the ranks run).
-ProgressFactory = Callable[[], AbstractContextManager[Report]]
+SweepProgress = ProgressFactory[ProgressCallback]
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ class CollectivesRequest:
     min_busbw_ratio: float | None = None
     slow_rank: float = 0.2
     compare_nccom: bool = False
-    progress: ProgressFactory | None = None
+    progress: SweepProgress | None = None
     environ: dict[str, str] = field(default_factory=lambda: dict(os.environ))
 
 
@@ -128,7 +129,9 @@ def _quiet(_: Progress) -> None:
     pass
 
 
-def _compare_nccom(request: CollectivesRequest, result: CollectivesResult, report: Report) -> None:
+def _compare_nccom(
+    request: CollectivesRequest, result: CollectivesResult, report: ProgressCallback
+) -> None:
     """nccom-test on the sizes measured, after our ranks have ended (they held the devices)."""
     if not result.rows:
         result.nccom = []
@@ -201,7 +204,7 @@ class _Seen:
 
     steps: list[dict[str, Any]]
     hangs: list[dict[str, Any]]
-    report: Report
+    report: ProgressCallback
     per_op: dict[str, int]  # how many steps each op has
 
     def step(self, event: dict[str, Any], request: CollectivesRequest, world: int) -> None:

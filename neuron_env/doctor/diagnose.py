@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 
 from packaging.version import Version
 
@@ -52,7 +53,9 @@ def judge(matrix: Matrix, facts: HostFacts, options: DoctorOptions) -> DoctorRep
     hardware = waiting_for_hardware(checks, facts, ctx.release) if options.hardware_optional else ()
     summary = summarize(findings, strict=options.strict, allow=options.allow, hardware=hardware)
     reasons = {c: r for c, r in options.allow_reasons.items() if c in summary.allowed}
-    summary = dataclasses.replace(summary, allowed_reasons=reasons)
+    summary = dataclasses.replace(
+        summary, allowed_reasons=reasons, allowed_by=_allowed_by(summary.allowed, options)
+    )
     if all(f.status == "skip" for f in findings):  # every selected check skipped: nothing judged
         summary = dataclasses.replace(summary, status="fail", exit_code=EXIT_FAILED)
     return DoctorReport(
@@ -66,7 +69,19 @@ def judge(matrix: Matrix, facts: HostFacts, options: DoctorOptions) -> DoctorRep
         level=options.level,
         next_step=_create_first(facts, ctx),
         needs={c.id: c.needs for c in checks},
+        config=options.config,
+        config_ignored=options.config_ignored,
     )
+
+
+def _allowed_by(allowed: Iterable[str], options: DoctorOptions) -> dict[str, str]:
+    """Who allowed each check: the project file, with its reason, or the --allow flag."""
+    return {
+        check: f"allowed by {options.config}: {options.allow_reasons[check]}"
+        if options.config and check in options.allow_reasons
+        else "allowed by --allow"
+        for check in allowed
+    }
 
 
 def _create_first(facts: HostFacts, ctx: Context) -> str:

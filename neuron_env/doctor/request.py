@@ -11,8 +11,10 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from neuron_env.selftest.workflow import ProgressFactory
+if TYPE_CHECKING:  # a type only: a doctor run at level 0 imports nothing of the self-test
+    from neuron_env.selftest.workflow import DeviceProgress
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -23,7 +25,7 @@ class FactsRequest:
     sysroot: Path = Path("/")
     probe_timeout: float = 15.0
     level: int = 0
-    device_progress: ProgressFactory | None = None
+    device_progress: DeviceProgress | None = None
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,10 @@ class DoctorOptions:
     allow: Sequence[str] = ()
     allow_reasons: Mapping[str, str] = dataclasses.field(default_factory=dict)
     hardware_optional: bool = False
+    config: str | None = None
+    """The project file applied (where ``allow_reasons`` come from), as messages name it."""
+    config_ignored: tuple[tuple[str, str], ...] = ()
+    """Project files found but not trusted: (path, why)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -107,7 +107,7 @@ def _with_device(
     from contextlib import nullcontext
 
     from neuron_env.device_gate import held_cores
-    from neuron_env.probe.device import probe_device
+    from neuron_env.doctor.device_levels import probe_device
 
     held = held_cores(request.sysroot)
     if held is not None:  # the smoke test is not started beside another job's cores

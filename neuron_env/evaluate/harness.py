@@ -1,11 +1,11 @@
 """Running the evaluate worker in the target interpreter, with a hard timeout per stage.
 
-The worker is started as ``python -I <worker dir>`` with a JSON request on stdin and reports JSON
-lines, followed by the shared reader (``neuron_env/worker/session.py``). Loading the entry (and
-its CPU reference run), the eager stage, the compile stage and each shape each get ``timeout``
-seconds. A stage that hangs is
-recorded as ``timeout`` and the worker's process group is killed; one that crashes the worker is an
-``error``. Either way what was measured before is kept.
+The worker is started as ``python -I <neuron_env>/worker/target evaluate`` with a JSON request on
+stdin and reports JSON lines, followed by the shared reader (``neuron_env/worker/session.py``).
+Loading the entry (and its CPU reference run), the eager stage, the compile stage and each shape
+each get ``timeout`` seconds. A stage that hangs is recorded as ``timeout`` and the worker's process
+group is killed; one that crashes the worker is an ``error``. Either way what was measured before is
+kept.
 """
 
 from __future__ import annotations

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from neuron_env.evaluate import Evaluation, ProgressCallback
+    from neuron_env.progress import ProgressFactory
 
-#: Opens the display of the stages' progress (entered only while the worker runs).
-ProgressFactory = Callable[[], AbstractContextManager["ProgressCallback | None"]]
+    #: Opens the display of the stages' progress (entered only while the worker runs).
+    StageProgress = ProgressFactory[ProgressCallback | None]
 
 DEFAULT_TIMEOUT = 600.0
 DYNAMIC_SHAPES = "compile-dynamic-shapes"  # the matrix's limitation quoted with recompiles
@@ -36,7 +37,7 @@ class EvaluateRequest:
     allow_fallback: bool = False
     matrix_dirs: Sequence[Path] = ()
     before_run: Callable[[], None] | None = None
-    progress: ProgressFactory | None = None
+    progress: StageProgress | None = None
 
 
 def evaluate_entry(request: EvaluateRequest) -> Evaluation:

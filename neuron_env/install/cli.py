@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import chosen_format, settings
+from neuron_env.cli._common import chosen_format, project_defaults, settings
 from neuron_env.cli.options import (
     DocumentFormatOption,
     DryRunOption,
@@ -25,14 +25,32 @@ from neuron_env.cli.options import (
     InstallTorchOption,
     JsonOption,
     NeuronIndexOption,
-    NewVenvPythonVersionOption,
+    NoConfigOption,
     PytorchIndexOption,
     ReleaseOption,
     RequirementOption,
-    WheelhousePythonVersionOption,
     YesOption,
 )
 from neuron_env.output.formats import DocumentFormat
+
+# The options only this command takes (the shared ones are in cli/options.py).
+NewVenvPythonVersionOption = Annotated[
+    str | None,
+    typer.Option(
+        "--python-version",
+        metavar="X.Y",
+        help="With a new --venv: the pairing's Python to create it with, e.g. 3.12 (found on "
+        "PATH, in pyenv or among uv's Pythons).",
+    ),
+]
+WheelhousePythonVersionOption = Annotated[
+    str | None,
+    typer.Option(
+        "--python-version",
+        metavar="X.Y",
+        help="Python of the machine that will install, e.g. 3.12 (default: this host's).",
+    ),
+]
 
 PackagesArgument = Annotated[
     list[str] | None,
@@ -113,6 +131,7 @@ def install(
     quiet: InstallQuietOption = False,
     log: LogOption = None,
     sysroot: InstallSysrootOption = Path("/"),
+    no_config: NoConfigOption = False,
 ) -> None:
     """Install TorchNeuron into a virtual environment: exact pins, each from its own index.
 
@@ -138,12 +157,11 @@ def install(
     from neuron_env.install import workflow as operation
     from neuron_env.install.output import INSTALL, terminal_display
     from neuron_env.output.emit import emit
-    from neuron_env.project_config import load_project_defaults
 
     choice = chosen_format(DocumentFormat, output_format, json)
     shown = not quiet and choice is DocumentFormat.text
 
-    defaults = load_project_defaults()  # flags win over the project file
+    defaults = project_defaults(no_config, say_ignored=True)  # flags win over the project file
     release = release or defaults.release
     torch = torch or (None if system else defaults.torch)  # --system installs no PyTorch
     request = operation.InstallRequest(

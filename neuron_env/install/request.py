@@ -19,7 +19,7 @@ from neuron_env.invocation import command
 
 Phase = Callable[[str], None]
 #: Opens the progress display for one run whose backend writes to the log (the path given).
-ProgressFactory = Callable[[Path], AbstractContextManager[Phase]]
+PhaseProgress = Callable[[Path], AbstractContextManager[Phase]]
 
 
 def _ignore(_: object) -> None:
@@ -41,7 +41,7 @@ class Display:
     """
 
     plan: Callable[[InstallOutcome], None] | None = None
-    progress: ProgressFactory = _no_progress
+    progress: PhaseProgress = _no_progress
     failed: Callable[[InstallFailed], None] = _ignore
     notice: Callable[[str], None] = _ignore
     confirm: Callable[[str], bool] | None = None

@@ -9,7 +9,7 @@ from pathlib import Path
 from neuron_env.facts import CacheDir, EnvFacts
 from neuron_env.probe.sysroot import Sysroot
 
-PREFIXES = ("NEURON_", "TORCH_NEURONX_", "XLA_", "PJRT_")
+PREFIXES = ("NEURON_", "NEURONCORE_", "TORCH_NEURONX_", "XLA_", "PJRT_")
 EXACT = (
     "TORCH_DEVICE_BACKEND_AUTOLOAD",
     "NEURON_CC_FLAGS",

@@ -16,25 +16,58 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from importlib import import_module
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from neuron_env.errors import BadInput
-from neuron_env.invocation import command
-from neuron_env.selftest.harness import Progress, ProgressCallback, Request, run_variants
-from neuron_env.selftest.models import (
-    STATUSES,
-    CaseListing,
-    CaseResult,
-    Comparison,
-    DeviceInfo,
-    Peak,
-    Problem,
-    SmokeResult,
-    Status,
-    SuiteResult,
-)
-from neuron_env.selftest.worker.cases import CASES, LEVELS, SMOKE_VARIANTS, Case, variants_for
-from neuron_env.worker.devices import check_device, check_timeout
+if TYPE_CHECKING:
+    from neuron_env.selftest.harness import Progress, ProgressCallback
+    from neuron_env.selftest.models import (
+        STATUSES,
+        CaseListing,
+        CaseResult,
+        Comparison,
+        DeviceInfo,
+        Peak,
+        Problem,
+        SmokeResult,
+        Status,
+        SuiteResult,
+    )
+    from neuron_env.selftest.worker.cases import CASES, LEVELS, Case
+    from neuron_env.worker.devices import check_device
+
+# The names below load their module on first use (PEP 562): a command that only needs one of
+# this package's modules (doctor's progress, the CLI's options) does not import the harness, the
+# result models and the case table.
+_SUBMODULE = {
+    "Progress": "neuron_env.selftest.harness",
+    "ProgressCallback": "neuron_env.selftest.harness",
+    "STATUSES": "neuron_env.selftest.models",
+    "CaseListing": "neuron_env.selftest.models",
+    "CaseResult": "neuron_env.selftest.models",
+    "Comparison": "neuron_env.selftest.models",
+    "DeviceInfo": "neuron_env.selftest.models",
+    "Peak": "neuron_env.selftest.models",
+    "Problem": "neuron_env.selftest.models",
+    "SmokeResult": "neuron_env.selftest.models",
+    "Status": "neuron_env.selftest.models",
+    "SuiteResult": "neuron_env.selftest.models",
+    "CASES": "neuron_env.selftest.worker.cases",
+    "LEVELS": "neuron_env.selftest.worker.cases",
+    "Case": "neuron_env.selftest.worker.cases",
+    "check_device": "neuron_env.worker.devices",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _SUBMODULE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CASES",
@@ -63,6 +96,10 @@ DEFAULT_TIMEOUT = 300.0
 
 def select_variants(level: str, only: Sequence[str] = ()) -> list[str]:
     """The variants ``level`` runs, narrowed by ``only`` patterns; bad input when none match."""
+    from neuron_env.errors import BadInput
+    from neuron_env.invocation import command
+    from neuron_env.selftest.worker.cases import CASES, LEVELS, variants_for
+
     if level not in LEVELS:
         raise BadInput(f"Unknown level {level!r}.", hint=f"Use one of: {', '.join(LEVELS)}.")
     chosen = variants_for(level, tuple(only))
@@ -104,6 +141,10 @@ def run_suite(
     After a case hangs or the worker dies the rest are reported ``skipped`` (not run), unless
     ``keep_going``.
     """
+    from neuron_env.selftest.harness import Request, run_variants
+    from neuron_env.selftest.models import SuiteResult
+    from neuron_env.worker.devices import check_device, check_timeout
+
     variants = select_variants(level, only)
     request = Request(
         python, check_device(device), check_timeout(timeout), compile_backend, repeats, peak,
@@ -137,6 +178,11 @@ def run_smoke(
 
     Like :func:`run_suite`, it reports rather than raises for anything the target does.
     """
+    from neuron_env.selftest.harness import Request, run_variants
+    from neuron_env.selftest.models import SmokeResult
+    from neuron_env.selftest.worker.cases import SMOKE_VARIANTS
+    from neuron_env.worker.devices import check_device, check_timeout
+
     request = Request(python, check_device(device), check_timeout(timeout), keep_going=keep_going)
     start = time.monotonic()
     run = run_variants(request, SMOKE_VARIANTS, progress)

@@ -1,7 +1,7 @@
 """Running the self-test worker in the target interpreter, with a hard timeout per case.
 
-The worker is started as ``python -I <worker dir>`` with a JSON request on stdin and reports JSON
-lines (``worker/protocol.py``); following them is the shared reader's job
+The worker is started as ``python -I <neuron_env>/worker/target selftest`` with a JSON request on
+stdin and reports JSON lines (``worker/protocol.py``); following them is the shared reader's job
 (``neuron_env/worker/session.py``). Each case must finish within ``timeout`` seconds: a case that
 hangs is recorded as ``timeout``, one that crashes the worker as ``error``, and the worker's process
 group is killed. The device is then suspect: the cases after it are reported as not run, unless

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,11 +12,12 @@ from neuron_env.device_gate import refuse_on_held_cores
 from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
+    from neuron_env.progress import ProgressFactory
     from neuron_env.selftest import CaseListing, Peak, ProgressCallback, SmokeResult, SuiteResult
 
-#: Opens the display of the device levels' progress (entered only while they run): smoke and
-#: selftest take it, and so do doctor's and preflight's device levels.
-ProgressFactory = Callable[[], AbstractContextManager["ProgressCallback | None"]]
+    #: Opens the display of the device levels' progress (entered only while they run): smoke and
+    #: selftest take it, and so do doctor's and preflight's device levels.
+    DeviceProgress = ProgressFactory[ProgressCallback | None]
 
 DEFAULT_TIMEOUT = 300.0
 
@@ -29,7 +30,7 @@ class SmokeRequest:
     device: str = "neuron"
     timeout: float = DEFAULT_TIMEOUT
     keep_going: bool = False
-    progress: ProgressFactory | None = None
+    progress: DeviceProgress | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,7 +51,7 @@ class SelftestRequest:
     repeats: int = 5
     keep_going: bool = False
     matrix_dirs: Sequence[Path] = ()
-    progress: ProgressFactory | None = None
+    progress: DeviceProgress | None = None
 
 
 def run_smoke_test(request: SmokeRequest) -> SmokeResult:
@@ -120,5 +121,5 @@ def _peak(request: SelftestRequest) -> Peak | None:
     return peak_for(release, chip=request.chip, instance_type=request.instance_type)
 
 
-def _progress(factory: ProgressFactory | None) -> AbstractContextManager[ProgressCallback | None]:
+def _progress(factory: DeviceProgress | None) -> AbstractContextManager[ProgressCallback | None]:
     return factory() if factory is not None else nullcontext(None)

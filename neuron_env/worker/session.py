@@ -1,6 +1,7 @@
 """One worker process, followed from its start to its end: what every worker run shares.
 
-:func:`start_worker` launches ``python -I <worker dir>`` in its own process group with the request
+:func:`start_worker` launches ``python -I <neuron_env>/worker/target JOB`` (the one entry of every
+worker, :data:`ENTRY`) in its own process group with the request
 on stdin; :class:`EventReader` follows its events until it is done, hangs, dies or breaks the
 protocol. The reader owns the shared part — the deadline, ``hello`` (once), ``fatal``, ``done``
 (only once nothing is owed), a worker that never starts, one that breaks the protocol — and asks
@@ -23,6 +24,9 @@ from neuron_env.worker.problems import did_not_start, protocol_problem, startup_
 from neuron_env.worker.results import DeviceInfo, Problem
 from neuron_env.worker.stream import MAX_LINE, EventStream, ProtocolError
 
+ENTRY = Path(__file__).resolve().with_name("target")
+"""The one entry point of every worker (``worker/target/__main__.py``), run with the job's name."""
+
 _live: weakref.WeakSet[StreamingCommand] = weakref.WeakSet()
 _stopping = False
 
@@ -31,7 +35,7 @@ def start_worker(python: Path, worker_dir: Path, payload: dict[str, Any]) -> Str
     """Start the worker in ``python`` (raises :class:`~neuron_env.errors.CommandFailed` when it
     cannot be run, or once :func:`stop_all_workers` was called); use it as a ``with`` block, which
     kills its process group on the way out."""
-    argv = [str(python), "-I", str(worker_dir)]
+    argv = worker_argv(python, worker_dir, "-I")
     if _stopped():
         raise CommandFailed(argv, "interrupted: no further worker is started")
     worker = StreamingCommand(argv, input=json.dumps(payload), max_line=MAX_LINE)
@@ -41,6 +45,12 @@ def start_worker(python: Path, worker_dir: Path, payload: dict[str, Any]) -> Str
             pass
         raise CommandFailed(argv, "interrupted: no further worker is started")
     return worker
+
+
+def worker_argv(python: Path, worker_dir: Path, *options: str) -> list[str]:
+    """``python [OPTIONS] <neuron_env>/worker/target JOB``: the job is the command whose
+    ``worker/`` folder is ``worker_dir`` (``selftest``, ``evaluate``, ``collectives``)."""
+    return [str(python), *options, str(ENTRY), worker_dir.parent.name]
 
 
 def _stopped() -> bool:

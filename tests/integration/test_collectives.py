@@ -374,7 +374,7 @@ def _ranks_running(marker: str) -> list[str]:
             state = (proc / "stat").read_text().rpartition(")")[2].split()[0]
         except OSError:  # it ended while we looked
             continue
-        if "collectives/worker {" in cmdline and marker in cmdline and state != "Z":
+        if "worker/target collectives {" in cmdline and marker in cmdline and state != "Z":
             running.append(f"{proc.name} ({state})")
     return running
 

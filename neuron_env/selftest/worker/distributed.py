@@ -1,8 +1,8 @@
 """The all-reduce case: 2 local processes, torchrun-style environment, exact sum expected.
 
-The worker starts one process per rank (``python -I <worker> --rank R REQUEST``) and gives each
-the variables torchrun would (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT). Each rank
-reports one JSON line; a rank that does not finish in time is killed.
+The worker starts one process per rank (``python -I <neuron_env>/worker/target selftest --rank
+REQUEST``) and gives each the variables torchrun would (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
+MASTER_PORT). Each rank reports one JSON line; a rank that does not finish in time is killed.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from ...worker.target.protocol import emit
 from ...worker.target.timing import first_and_steady
 from .cases import Case
 
-WORKER_DIR = str(Path(__file__).resolve().parent)
+# The one entry of every worker (neuron_env/worker/target), run with this worker's name.
+ENTRY = str(Path(__file__).resolve().parents[2] / "worker" / "target")
 
 
 def run_allreduce(
@@ -62,7 +63,7 @@ def _run_ranks(world: int, request: dict[str, Any], timeout: float) -> list[dict
             MASTER_ADDR="127.0.0.1",
             MASTER_PORT=port,
         )
-        argv = [sys.executable, "-I", WORKER_DIR, "--rank", json.dumps(request)]
+        argv = [sys.executable, "-I", ENTRY, "selftest", "--rank", json.dumps(request)]
         procs.append(
             subprocess.Popen(
                 argv,

@@ -1,8 +1,9 @@
 """The part of every worker that runs in the *target* interpreter: the standard library and torch
 only (neuron-env's own dependencies may be absent there).
 
-Both workers (``selftest/worker``, ``evaluate/worker``) reach it by relative imports: their
-``__main__`` loads ``neuron_env`` under a private root whose parent packages are empty shells, so
+Both workers (``selftest/worker``, ``evaluate/worker``) reach it by relative imports: the one entry
+of every worker (``__main__.py`` here, ``python -I <this directory> JOB``) loads ``neuron_env``
+under a private root whose parent packages are empty shells, so
 no ``__init__`` that imports neuron-env's dependencies ever runs in the target.
 
 * ``protocol`` — the JSON-lines channel (``hello``, ``fatal``, ``start``/``result``, ``done``);
