@@ -66,15 +66,18 @@ def text_places(doc: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     """Every place in ``doc`` that holds a string."""
     if isinstance(doc, str):
         return [at]
-    items = doc.items() if isinstance(doc, dict) else enumerate(doc) if isinstance(doc, list) else ()
-    return [place for key, value in items for place in text_places(value, (*at, key))]
+    if isinstance(doc, dict):
+        return [place for key, value in doc.items() for place in text_places(value, (*at, key))]
+    if isinstance(doc, list):
+        return [place for i, value in enumerate(doc) for place in text_places(value, (*at, i))]
+    return []
 
 
 PLACES = [p for p in text_places(SNAPSHOT["facts"]) if p] + [("env", "variables", "PLANTED")]
 
 
 def planted(place: tuple[Any, ...], value: str) -> dict[str, Any]:
-    doc = json.loads(json.dumps(SNAPSHOT))
+    doc: dict[str, Any] = json.loads(json.dumps(SNAPSHOT))
     holder = doc["facts"]
     for step in place[:-1]:
         holder = holder.setdefault(step, {}) if isinstance(holder, dict) else holder[step]
