@@ -40,6 +40,9 @@ VERSION_KEYS = frozenset(
     {"version", "version_id", "module_version", "kernel", "glibc", "requires_dist", "packages"}
 )
 _HOME = re.compile(r"(?<=/)(home|Users)/([^/\s:;\"']+)")
+_PATH_TOKEN = re.compile(r"[^\s\"'<>]*/[^\s\"'<>]*")
+"""A word holding a slash: where a user name is looked for (only there: a user named like a
+word of the report, ``ubuntu`` or ``neuron``, never changes the report's prose)."""
 _IPV4 = r"(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)"
 _SECRET_WORDS = (
     r"secret|passw(?:or)?d|token|api[_-]?key|access[_-]?key|credential|signature|private[_-]?key"  # noqa: S105
@@ -134,12 +137,18 @@ class Redactor:
         if self._home:  # the running user's home folder, wherever it is
             value = re.sub(rf"{re.escape(self._home)}(?=/|$|[\s:;\"'])", HOME, value)
         value = _HOME.sub(lambda m: f"{m.group(1)}/{USER}", value)
-        for user in self._users:  # the same user's other folders: /scratch/alice/cache
-            value = re.sub(rf"(?<=/){re.escape(user)}(?=/|$|[\s:;\"'])", USER, value)
+        if self._users:  # the user's other folders: /scratch/alice/cache, /tmp/pytest-of-alice
+            value = _PATH_TOKEN.sub(lambda path: self._users_in(path.group()), value)
         patterns = _PATTERNS if version else [*_PATTERNS, *_ADDRESS_PATTERNS]
         for pattern, replacement in patterns:
             value = pattern.sub(replacement, value)
         return value
+
+    def _users_in(self, path: str) -> str:
+        """The user names in one path, as whole words (never inside a longer name)."""
+        for user in self._users:
+            path = re.sub(rf"(?<![A-Za-z0-9]){re.escape(user)}(?![A-Za-z0-9])", USER, path)
+        return path
 
     def document(self, doc: Any, *, version: bool = False) -> Any:
         """A decoded JSON document with every string (keys of variables too) redacted; the
@@ -167,16 +176,16 @@ def redactor_for(facts: HostFacts) -> Redactor:
     from neuron_env.serialize import to_jsonable
 
     doc = to_jsonable(facts)
-    literals = {name: HOST for name in _host_names(facts.hostname)}
+    literals = {name: HOST for name in host_names(facts.hostname)}
     for text in _strings(doc, version=False):
         for pattern, replacement in _ADDRESS_PATTERNS:
             literals.update((found.group(), replacement) for found in pattern.finditer(text))
     users = [user for text in _strings(doc, version=True) for _, user in _HOME.findall(text)]
-    users.append(_running_user())
-    return Redactor(literals, users, _running_home())
+    users.append(running_user())
+    return Redactor(literals, users, running_home())
 
 
-def _running_user() -> str:
+def running_user() -> str:
     """The name of the user running neuron-env (their folders elsewhere are theirs too)."""
     import getpass
 
@@ -186,7 +195,7 @@ def _running_user() -> str:
         return ""
 
 
-def _running_home() -> str | None:
+def running_home() -> str | None:
     """The running user's home folder; not ``/`` (nor a root's ``/root``, which names nobody)."""
     from pathlib import Path
 
@@ -197,7 +206,7 @@ def _running_home() -> str | None:
     return None if home in ("/", "/root") else home
 
 
-def _host_names(hostname: str | None) -> list[str]:
+def host_names(hostname: str | None) -> list[str]:
     """The name and, for a fully qualified one, its first label (at least two characters)."""
     if not hostname or len(hostname) < 2:
         return []

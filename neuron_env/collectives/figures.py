@@ -137,8 +137,9 @@ def hang_failure(event: dict[str, Any]) -> Failure:
         return Failure("hang", text, rank=missing[0], op=event["op"], size=event["size"])
     if stopped:
         names = ", ".join(str(r) for r in stopped)
-        text = f"{where}: rank {names} stopped running (no heartbeat; stopped, e.g. SIGSTOP, or "
-        text += f"frozen) and did not answer within {event['timeout']:g} s; the job was stopped"
+        text = f"{where}: rank {names} stopped running (no heartbeat: its process was stopped, "
+        text += f"e.g. SIGSTOP, froze or ended) and did not answer within {event['timeout']:g} s; "
+        text += "the job was stopped"
         return Failure("hang", text, rank=stopped[0], op=event["op"], size=event["size"])
     stuck = event.get("unfinished") or []
     names = ", ".join(str(r) for r in stuck) or "?"

@@ -4,9 +4,10 @@ A real facts snapshot (``tests/data/snapshots/torch-2.13-container.json``) gets 
 must not paste into a public issue, planted by ``hypothesis`` into any of its text fields (a
 path, an environment variable, a pip URL, the neuron-ls output, ...), alone or inside other text.
 The snapshot is then shown as ``facts --redact`` shows it (JSON, and the Markdown bug report of
-``--format text``) and judged and shown as ``doctor --facts FILE --redact`` shows it (text, JSON,
-JUnit, GitHub): the planted value appears in none of them, not even split across a wrapped
-line, and every document still parses.
+``--format text``), judged and shown as ``doctor --facts FILE --redact`` shows it (text, JSON,
+JUnit, GitHub), and judged as one host of a fleet as ``fleet report DIR --redact`` shows it
+(text, JSON, JUnit, GitHub, HTML): the planted value appears in none of them, not even split
+across a wrapped line, and every document still parses.
 
 The planted values copy their real shapes: AWS's documented example keys (``AKIAIOSFODNN7EXAMPLE``,
 ``wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY``), an S3 SigV4 presigned URL, EC2's private DNS names
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from neuron_env.errors import MalformedFile
-from tests.conftest import DATA
+from tests.conftest import DATA, CliRunner
 
 SNAPSHOT = json.loads((DATA / "snapshots" / "torch-2.13-container.json").read_text())
 PRESIGNED = (
@@ -106,7 +108,25 @@ def rendered_everywhere(doc: dict[str, Any], tmp: Path) -> dict[str, str]:
     outputs = {f"facts-{f.value}": FACTS.to_format(f).render(shown) for f in FactsFormat}
     for choice in ReportFormat:
         outputs[f"doctor-{choice.value}"] = DOCTOR.to_format(choice).render(report, verbose=True)
-    return outputs
+    return outputs | fleet_rendered(doc, tmp)
+
+
+def fleet_rendered(doc: dict[str, Any], tmp: Path) -> dict[str, str]:
+    """``fleet report DIR --redact`` in every format, DIR holding this host's snapshot under the
+    name ``fleet collect`` gives it (its instance id) and an unreadable one."""
+    from neuron_env.fleet.output import FLEET
+    from neuron_env.fleet.redaction import redact_fleet
+    from neuron_env.fleet.workflow import ReportRequest, report_fleet
+    from neuron_env.output.formats import FleetFormat
+
+    folder = tmp / "snapshots"
+    folder.mkdir(exist_ok=True)
+    (folder / "i-0abcdef1234567890.json").write_text(json.dumps(doc))
+    (folder / "i-0fedcba9876543210.json").write_text("{")
+    report = redact_fleet(report_fleet(ReportRequest(folder=folder)))
+    return {
+        f"fleet-{f.value}": FLEET.to_format(f).render(report, verbose=True) for f in FleetFormat
+    }
 
 
 def assert_parses(name: str, text: str) -> None:
@@ -114,6 +134,9 @@ def assert_parses(name: str, text: str) -> None:
         json.loads(text)
     elif name.endswith("junit"):
         ET.fromstring(text)
+    elif name.endswith("html"):
+        HTMLParser().feed(text)
+        assert text.rstrip().endswith("</html>")
 
 
 @pytest.fixture
@@ -153,3 +176,19 @@ def test_versions_and_what_judges_the_host_are_kept(tmp_path: Path) -> None:
     outputs = rendered_everywhere(planted(("hostname",), "node-7"), tmp_path)
     for kept in ("2.13", "trn2.48xlarge", "ubuntu", "6.17.0-1004-aws"):
         assert kept in outputs["facts-json"], kept
+    fleet = json.loads(outputs["fleet-json"])
+    assert "i-0abcdef1234567890" not in outputs["fleet-json"]
+    assert "host-1" in outputs["fleet-json"] and "host-2" in outputs["fleet-json"]
+    assert fleet["counts"]
+
+
+def test_fleet_report_redact_from_the_command_line(cli: CliRunner, tmp_path: Path) -> None:
+    folder = tmp_path / "snapshots"
+    folder.mkdir()
+    doc = planted(("python", "executable"), "/home/alice/venvs/neuron/bin/python")
+    (folder / "i-0abcdef1234567890.json").write_text(json.dumps(doc))
+    page = cli("fleet", "report", str(folder), "--redact", "--format", "html")
+    plain = cli("fleet", "report", str(folder), "--format", "html")
+    assert page.returncode == plain.returncode, page.stderr
+    assert "i-0abcdef1234567890" in plain.stdout and "i-0abcdef1234567890" not in page.stdout
+    assert "host-1" in page.stdout

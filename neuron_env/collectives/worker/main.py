@@ -70,12 +70,23 @@ def main(argv: list[str]) -> int:
         record = _run_step(request, step, index, rank, world, device, watchdog)
         _report(watchdog.store, index, step, rank, world, record)
         watchdog.end()
+    watchdog.stop()
+    _all_done(store, rank, world, float(request["timeout"]))
     if rank == 0:
         emit("done", world=world)
     import torch.distributed as dist
 
     dist.destroy_process_group()
     return 0
+
+
+def _all_done(store: Any, rank: int, world: int, timeout: float) -> None:
+    """Rank 0 may host the store (under srun, mpirun): it waits until every rank is done with
+    it, so none loses the store mid-call (a rank still checking a large buffer did: SIGABRT)."""
+    store.set(f"{PREFIX}/done/{rank}", "1")
+    if rank == 0:
+        keys = [f"{PREFIX}/done/{r}" for r in range(world)]
+        store.wait(keys, datetime.timedelta(seconds=timeout))
 
 
 def _rendezvous(request: dict[str, Any], rank: int, world: int) -> Any:
