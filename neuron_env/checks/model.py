@@ -99,6 +99,12 @@ class Context:
     python: str = ""
     """The target interpreter, shell-quoted, for ``pip`` steps in fixes."""
     has_pip: bool = True
+    legacy_family: str = ""
+    """``Trn1``, ``Trn1n``, ``Inf2`` or ``Inf1`` on an instance TorchNeuron does not run on:
+    checks judge the PyTorch/XLA environment that runs there, and no fix installs TorchNeuron."""
+    unlisted_os: str = ""
+    """The host's OS when the release does not list it (``Debian GNU/Linux 12``): install
+    refuses there unless told ``--allow-unlisted-os``, so fixes that install say it."""
 
     @property
     def releases(self) -> tuple[Release, ...]:
@@ -114,17 +120,22 @@ class Context:
         pairing = [r for r in self.releases if minor and r.pairing_for(minor)]
         return (pairing or list(self.releases))[-1]
 
-    def install_command(self, torch: str | None = None, release: Release | None = None) -> str:
-        """The install that fixes the target: ``release`` (by default :meth:`fix_release`),
-        for PyTorch ``torch`` (the installed one's) where that release pairs it."""
+    def install_command(
+        self, torch: str | None = None, release: Release | None = None, *, here: bool = True
+    ) -> str:
+        """The install that fixes the target: ``release`` (by default :meth:`fix_release`), for
+        PyTorch ``torch`` (the installed one's) where that release pairs it, as pasted on this
+        host (``here``: with ``--allow-unlisted-os`` on an OS the release does not list, which
+        install refuses otherwise), or on a supported host."""
         target = release or self.fix_release(torch)
         minor = torch or (self.pairing.torch_minor if self.pairing else None)
         if minor is None or target.pairing_for(minor) is None:  # else install refuses it
             minor = target.pairings[-1].torch_minor
         parts = [self.program, "install --torch", minor, "--release", str(target.version)]
-        if self.new_env:
-            return " ".join([*parts, "--venv", NEW_ENV])
-        return " ".join([*parts, self.fix_target]).strip()
+        parts += ["--venv", NEW_ENV] if self.new_env else [self.fix_target]
+        if here and self.unlisted_os:
+            parts.append(ALLOW_UNLISTED_OS)
+        return " ".join(p for p in parts if p)
 
     def uninstall_then_install(self, names: Iterable[str], torch: str | None = None) -> str:
         """Remove ``names`` from the target, then install the release (every value quoted)."""
@@ -135,6 +146,8 @@ class Context:
         return " && ".join(steps)
 
 
+ALLOW_UNLISTED_OS = "--allow-unlisted-os"
+"""install's opt-in for an OS the release does not list (see install's prepare)."""
 NEW_ENV = ".venv-neuron"
 """Where fixes create an environment when the target cannot be installed into."""
 
@@ -244,6 +257,12 @@ class DoctorReport:
     creates a TorchNeuron environment, which the report leads with."""
     needs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Each judged check's fact kinds, so that ``-v`` can say where a passing check read them."""
+    legacy_host: str = ""
+    """On Trn1, Trn1n, Inf2 or Inf1: the line said once at the top (TorchNeuron needs
+    Trn2/Trn3; the environment that runs there is judged)."""
+    unlisted_os: str = ""
+    """The host's OS when the release does not list it: the next step installs anyway
+    (``--allow-unlisted-os``), and the report says it is unsupported."""
     target_chosen_by: str = ""
     config: str | None = None
     """The project file applied, as messages name it (None: none)."""

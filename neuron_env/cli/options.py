@@ -235,6 +235,15 @@ RequirementOption = Annotated[
         show_default=False,
     ),
 ]
+RedactOption = Annotated[
+    bool,
+    typer.Option(
+        "--redact",
+        help="Replace what identifies a host or a person (host names, instance and account ids, "
+        "addresses and ports, keys, tokens, user names and home paths); versions, OS, instance "
+        "type and region stay.",
+    ),
+]
 NoConfigOption = Annotated[
     bool,
     typer.Option(

@@ -16,6 +16,7 @@ from neuron_env.cli.options import (
     NoConfigOption,
     ProbeTimeoutOption,
     PythonOption,
+    RedactOption,
     ReportFormatOption,
     ReportOutputOption,
     StrictOption,
@@ -25,15 +26,6 @@ from neuron_env.cli.options import (
 )
 from neuron_env.output.formats import FactsFormat, ReportFormat
 from neuron_env.selftest.progress import device_progress
-
-RedactOption = Annotated[
-    bool,
-    typer.Option(
-        "--redact",
-        help="Replace the host name, instance and account ids, IP and MAC addresses and user "
-        "names in paths; versions, OS, instance type and region stay.",
-    ),
-]
 
 
 def facts(

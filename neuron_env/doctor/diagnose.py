@@ -9,6 +9,7 @@ from packaging.version import Version
 
 from neuron_env.checks.context import build_context, is_own_environment
 from neuron_env.checks.hardware import waiting_for_hardware
+from neuron_env.checks.legacy_host import headline
 from neuron_env.checks.model import Context, DoctorReport, summarize
 from neuron_env.checks.registry import run_checks, select_checks
 from neuron_env.doctor.request import DoctorOptions
@@ -68,6 +69,8 @@ def judge(matrix: Matrix, facts: HostFacts, options: DoctorOptions) -> DoctorRep
         facts=facts,
         level=options.level,
         next_step=_create_first(facts, ctx),
+        unlisted_os=ctx.unlisted_os,
+        legacy_host=headline(ctx.legacy_family) if ctx.legacy_family else "",
         needs={c.id: c.needs for c in checks},
         config=options.config,
         config_ignored=options.config_ignored,
@@ -88,5 +91,7 @@ def _create_first(facts: HostFacts, ctx: Context) -> str:
     """The install command, when the target is neuron-env's own environment without PyTorch."""
     python = facts.python
     if python is None or "torch" in python.distributions or not is_own_environment(python):
+        return ""
+    if ctx.legacy_family:  # TorchNeuron does not run on this host: no environment for it
         return ""
     return ctx.install_command()

@@ -79,6 +79,9 @@ def print_report(
     for line in _wrap(terminal(judged), out.width):
         out.line((line, "dim"))
     _print_target(out, report)
+    if report.legacy_host:  # said once, here; the checks below judge what runs on this host
+        for line in _wrap(terminal(report.legacy_host), out.width):
+            out.line((line, "bold"))
     _print_config(out, report)
     width = max((len(f.check) for f in report.findings), default=0)
     for category in CATEGORIES:
@@ -107,9 +110,14 @@ def _print_target(out: Writer, report: DoctorReport) -> None:
     for line in _wrap(terminal(judged), out.width):
         out.line((line, "dim"))
     if report.next_step:  # the command on a line of its own, never wrapped: it is pasted
-        out.line(
-            ("This is neuron-env's own environment (no PyTorch). Create a TorchNeuron one:", "bold")
-        )
+        create = "This is neuron-env's own environment (no PyTorch). Create a TorchNeuron one"
+        if report.unlisted_os:  # the same words as platform.os's fix
+            create += (
+                f" (unsupported: Neuron {report.release} does not list {report.unlisted_os}; "
+                "the command installs the manylinux wheels anyway)"
+            )
+        for line in _wrap(terminal(create + ":"), out.width):
+            out.line((line, "bold"))
         out.line(("  " + terminal(report.next_step), ""))
 
 

@@ -107,6 +107,14 @@ def install(
         bool, typer.Option("--offline", help="Use no network (needs --wheelhouse).")
     ] = False,
     os: InstallOsOption = None,
+    allow_unlisted_os: Annotated[
+        bool,
+        typer.Option(
+            "--allow-unlisted-os",
+            help="On an OS the release does not list (e.g. Debian 12), install the manylinux "
+            "wheels anyway, unsupported, instead of refusing.",
+        ),
+    ] = False,
     export: Annotated[
         Path | None,
         typer.Option(
@@ -169,6 +177,7 @@ def install(
         python_version=python_version,
         index_url=index_url, neuron_index=neuron_index, pytorch_index=pytorch_index,
         wheelhouse=wheelhouse, offline=offline, os=os, export=export, system=system,
+        allow_unlisted_os=allow_unlisted_os,
         execute=execute, dry_run=dry_run, yes=yes, log=log, sysroot=sysroot,
         packages=tuple(packages or ()), requirements=tuple(requirement or ()),
         matrix_dirs=settings(ctx).matrix_dirs,
