@@ -249,8 +249,9 @@ def _check_containers(doc: dict[str, Any] | list[Any], limits: Limits) -> None:
             raise InputRejected(_too_deep(limits), _key_path(where))
         keys: Sequence[str | int]
         if type(container) is dict:
-            _check_scalars(container, where, limits)  # the keys
             keys, values = list(container), list(container.values())
+            if keys and not _plainly_within(keys, _STR, limits):  # the keys (strings, in JSON)
+                _check_scalars(keys, where, limits)
         else:
             keys, values = range(len(container)), container
         kinds = set(map(type, values))
@@ -260,10 +261,26 @@ def _check_containers(doc: dict[str, Any] | list[Any], limits: Limits) -> None:
                 for key, value in zip(keys, values, strict=True)
                 if type(value) is dict or type(value) is list
             )
-        if kinds & {str, int} and not _plainly_within(values, kinds, limits):
+        if kinds & {str, int} and not _scalars_plainly_within(values, kinds, limits):
             for key, value in zip(keys, values, strict=True):
                 if type(value) is str or type(value) is int:
                     _check_scalars([value], (key, where), limits)
+
+
+_STR: set[type] = {str}
+_INT: set[type] = {int}
+
+
+def _scalars_plainly_within(values: Any, kinds: set[type], limits: Limits) -> bool:
+    """A quick yes for the strings and the integers among ``values`` (other kinds need no check),
+    each kind at C speed; a no sends the caller to check them one by one, naming where."""
+    if kinds in (_STR, _INT):
+        return _plainly_within(values, kinds, limits)
+    strings = [v for v in values if type(v) is str] if str in kinds else []
+    numbers = [v for v in values if type(v) is int] if int in kinds else []
+    return (not strings or _plainly_within(strings, _STR, limits)) and (
+        not numbers or _plainly_within(numbers, _INT, limits)
+    )
 
 
 def _plainly_within(values: Any, kinds: set[type], limits: Limits) -> bool:
