@@ -9,9 +9,10 @@ Side by side in one run, median of N alternating runs each, every command in a f
    the rules (every file imports torch).
 2. The text report against the JSON report for thousands of findings (a generated file with
    ``--findings`` of them, 6,000 by default: more than GitHub's SARIF limit).
-3. Precision and recall on tests/data/scan/corpus: every ``# expect: rule`` annotation is a finding
-   that must be reported on that line (of that notebook cell), anything else reported is a false
-   positive; the ``traps_*`` files hold only look-alikes.
+3. Precision and recall on tests/data/scan/corpus, overall and per rule: every ``# expect: rule``
+   annotation (``# expect at line N: rule`` in a Dockerfile) is a finding that must be reported
+   on that line (of that notebook cell), anything else reported is a false positive; the
+   ``traps_*`` files hold only look-alikes.
 
 Usage: python benchmarks/scan.py [--tree DIR] [--runs N] [--findings N]
 """
@@ -37,6 +38,7 @@ from neuron_env.scan.engine import ScanOptions, scanned_files
 NEURON_ENV = Path(sys.executable).with_name("neuron-env")
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "scan" / "corpus"
 EXPECT = re.compile(r"#\s*expect:\s*([\w\-, ]+)")
+EXPECT_AT = re.compile(r"^#\s*expect at line (\d+):\s*([\w\-, ]+)$")
 PARSE_ALL = """
 import ast, pathlib, sys, warnings
 warnings.simplefilter("ignore")
@@ -82,7 +84,7 @@ def scan_against_parse(tree: Path, runs: int) -> None:
         },
         runs,
     ).values()
-    print(f"  scan / parse: {scan / baseline:.2f}×")
+    print(f"  scan / parse: {scan / baseline:.2f}×, {len(files) / scan:,.0f} files/s")
 
 
 def text_against_json(findings: int, runs: int) -> None:
@@ -112,30 +114,40 @@ def expected(path: Path) -> Counter[tuple[int | None, int, str]]:
         for number, line in enumerate(text.splitlines(), start=1):
             if match := EXPECT.search(line):
                 wanted.update((cell, number, rule.strip()) for rule in match.group(1).split(","))
+            elif at := EXPECT_AT.match(line):
+                rules = at.group(2).split(",")
+                wanted.update((cell, int(at.group(1)), rule.strip()) for rule in rules)
     return wanted
 
 
 def corpus_precision_recall() -> None:
     rules = rules_for(load_matrix().get(None))
     files = [p for p in sorted(CORPUS.iterdir()) if p.is_file() and p.suffix != ".md"]
-    true, false_positive, missed = 0, 0, 0
+    per_rule: dict[str, Counter[str]] = {}
     for path in files:
         if path.read_text(encoding="utf-8").startswith("# release:"):
             continue  # written for another release's rules
         found = Counter((f.cell, f.span.line, f.rule.id) for f in scan_file(path, path.name, rules))
         wanted = expected(path)
-        true += sum((found & wanted).values())
-        false_positive += sum((found - wanted).values())
-        missed += sum((wanted - found).values())
-    precision = true / (true + false_positive) if true + false_positive else 1.0
-    recall = true / (true + missed) if true + missed else 1.0
+        for part, kind in (
+            (found & wanted, "true"),
+            (found - wanted, "false"),
+            (wanted - found, "missed"),
+        ):
+            for (_, _, rule), n in part.items():
+                per_rule.setdefault(rule, Counter())[kind] += n
+    total = sum((c for c in per_rule.values()), Counter())
     traps = sum(1 for p in files if p.name.startswith("traps_"))
     print(
         f"corpus: {len(files)} files ({traps} of look-alikes only), "
-        f"{true + missed} expected findings"
+        f"{total['true'] + total['missed']} expected findings"
     )
-    print(f"  precision {precision:.1%} ({false_positive} false positives)")
-    print(f"  recall    {recall:.1%} ({missed} missed)")
+    print(f"  {'rule':<24} {'precision':>9} {'recall':>7}  sites")
+    for rule, counts in [("all rules", total), *sorted(per_rule.items())]:
+        found, labelled = counts["true"] + counts["false"], counts["true"] + counts["missed"]
+        precision = counts["true"] / found if found else 1.0
+        recall = counts["true"] / labelled if labelled else 1.0
+        print(f"  {rule:<24} {precision:>9.1%} {recall:>7.1%}  {labelled}")
 
 
 def main() -> None:

@@ -19,7 +19,7 @@ from neuron_env.checks.model import Verdict
 from neuron_env.errors import OperationFailed
 from neuron_env.facts import DriverFacts, EnvFacts, HostFacts
 from neuron_env.matrix import load_matrix
-from neuron_env.probe.driver import sysfs_devices
+from neuron_env.probe.driver import device_nodes, sysfs_devices
 from neuron_env.probe.holders import device_holders
 from neuron_env.probe.sysroot import Sysroot
 
@@ -39,6 +39,7 @@ def held_cores(
         sysroot=str(sysroot),
         driver=DriverFacts(
             module_loaded=True,
+            devices=device_nodes(sysroot),  # in a container: only the devices passed in
             sysfs=sysfs_devices(sysroot),
             holders=holders,
             holders_unreadable=unreadable,

@@ -51,6 +51,12 @@ class OsFacts:
         return f"{self.id}-{self.version_id}" if self.id and self.version_id else None
 
 
+# The start of Ec2Facts.reason when IMDS refused the token request with HTTP 403: it is turned
+# off for the instance, or the request is not allowed (the probe writes it, platform.instance
+# reads it).
+IMDS_FORBIDDEN = "IMDS refused the token request with HTTP 403 Forbidden"
+
+
 @dataclass(frozen=True)
 class Ec2Facts:
     """What the instance metadata service (IMDSv2) says, or why there is no answer."""

@@ -37,6 +37,9 @@ def check_conflicts(facts: HostFacts, ctx: Context) -> Verdict:
     """``python.conflicts``: no legacy PyTorch/XLA stack, no torchao beside torchao-neuron,
     and notes on competing backends."""
     assert facts.python is not None
+    if ctx.legacy_family:  # the XLA stack (or, on Inf1, torch-neuron) is what runs there
+        legacy = None if ctx.legacy_family == "Inf1" else _inf1_packages(facts, ctx)
+        return legacy or _torchao(facts, ctx) or _notes(facts, ctx)
     return (_inf1_packages(facts, ctx) or _xla_stack(facts, ctx) or _torchao(facts, ctx)) or _notes(
         facts, ctx
     )
@@ -141,9 +144,11 @@ def _library_notes(facts: HostFacts, ctx: Context) -> tuple[list[str], list[str]
 def _notes(facts: HostFacts, ctx: Context) -> Verdict:
     assert facts.python is not None
     dists = facts.python.distributions
-    notes, advice = _library_notes(facts, ctx)
-    left = xla_leftovers(facts, ctx)
-    libraries = {name for name, _ in xla_libraries(facts, ctx)}
+    # on Trn1/Inf2 the XLA line and its libraries are what runs: not conflicts there
+    legacy = bool(ctx.legacy_family)
+    notes, advice = ([], []) if legacy else _library_notes(facts, ctx)
+    left = [] if legacy else xla_leftovers(facts, ctx)
+    libraries = set() if legacy else {name for name, _ in xla_libraries(facts, ctx)}
     others = [name for name in left if name not in libraries]
     if others:
         notes.append(

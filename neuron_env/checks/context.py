@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shlex
 
+from neuron_env.checks.legacy_host import legacy_family
 from neuron_env.checks.model import NEW_ENV, Context
 from neuron_env.checks.placeholders import is_placeholder
 from neuron_env.checks.versions import loose_version, same_release_line
@@ -42,7 +43,17 @@ def build_context(
         program=program(),
         python=shlex.quote(python.executable) if python else "",
         has_pip=python is None or "pip" in python.distributions,
+        unlisted_os=unlisted_os(facts, chosen),
+        legacy_family=legacy_family(facts, chosen),
     )
+
+
+def unlisted_os(facts: HostFacts, release: Release) -> str:
+    """The host's OS name when ``release`` lists OS releases but not this one, else ""."""
+    os_facts = facts.os
+    if os_facts is None or not os_facts.key or not release.os or os_facts.key in release.os:
+        return ""
+    return os_facts.pretty_name or os_facts.key
 
 
 def _release(

@@ -13,7 +13,7 @@ from neuron_env.checks.device_identity import driver_identity
 from neuron_env.checks.model import Context, Verdict, fail, ok, skip, warn
 from neuron_env.facts import DeviceHolder, HostFacts
 from neuron_env.matrix import Release
-from neuron_env.wording import join_words, shorten_words
+from neuron_env.wording import join_words, plural, shorten_words
 
 # Physical NeuronCores per chip (aws.md: Trainium2 8 NeuronCore-v3, Trainium3 8 NeuronCore-v4,
 # both CONFIRMED). LNC=2 (the default) pairs them: 4 logical cores per chip, 64 on trn2.48xlarge.
@@ -136,19 +136,33 @@ def check_core_variables(facts: HostFacts, ctx: Context) -> Verdict:
     cores = logical_cores(facts, ctx.release)
     if cores is None:
         return skip("The instance's NeuronCore count is unknown; core variables not compared")
+    present = _present_devices(facts)
     problem = _unusable(env)
     if problem is not None:
-        return fail(f"{problem}: {cores.describe()}", fix=_fix_for(cores, problem))
+        return fail(f"{problem}: {cores.describe()}", fix=_fix_for(cores, problem, present))
     visible = core_list(env.get(VISIBLE, ""))
     number = env.get(NUM, "")
     if visible and visible.highest >= cores.count:
         return fail(f"{VISIBLE}={env[VISIBLE]} is past the cores: {cores.describe()}",
-                    fix=_fix_for(cores, VISIBLE))  # fmt: skip
+                    fix=_fix_for(cores, VISIBLE, present))  # fmt: skip
+    missing = sorted(visible.devices(cores.per_device) - present) if visible and present else []
+    if missing:
+        return fail(_not_here(env[VISIBLE], missing, present or set()),
+                    fix=_fix_for(cores, VISIBLE, present))  # fmt: skip
     if number and core_count(number) > cores.count:
         return fail(f"{NUM}={number} is more than the cores: {cores.describe()}",
-                    fix=_fix_for(cores, NUM))  # fmt: skip
+                    fix=_fix_for(cores, NUM, present))  # fmt: skip
     shown = ", ".join(f"{k}={env[k]}" for k in (VISIBLE, NUM) if k in env)
     return ok(f"{shown}: within logical cores 0-{cores.count - 1} (LNC={cores.lnc})")
+
+
+def _not_here(value: str, missing: list[int], present: set[int]) -> str:
+    """``NEURON_RT_VISIBLE_CORES=8-15 names cores on /dev/neuron2 and 1 more device, which this
+    container does not have (it has 2 Neuron devices)``."""
+    more = f" and {plural(len(missing) - 1, 'more device')}" if len(missing) > 1 else ""
+    has = plural(len(present), "Neuron device")
+    return (f"{VISIBLE}={value} names cores on /dev/neuron{missing[0]}{more}, which this "
+            f"container does not have (it has {has})")  # fmt: skip
 
 
 def _unusable(env: dict[str, str]) -> str | None:
@@ -162,7 +176,17 @@ def _unusable(env: dict[str, str]) -> str | None:
     return None
 
 
-def _fix_for(cores: Cores, problem: str) -> str:
+def _fix_for(cores: Cores, problem: str, present: set[int] | None = None) -> str:
+    """The export that fits: every core, or in a container that has only some devices, the cores
+    of its first unbroken run of devices (core numbers are the host's there too: the container
+    docs pass --device=/dev/neuron12 --device=/dev/neuron13 with NEURON_RT_VISIBLE_CORES=51,52)."""
+    devices = sorted(d for d in present or () if d < cores.chips)
+    if devices and len(devices) < cores.chips:
+        run = [d for i, d in enumerate(devices) if d == devices[0] + i]
+        low, high = run[0] * cores.per_device, (run[-1] + 1) * cores.per_device - 1
+        if problem.startswith(NUM):
+            return f"export {NUM}={len(devices) * cores.per_device}"
+        return f"export {VISIBLE}={shlex.quote(f'{low}-{high}')}"
     if problem.startswith(NUM):
         return f"export {NUM}={cores.count}"
     return f"export {VISIBLE}={shlex.quote(f'0-{cores.count - 1}')}"
@@ -211,7 +235,7 @@ def _listed_processes(listing: Any) -> list[tuple[int, str, str]]:
 
 def _node_number(path: str) -> int:
     digits = path.removeprefix("/dev/neuron")
-    return int(digits) if digits.isdigit() else -1
+    return int(digits) if digits.isascii() and digits.isdigit() else -1
 
 
 def held_message(found: list[Holder]) -> str:

@@ -9,7 +9,13 @@ from packaging.version import Version
 
 from neuron_env.checks.baseline import compare_system_package
 from neuron_env.checks.dkms import missing_build, rebuild_fix
-from neuron_env.checks.host_kind import device_fix, driver_step, image_based, in_container
+from neuron_env.checks.host_kind import (
+    apt_step,
+    device_fix,
+    driver_step,
+    image_based,
+    in_container,
+)
 from neuron_env.checks.model import Context, Verdict, fail, not_compared, ok, warn
 from neuron_env.checks.versions import loose_version
 from neuron_env.facts import HostFacts
@@ -94,7 +100,9 @@ def _load_fix(facts: HostFacts, install: str) -> str:
     if missing_build(facts):  # modprobe alone would fail: no build for this kernel
         return rebuild_fix(facts)
     packaged = facts.system is not None and DRIVER_PACKAGE in facts.system.packages
-    return "sudo modprobe neuron" if packaged else f"{install} && sudo modprobe neuron"
+    if packaged:
+        return "sudo modprobe neuron"
+    return apt_step(facts, f"{install} && sudo modprobe neuron")
 
 
 def _driver_version(text: str | None) -> Version | None:

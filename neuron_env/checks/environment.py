@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 
 from neuron_env.checks.cores import core_count, parse_core_list
+from neuron_env.checks.device_identity import driver_identity
 from neuron_env.checks.model import Context, Verdict, fail, ok, skip, warn
 from neuron_env.checks.versions import loose_version
 from neuron_env.facts import HostFacts
@@ -28,7 +29,7 @@ def check_variables(facts: HostFacts, ctx: Context) -> Verdict:
     a disabled backend autoload are named, each with what replaces it."""
     assert facts.env is not None
     env = facts.env.variables
-    errors = [*_invalid(env), *_lnc_mismatch(env)]
+    errors = [*_invalid(env), *_lnc_mismatch(env, _default_lnc_known(facts, ctx))]
     if errors:
         return fail("; ".join(e for e, _ in errors), fix=_fix_for(errors))
     flagged = _flagged(facts, ctx)
@@ -95,6 +96,8 @@ def _xla_line_target(facts: HostFacts, ctx: Context) -> bool:
     """The target runs the XLA line (its torch-neuronx is an XLA build, or torch-xla is there):
     the XLA line's variables are its own."""
     python = facts.python
+    if ctx.legacy_family:  # Trn1/Inf2: the XLA line is what runs there
+        return True
     if python is None:
         return False
     if python.dist("torch-xla") is not None:
@@ -104,7 +107,17 @@ def _xla_line_target(facts: HostFacts, ctx: Context) -> bool:
     return version is not None and version in ctx.release.legacy_xla.versions
 
 
-def _lnc_mismatch(env: dict[str, str]) -> list[tuple[str, str]]:
+def _default_lnc_known(facts: HostFacts, ctx: Context) -> bool:
+    """Whether the runtime's default LNC=2 holds here: a Trn2/Trn3 host, or one whose family is
+    unknown (a snapshot, a workstation). On Trn1 and Inf2 only LNC=1 exists (EARG001.rst)."""
+    name = facts.ec2.instance_type if facts.ec2 else None
+    identity = driver_identity(facts)
+    family = ctx.release.family_of(name) if name else (identity.family if identity else None)
+    known = ctx.release.families.get(family or "")
+    return known is None or known.native
+
+
+def _lnc_mismatch(env: dict[str, str], default_known: bool = True) -> list[tuple[str, str]]:
     """A compiler LNC in NEURON_CC_FLAGS other than the runtime's NEURON_LOGICAL_NC_CONFIG: the
     graphs are built for one core layout and run on another (the compiler's NCC_EARG001 names an
     LNC the target cannot take)."""
@@ -114,6 +127,8 @@ def _lnc_mismatch(env: dict[str, str]) -> list[tuple[str, str]]:
         kept = shlex.quote(_without_lnc(flags))
         return [(f"NEURON_CC_FLAGS asks the compiler for LNC={flag} (only 1 or 2 is supported)",
                  f"export NEURON_CC_FLAGS={kept}")]  # fmt: skip
+    if LNC not in env and not default_known:
+        return []
     runtime = env.get(LNC, DEFAULT_LNC)
     if flag is None or flag == runtime or runtime not in ("1", "2"):
         return []

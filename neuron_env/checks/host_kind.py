@@ -61,7 +61,22 @@ def driver_step(facts: HostFacts, command: str) -> str:
     if in_container(facts):
         return f"{ON_THE_HOST}{command}"
     name = image_based(facts)
-    return image_fix(name) if name else command
+    return image_fix(name) if name else apt_step(facts, command)
+
+
+APT_ELSEWHERE = "On an Ubuntu host (the Neuron apt repository serves Ubuntu only): "
+
+
+def apt_step(facts: HostFacts, command: str) -> str:
+    """``command`` as pasted here; an apt step on a host that is not Ubuntu (Debian 12, say)
+    is labelled as the command for an Ubuntu host, where the Neuron apt repository works."""
+    return APT_ELSEWHERE + command if "apt-get" in command and apt_elsewhere(facts) else command
+
+
+def apt_elsewhere(facts: HostFacts) -> bool:
+    """Not a container, and an OS whose apt cannot reach the Neuron repository (not Ubuntu)."""
+    os_id = facts.os.id if facts.os else None
+    return not in_container(facts) and os_id not in (None, "ubuntu")
 
 
 def device_fix(facts: HostFacts) -> str:

@@ -99,19 +99,29 @@ class Context:
     python: str = ""
     """The target interpreter, shell-quoted, for ``pip`` steps in fixes."""
     has_pip: bool = True
+    legacy_family: str = ""
+    """``Trn1``, ``Trn1n``, ``Inf2`` or ``Inf1`` on an instance TorchNeuron does not run on:
+    checks judge the PyTorch/XLA environment that runs there, and no fix installs TorchNeuron."""
+    unlisted_os: str = ""
+    """The host's OS when the release does not list it (``Debian GNU/Linux 12``): install
+    refuses there unless told ``--allow-unlisted-os``, so fixes that install say it."""
 
     @property
     def releases(self) -> tuple[Release, ...]:
         return self.known or (self.release,)
 
-    def install_command(self, torch: str | None = None) -> str:
+    def install_command(self, torch: str | None = None, *, here: bool = True) -> str:
+        """The install that fixes the target, as pasted on this host (``here``: with
+        ``--allow-unlisted-os`` on an OS the release does not list, which install refuses
+        otherwise), or on a supported host."""
         minor = torch or (self.pairing.torch_minor if self.pairing else None)
         if minor is None or self.release.pairing_for(minor) is None:  # else install refuses it
             minor = self.release.pairings[-1].torch_minor
         parts = [self.program, "install --torch", minor, "--release", str(self.release.version)]
-        if self.new_env:
-            return " ".join([*parts, "--venv", NEW_ENV])
-        return " ".join([*parts, self.fix_target]).strip()
+        parts += ["--venv", NEW_ENV] if self.new_env else [self.fix_target]
+        if here and self.unlisted_os:
+            parts.append(ALLOW_UNLISTED_OS)
+        return " ".join(p for p in parts if p)
 
     def uninstall_then_install(self, names: Iterable[str], torch: str | None = None) -> str:
         """Remove ``names`` from the target, then install the release (every value quoted)."""
@@ -122,6 +132,8 @@ class Context:
         return " && ".join(steps)
 
 
+ALLOW_UNLISTED_OS = "--allow-unlisted-os"
+"""install's opt-in for an OS the release does not list (see install's prepare)."""
 NEW_ENV = ".venv-neuron"
 """Where fixes create an environment when the target cannot be installed into."""
 
@@ -157,6 +169,8 @@ class Summary:
     allowed: tuple[str, ...] = field(default=())
     allowed_reasons: dict[str, str] = field(default_factory=dict)
     """Why each allowed check may fail, as the project file says (``allow = {id = "why"}``)."""
+    allowed_by: dict[str, str] = field(default_factory=dict)
+    """Each allowed check's words: ``allowed by FILE: reason`` or ``allowed by --allow``."""
     needs_hardware: tuple[str, ...] = ()
     """Checks that did not pass only because this host has no Neuron device: they make the run
     ``unknown`` (exit 3: ready except what needs Trainium hardware), never ``fail``."""
@@ -229,7 +243,17 @@ class DoctorReport:
     creates a TorchNeuron environment, which the report leads with."""
     needs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Each judged check's fact kinds, so that ``-v`` can say where a passing check read them."""
+    legacy_host: str = ""
+    """On Trn1, Trn1n, Inf2 or Inf1: the line said once at the top (TorchNeuron needs
+    Trn2/Trn3; the environment that runs there is judged)."""
+    unlisted_os: str = ""
+    """The host's OS when the release does not list it: the next step installs anyway
+    (``--allow-unlisted-os``), and the report says it is unsupported."""
     target_chosen_by: str = ""
+    config: str | None = None
+    """The project file applied, as messages name it (None: none)."""
+    config_ignored: tuple[tuple[str, str], ...] = ()
+    """Project files found but not trusted, and why: (path, reason)."""
     """How the judged interpreter was chosen: ``--python``, ``$VIRTUAL_ENV``, ``./.venv-neuron``,
     neuron-env's own environment, or ``--facts`` (a snapshot's)."""
 

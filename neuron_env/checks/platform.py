@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from neuron_env.checks.device_identity import DriverIdentity, driver_identity
+from neuron_env.checks.legacy_host import not_for_this_host
 from neuron_env.checks.model import Context, Verdict, fail, not_compared, ok, warn
 from neuron_env.checks.versions import loose_version
-from neuron_env.facts import HostFacts, OsFacts
+from neuron_env.facts import IMDS_FORBIDDEN, HostFacts, OsFacts
 from neuron_env.matrix.model import OsRelease, Release
 from neuron_env.wording import version_span
 
@@ -22,6 +23,8 @@ def check_os(facts: HostFacts, ctx: Context) -> Verdict:
     assert facts.os is not None
     release, os_facts = ctx.release, facts.os
     name = os_facts.pretty_name or os_facts.key or "this OS"
+    if ctx.legacy_family:
+        return not_for_this_host(name, ctx)
     glibc = _glibc_problem(ctx, os_facts)
     if glibc:
         return glibc
@@ -29,10 +32,16 @@ def check_os(facts: HostFacts, ctx: Context) -> Verdict:
         return not_compared(f"Neuron {release.version} lists no OS releases ({name} here)")
     entry = release.os.get(os_facts.key or "")
     if entry is None:
+        here = (
+            f"; or, unsupported, on this host: '{ctx.install_command()}' (installs the manylinux "
+            "wheels anyway)"
+            if ctx.unlisted_os
+            else ""
+        )
         return fail(
             f"{name} is not an OS that Neuron {release.version} supports for TorchNeuron",
             fix=f"Use {_wheel_oses(release)} (pip wheels), e.g. the Neuron Base DLAMI, "
-            f"and run '{ctx.install_command()}' there.",
+            f"and run '{ctx.install_command(here=False)}' there{here}.",
             detail=f"Known OS releases: {', '.join(sorted(release.os))}.",
         )
     return _judge_os_entry(facts, release, entry)
@@ -102,6 +111,8 @@ def check_python(facts: HostFacts, ctx: Context) -> Verdict:
     of the release's pairings) supports."""
     assert facts.python is not None
     python = facts.python
+    if ctx.legacy_family:
+        return not_for_this_host(f"Python {python.version}", ctx)
     supported = ctx.pairing.python if ctx.pairing else _all_pythons(ctx.release)
     where = f"torch-neuronx {ctx.pairing.torch_neuronx}" if ctx.pairing else "TorchNeuron"
     if not supported:
@@ -146,23 +157,40 @@ def _judge_driver_identity(release: Release, identity: DriverIdentity, reason: s
             f"know; the instance family is not judged ({reason})",
             fix=f"Run where IMDS answers, or compare with 'neuron-ls'. {HOP_LIMIT_HINT}",
         )
-    if not family.native:
+    if not family.native:  # no fix: the report says once what runs here, and judges it
         return fail(f"{identity.describe()} ({source}): {family.reason}",
-                    fix="Use a trn2 or trn3 instance.")  # fmt: skip
+                    detail=NOT_NATIVE_DETAIL)  # fmt: skip
     return ok(f"{identity.describe()} ({source})")
+
+
+NOT_NATIVE_DETAIL = (
+    "TorchNeuron needs a Trn2 or Trn3 instance; the other checks judge the environment that runs "
+    "on this one."
+)
 
 
 def _unknown_instance(facts: HostFacts) -> Verdict:
     assert facts.ec2 is not None
-    if "disabled" in facts.ec2.reason:
+    if "AWS_EC2_METADATA_DISABLED" in facts.ec2.reason:
         return warn(
             f"Instance type unknown: {facts.ec2.reason}", fix="Unset AWS_EC2_METADATA_DISABLED."
         )
     in_container = bool(facts.os and facts.os.container)
+    if facts.ec2.reason.startswith(IMDS_FORBIDDEN):
+        return fail(f"Instance type unknown: {facts.ec2.reason}", fix=_forbidden_fix(in_container))
     fix = "Run on a Trn2 or Trn3 instance, e.g. trn2.48xlarge."
     return fail(
         f"Not an EC2 instance ({facts.ec2.reason or 'no instance metadata'})",
         fix=f"{fix} {HOP_LIMIT_HINT}" if in_container else fix,
+    )
+
+
+def _forbidden_fix(in_container: bool) -> str:
+    """Turn instance metadata on (IMDSv2 only); a container needs a hop limit of 2 as well."""
+    hops = " --http-put-response-hop-limit 2" if in_container else ""
+    return (
+        "Turn instance metadata on for this instance: aws ec2 modify-instance-metadata-options "
+        f"--instance-id ID --http-endpoint enabled --http-tokens required{hops}"
     )
 
 
@@ -174,8 +202,11 @@ def _judge_instance_type(release: Release, instance_type: str, source: str) -> V
             f"{instance_type} is not a Trainium instance{source}",
             fix="TorchNeuron runs on Trn2 and Trn3 instances, e.g. trn2.48xlarge.",
         )
-    if not family.native:
-        return fail(f"{instance_type}: {family.reason}", fix="Use a trn2 or trn3 instance.")
+    if not family.native:  # no fix: the report says once what runs here, and judges it
+        return fail(
+            f"{instance_type}: {family.reason}",
+            detail=NOT_NATIVE_DETAIL,
+        )
     if instance_type not in release.instance_types:
         return warn(
             f"{instance_type}: family {family_name} is supported; this type is not in the matrix",

@@ -7,6 +7,7 @@ import shlex
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from neuron_env.checks import legacy_host
 from neuron_env.checks.conflicts import xla_leftovers
 from neuron_env.checks.model import Context, Verdict, fail, not_compared, ok, warn
 from neuron_env.checks.placeholders import is_placeholder, placeholder_reason
@@ -20,6 +21,8 @@ def check_torch(facts: HostFacts, ctx: Context) -> Verdict:
     """``python.torch``: torch installed at exactly the version its torch-neuronx family pairs
     with."""
     assert facts.python is not None
+    if ctx.legacy_family:
+        return legacy_host.check_torch(facts, ctx)
     dist = facts.python.dist("torch")
     if dist is None:
         return fail("PyTorch is not installed in the target environment", fix=ctx.install_command())
@@ -76,6 +79,8 @@ def check_torch_neuronx(facts: HostFacts, ctx: Context) -> Verdict:
     """``python.torch-neuronx``: the release's native TorchNeuron build, not the legacy XLA line
     or a placeholder."""
     assert facts.python is not None
+    if ctx.legacy_family:
+        return legacy_host.check_torch_neuronx(facts, ctx)
     dist = facts.python.dist("torch-neuronx")
     if dist is None:
         return fail(
@@ -146,6 +151,8 @@ def _installed_version(facts: HostFacts, name: str) -> Version | None:
 def check_compiler(facts: HostFacts, ctx: Context) -> Verdict:
     """``python.compiler``: neuronx-cc and nki installed at the release's versions."""
     assert facts.python is not None
+    if ctx.legacy_family:
+        return _legacy_compiler(facts, ctx)
     problems, notes = [], []
     for name, pkg in ctx.release.packages.items():
         dist = facts.python.dist(name)
@@ -177,6 +184,25 @@ def check_compiler(facts: HostFacts, ctx: Context) -> Verdict:
         return not_compared(f"Neuron {ctx.release.version} lists no version of {join_words(names)}")
     installed = facts.python.distributions
     return ok(", ".join(f"{name} {installed[name].version}" for name in ctx.release.packages))
+
+
+def _legacy_compiler(facts: HostFacts, ctx: Context) -> Verdict:
+    """On Trn1/Inf2: a placeholder compiler is removed; the release's pins are TorchNeuron's."""
+    assert facts.python is not None
+    found = [
+        name
+        for name in ctx.release.packages
+        if (dist := facts.python.dist(name)) and is_placeholder(name, dist, ctx.releases)
+    ]
+    if found:
+        return fail(
+            f"'WRONG PACKAGE' placeholders: {join_words(found)}",
+            fix=legacy_host.uninstall(ctx, found),
+            detail=legacy_host.reinstall_note(ctx),
+        )
+    packages = ctx.release.packages.items()
+    pins = join_words(f"{name} {pkg.requirement_spec}" for name, pkg in packages)
+    return legacy_host.not_for_this_host(f"Neuron {ctx.release.version}'s pins ({pins})", ctx)
 
 
 def _unlisted_packages(facts: HostFacts, ctx: Context) -> list[tuple[str, str]]:
@@ -231,10 +257,13 @@ def check_placeholders(facts: HostFacts, ctx: Context) -> Verdict:
         return ok("No 'WRONG PACKAGE' placeholders")
     listed = ", ".join(f"{name} {dist.version}" for name, (dist, _) in found.items())
     why = [f"{name}: {reason}" for name, (_, reason) in found.items()]
+    # On Trn1/Inf2 nothing of TorchNeuron is installed in their place: it does not run there.
+    fix = (legacy_host.uninstall(ctx, list(found)) if ctx.legacy_family
+           else ctx.uninstall_then_install(found))  # fmt: skip
     return fail(
         "Placeholders from the default index are installed under Neuron names ('WRONG PACKAGE' "
         f"or empty packages): {listed}",
-        fix=ctx.uninstall_then_install(found),
+        fix=fix,
         detail="They come from installing Neuron package names without the Neuron index.\n"
         + "\n".join(why),
     )

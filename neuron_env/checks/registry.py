@@ -8,6 +8,7 @@ environment is ready except for them, instead of "not ready".
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 
 from neuron_env.checks import (
@@ -140,8 +141,15 @@ def run_check(check: Check, facts: HostFacts, ctx: Context) -> Finding:
     """Run one check; facts its probe could not collect make it an ``error``, not a crash."""
     missing = [section for section in check.needs if getattr(facts, section) is None]
     verdict = _unprobed(facts, missing[0], ctx) if missing else check.run(facts, ctx)
+    if ctx.legacy_family and INSTALLS_TORCHNEURON in verdict.fix:
+        # TorchNeuron does not run on Trn1/Inf2: a fix installing it would not help this host
+        verdict = dataclasses.replace(verdict, fix="")
     return Finding(check.id, check.category, check.title, verdict.status, verdict.summary,
                    verdict.detail, verdict.fix)  # fmt: skip
+
+
+INSTALLS_TORCHNEURON = " install --torch "
+"""How every fix that installs TorchNeuron reads (:meth:`Context.install_command`)."""
 
 
 def _unprobed(facts: HostFacts, section: str, ctx: Context) -> Verdict:

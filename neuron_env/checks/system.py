@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 
 from neuron_env.checks.baseline import Comparison, compare_system_package
+from neuron_env.checks.host_kind import apt_elsewhere, apt_step
 from neuron_env.checks.model import Context, Verdict, fail, not_compared, ok, skip, warn
 from neuron_env.facts import HostFacts
 from neuron_env.wording import join_words, plural
@@ -21,7 +22,7 @@ def check_packages(facts: HostFacts, ctx: Context) -> Verdict:
     installed = facts.system.packages
     if not installed and facts.os is not None and facts.os.id not in ("ubuntu", "debian"):
         return skip(f"No dpkg database on {facts.os.pretty_name or facts.os.id}; not inspected")
-    legacy = _legacy_packages(installed)
+    legacy = None if ctx.legacy_family == "Inf1" else _legacy_packages(installed)
     if legacy:
         return legacy
     in_container = bool(facts.os and facts.os.container)
@@ -39,9 +40,8 @@ def check_packages(facts: HostFacts, ctx: Context) -> Verdict:
         also = f"; too old: {', '.join(f'{c.name} {c.installed}' for c in old)}" if old else ""
         return fail(
             f"Missing Neuron system packages: {', '.join(missing)}{also}",
-            fix=_apt_install([*missing, *(c.name for c in old)], ctx),
-            detail=f"'{ctx.program} install --system --torch {_torch(ctx)} --release "
-            f"{ctx.release.version}' prints every apt step (repository, key, pins).",
+            fix=_apt_install(facts, [*missing, *(c.name for c in old)], ctx),
+            detail=_system_steps(facts, ctx),
         )
     return _judge_versions(facts, ctx, found)
 
@@ -54,7 +54,7 @@ def _judge_versions(facts: HostFacts, ctx: Context, found: list[Comparison]) -> 
     if too_old:
         return fail(
             f"Too old for Neuron {release}: {', '.join(c.too_old_words() for c in too_old)}",
-            fix=_apt_install([c.name for c in too_old], ctx),
+            fix=_apt_install(facts, [c.name for c in too_old], ctx),
             detail=_unlisted_note(ctx, too_old),
         )
     headers = _headers_problem(facts)
@@ -65,7 +65,7 @@ def _judge_versions(facts: HostFacts, ctx: Context, found: list[Comparison]) -> 
             for c in stale
         )
         names = [c.name for c in stale]
-        return warn(f"Older than Neuron {release}: {listed}", fix=_apt_install(names, ctx))
+        return warn(f"Older than Neuron {release}: {listed}", fix=_apt_install(facts, names, ctx))
     if headers:
         return headers
     uncompared = [c.name for c in found if not c.compared]
@@ -84,10 +84,12 @@ def _ok_words(ctx: Context, found: list[Comparison]) -> str:
     packages = plural(len(found), "Neuron system package")
     if not borrowed:
         return f"{packages} at Neuron {release} versions or newer"
+    unlisted = [c.name for c in found if c.own is None]
+    which = "any of them" if len(unlisted) == len(found) else join_words(unlisted)
     return (
-        f"{packages} at Neuron "
-        f"{join_words(str(v) for v in borrowed)} versions or newer (Neuron {release} lists "
-        "no version of some; those were compared with the newest release that does)"
+        f"{packages} at Neuron {join_words(str(v) for v in borrowed)} versions or newer "
+        f"(Neuron {release} lists no version of {which}: compared with the newest release "
+        "that does)"
     )
 
 
@@ -102,8 +104,8 @@ def _unlisted_note(ctx: Context, found: list[Comparison]) -> str:
     )
 
 
-def _apt_install(names: list[str], ctx: Context) -> str:
-    return "sudo apt-get install -y " + " ".join(_apt_pin(name, ctx) for name in names)
+def _apt_install(facts: HostFacts, names: list[str], ctx: Context) -> str:
+    return apt_step(facts, "sudo apt-get install -y " + " ".join(_apt_pin(n, ctx) for n in names))
 
 
 def _legacy_packages(installed: dict[str, str]) -> Verdict | None:
@@ -126,6 +128,16 @@ def _apt_pin(name: str, ctx: Context) -> str:
     return shlex.quote(f"{name}={pkg.version}*") if pkg.version else name
 
 
+def _system_steps(facts: HostFacts, ctx: Context) -> str:
+    """Where install prints the apt steps: here on Ubuntu, else for an Ubuntu host."""
+    steps = f"{ctx.program} install --system --torch {_torch(ctx)} --release {ctx.release.version}"
+    if apt_elsewhere(facts):
+        ubuntu = max((k for k in ctx.release.os if k.startswith("ubuntu-")), default="")
+        where = f" --os {ubuntu}" if ubuntu else ""
+        return f"On an Ubuntu host, '{steps}{where}' prints every apt step to run there."
+    return f"'{steps}' prints every apt step (repository, key, pins)."
+
+
 def _torch(ctx: Context) -> str:
     return ctx.pairing.torch_minor if ctx.pairing else ctx.release.pairings[-1].torch_minor
 
@@ -140,6 +152,6 @@ def _headers_problem(facts: HostFacts) -> Verdict | None:
         return warn(
             f"linux-headers-{kernel or '(this kernel)'} is not installed: the driver (DKMS) "
             "cannot be rebuilt after a kernel update",
-            fix=f"sudo apt-get install -y {package}",
+            fix=apt_step(facts, f"sudo apt-get install -y {package}"),
         )
     return None

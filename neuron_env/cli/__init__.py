@@ -24,7 +24,7 @@ from typer.exceptions import Abort
 
 from neuron_env import __version__
 from neuron_env.cli._common import Settings, print_error
-from neuron_env.errors import Interrupted, NeuronEnvError
+from neuron_env.errors import EXIT_BAD_INPUT, BadInput, Interrupted, NeuronEnvError
 from neuron_env.invocation import command
 from neuron_env.signals import interrupts_unwind
 
@@ -143,7 +143,9 @@ def load_command(name: str) -> Any:
         holder.add_typer(target, name=name)
     else:
         holder.command(name)(target)
-    return typer.main.get_group(holder).commands[name]
+    from neuron_env.cli.help_text import protect_examples
+
+    return protect_examples(typer.main.get_group(holder).commands[name])
 
 
 class _LazyCommands(Mapping[str, Any]):
@@ -270,13 +272,13 @@ def main() -> None:
         print_error(exc)
         _fail_as_json([(exc.message, exc.hint)], exc.status, exc.exit_code)
     except ClickException as exc:  # a usage error click found: unknown value, missing option
-        exc.show()
-        misplaced = _global_option_hint(exc)
-        if misplaced:
-            sys.stderr.write(f"{misplaced}\n")
-        _fail_as_json(
-            [(exc.format_message(), misplaced or _usage_hint(exc))], "error", exc.exit_code
-        )
+        # One style for every error, click's too: an "error:" line and the next step; exit 2,
+        # and under --format json the envelope on stdout, even when click stopped before it
+        # read --format (an unknown option, an option missing its value).
+        hint = _global_option_hint(exc) or _usage_hint(exc)
+        print_error(BadInput(exc.format_message(), hint=hint))
+        _note_json_asked(sys.argv[1:])
+        _fail_as_json([(exc.format_message(), hint)], "error", EXIT_BAD_INPUT)
     except Abort:
         sys.stderr.write("Aborted!\n")
         sys.exit(1)
@@ -314,7 +316,64 @@ def _global_option_hint(exc: ClickException) -> str | None:
 
 def _usage_hint(exc: ClickException) -> str | None:
     ctx = getattr(exc, "ctx", None)
-    return None if ctx is None else f"Try '{ctx.command_path} --help'."
+    path = ctx.command_path if ctx is not None else _command_path(sys.argv[1:])
+    return f"Try '{path} --help'." if path else None
+
+
+def _command_path(args: list[str]) -> str:
+    """``neuron-env matrix resolve`` for ``args`` that name that command (what can be found)."""
+    found = _command_of(args)
+    return found[1].command_path if found else ""
+
+
+def _command_of(args: list[str]) -> tuple[Any, Any, list[str]] | None:
+    """The command ``args`` name, its click context, and the arguments after its name."""
+    from typer._click.core import Context
+    from typer.main import get_command
+
+    command_ = get_command(app)
+    ctx = Context(command_, info_name="neuron-env")
+    at = 0
+    while hasattr(command_, "get_command") and at < len(args):
+        token = args[at]
+        if token.startswith("-"):  # a global option, with its value when it takes one
+            at += 2 if GLOBAL_OPTIONS.get(token) else 1
+            continue
+        found = command_.get_command(ctx, token)
+        if found is None:
+            return None
+        command_, ctx, at = found, Context(found, info_name=token, parent=ctx), at + 1
+    return command_, ctx, args[at:]
+
+
+def _note_json_asked(args: list[str]) -> None:
+    """Record ``--json``/``--format json`` that click never read (it stopped at a usage error
+    first), as their own callbacks would: the error then goes out as the JSON envelope."""
+    try:
+        found = _command_of(args)
+        if found is None:
+            return
+        command_, ctx, rest = found
+        for param in command_.params:
+            value = _option_value(rest, param.opts)
+            if value is not None and ("--json" in param.opts or "--format" in param.opts):
+                param.process_value(ctx, value)
+    except Exception:  # noqa: S110 - best effort: the error itself is already said
+        pass
+
+
+def _option_value(args: list[str], names: list[str]) -> Any:
+    """The value ``args`` give the option ``names`` (True for a flag), or None."""
+    for at, token in enumerate(args):
+        name, equals, value = token.partition("=")
+        if name not in names:
+            continue
+        if name == "--json":
+            return True
+        if equals:
+            return value
+        return args[at + 1] if at + 1 < len(args) else None
+    return None
 
 
 def _debug_requested() -> bool:

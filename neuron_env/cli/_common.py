@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from neuron_env.errors import NeuronEnvError
+    from neuron_env.project_config import ProjectDefaults
 
 
 @dataclass
@@ -92,6 +93,18 @@ def write_output(path: Path | None, text: str, *, append: bool = False) -> None:
     from neuron_env.output.emit import write_text
 
     write_text(path, text, append=append)
+
+
+def project_defaults(no_config: bool, *, say_ignored: bool = False) -> ProjectDefaults:
+    """The project file's defaults (none with ``--no-config``); ``say_ignored``: each file not
+    trusted is named on stderr with the reason (commands whose report does not say it)."""
+    from neuron_env.escape import terminal
+    from neuron_env.project_config import load_project_defaults
+
+    defaults = load_project_defaults(enabled=not no_config)
+    for path, why in defaults.ignored_reasons if say_ignored else ():
+        sys.stderr.write(f"note: ignored the project file {terminal(path)}: {terminal(why)}.\n")
+    return defaults
 
 
 def print_error(exc: NeuronEnvError) -> None:

@@ -235,6 +235,22 @@ RequirementOption = Annotated[
         show_default=False,
     ),
 ]
+RedactOption = Annotated[
+    bool,
+    typer.Option(
+        "--redact",
+        help="Replace what identifies a host or a person (host names, instance and account ids, "
+        "addresses and ports, keys, tokens, user names and home paths); versions, OS, instance "
+        "type and region stay.",
+    ),
+]
+NoConfigOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-config",
+        help="Ignore project files (neuron-env.toml, [tool.neuron-env]); or NEURON_ENV_NO_CONFIG=1",
+    ),
+]
 StrictOption = Annotated[bool, typer.Option("--strict", help="Warnings fail too (exit 1).")]
 DryRunOption = Annotated[
     bool, typer.Option("--dry-run", help="Say what would change, and change nothing.")

@@ -130,6 +130,12 @@ def hang_failure(event: dict[str, Any]) -> Failure:
     stopped running (no heartbeat: SIGSTOP, a frozen interpreter), else those stuck in it."""
     where = f"{event['op']} at {event['size']} B"
     missing, stopped = event.get("missing") or [], event.get("stopped") or []
+    if event.get("error") and (stopped or missing):
+        gone = stopped or missing
+        text = f"{where}: rank {', '.join(str(r) for r in gone)} left the job (no heartbeat"
+        text += ", never reached the collective" if missing else ""
+        text += f"); rank {event['rank']}'s collective failed at once: {event['error']}"
+        return Failure("hang", text, rank=gone[0], op=event["op"], size=event["size"])
     if missing:
         names = ", ".join(str(r) for r in missing)
         text = f"{where}: rank {names} did not answer within {event['timeout']:g} s (never "
@@ -137,8 +143,9 @@ def hang_failure(event: dict[str, Any]) -> Failure:
         return Failure("hang", text, rank=missing[0], op=event["op"], size=event["size"])
     if stopped:
         names = ", ".join(str(r) for r in stopped)
-        text = f"{where}: rank {names} stopped running (no heartbeat; stopped, e.g. SIGSTOP, or "
-        text += f"frozen) and did not answer within {event['timeout']:g} s; the job was stopped"
+        text = f"{where}: rank {names} stopped running (no heartbeat: its process was stopped, "
+        text += f"e.g. SIGSTOP, froze or ended) and did not answer within {event['timeout']:g} s; "
+        text += "the job was stopped"
         return Failure("hang", text, rank=stopped[0], op=event["op"], size=event["size"])
     stuck = event.get("unfinished") or []
     names = ", ".join(str(r) for r in stuck) or "?"

@@ -7,14 +7,16 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import chosen_format, settings
+from neuron_env.cli._common import chosen_format, project_defaults, settings
 from neuron_env.cli.options import (
     DoctorLevelOption,
     DocumentOutputOption,
     JudgeReleaseOption,
     JudgeTorchOption,
+    NoConfigOption,
     ProbeTimeoutOption,
     PythonOption,
+    RedactOption,
     ReportFormatOption,
     ReportOutputOption,
     StrictOption,
@@ -24,15 +26,6 @@ from neuron_env.cli.options import (
 )
 from neuron_env.output.formats import FactsFormat, ReportFormat
 from neuron_env.selftest.progress import device_progress
-
-RedactOption = Annotated[
-    bool,
-    typer.Option(
-        "--redact",
-        help="Replace the host name, instance and account ids, IP and MAC addresses and user "
-        "names in paths; versions, OS, instance type and region stay.",
-    ),
-]
 
 
 def facts(
@@ -117,6 +110,7 @@ def doctor(
     strict: StrictOption = False,
     verbose: VerboseOption = False,
     redact: RedactOption = False,
+    no_config: NoConfigOption = False,
 ) -> None:
     """Validate this host and a Python environment for TorchNeuron; say what to fix.
 
@@ -136,12 +130,11 @@ def doctor(
     from neuron_env.doctor.request import DoctorOptions, DoctorRequest, FactsRequest
     from neuron_env.doctor.workflow import run_doctor
     from neuron_env.output.emit import emit
-    from neuron_env.project_config import load_project_defaults
 
     choice = chosen_format(ReportFormat, output_format)
     if list_checks:
         raise typer.Exit(_list_checks(choice, output))
-    defaults = load_project_defaults()
+    defaults = project_defaults(no_config)
     request = DoctorRequest(
         facts=FactsRequest(
             python=python,
@@ -159,6 +152,8 @@ def doctor(
             level=level,
             allow=tuple(defaults.allow),
             allow_reasons=defaults.allow,
+            config=defaults.config,
+            config_ignored=defaults.ignored_reasons,
             hardware_optional=True,
         ),
         facts_file=facts_file,

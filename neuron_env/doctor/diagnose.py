@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 
 from packaging.version import Version
 
 from neuron_env.checks.context import build_context, is_own_environment
 from neuron_env.checks.hardware import waiting_for_hardware
+from neuron_env.checks.legacy_host import headline
 from neuron_env.checks.model import Context, DoctorReport, summarize
 from neuron_env.checks.registry import run_checks, select_checks
 from neuron_env.doctor.request import DoctorOptions
@@ -52,7 +54,9 @@ def judge(matrix: Matrix, facts: HostFacts, options: DoctorOptions) -> DoctorRep
     hardware = waiting_for_hardware(checks, facts, ctx.release) if options.hardware_optional else ()
     summary = summarize(findings, strict=options.strict, allow=options.allow, hardware=hardware)
     reasons = {c: r for c, r in options.allow_reasons.items() if c in summary.allowed}
-    summary = dataclasses.replace(summary, allowed_reasons=reasons)
+    summary = dataclasses.replace(
+        summary, allowed_reasons=reasons, allowed_by=_allowed_by(summary.allowed, options)
+    )
     if all(f.status == "skip" for f in findings):  # every selected check skipped: nothing judged
         summary = dataclasses.replace(summary, status="fail", exit_code=EXIT_FAILED)
     return DoctorReport(
@@ -65,13 +69,29 @@ def judge(matrix: Matrix, facts: HostFacts, options: DoctorOptions) -> DoctorRep
         facts=facts,
         level=options.level,
         next_step=_create_first(facts, ctx),
+        unlisted_os=ctx.unlisted_os,
+        legacy_host=headline(ctx.legacy_family) if ctx.legacy_family else "",
         needs={c.id: c.needs for c in checks},
+        config=options.config,
+        config_ignored=options.config_ignored,
     )
+
+
+def _allowed_by(allowed: Iterable[str], options: DoctorOptions) -> dict[str, str]:
+    """Who allowed each check: the project file, with its reason, or the --allow flag."""
+    return {
+        check: f"allowed by {options.config}: {options.allow_reasons[check]}"
+        if options.config and check in options.allow_reasons
+        else "allowed by --allow"
+        for check in allowed
+    }
 
 
 def _create_first(facts: HostFacts, ctx: Context) -> str:
     """The install command, when the target is neuron-env's own environment without PyTorch."""
     python = facts.python
     if python is None or "torch" in python.distributions or not is_own_environment(python):
+        return ""
+    if ctx.legacy_family:  # TorchNeuron does not run on this host: no environment for it
         return ""
     return ctx.install_command()

@@ -23,7 +23,7 @@ def render_markdown(report: DoctorReport, title: str = "neuron-env doctor") -> s
         "| | check | result | fix |",
         "|---|---|---|---|",
     ]
-    lines += [_row(f, report.summary.is_allowed(f)) for f in report.findings]
+    lines += [_row(f, _allowed_by(report, f)) for f in report.findings]
     return "\n".join(lines) + "\n"
 
 
@@ -43,8 +43,16 @@ def _counts_line(report: DoctorReport) -> str:
     return line or "no checks ran"
 
 
-def _row(finding: Finding, allowed: bool) -> str:
-    summary = markdown_cell(finding.summary) + (" *(allowed)*" if allowed else "")
+def _allowed_by(report: DoctorReport, finding: Finding) -> str | None:
+    if not report.summary.is_allowed(finding):
+        return None
+    return report.summary.allowed_by.get(finding.check, "allowed")
+
+
+def _row(finding: Finding, allowed: str | None) -> str:
+    """``allowed``: who allowed the finding to fail (``allowed by FILE: reason``), or None."""
+    note = f" *({markdown_cell(allowed)})*" if allowed else ""
+    summary = markdown_cell(finding.summary) + note
     cells = [ICONS[finding.status], markdown_code(finding.check), summary]
     cells.append(markdown_code(finding.fix))
     return "| " + " | ".join(cells) + " |"
@@ -58,7 +66,8 @@ def workflow_commands(report: DoctorReport) -> list[str]:
         waits = report.summary.waits_for_hardware(finding)
         level = _level(finding.status, report.summary.strict, allowed or waits)
         if level:
-            note = " (allowed: does not fail the run)" if allowed else ""
+            by = report.summary.allowed_by.get(finding.check, "allowed")
+            note = f" ({by}; does not fail the run)" if allowed else ""
             note = " (needs Trainium hardware: this host has no Neuron device)" if waits else note
             message = finding.summary + note + (f"\nfix: {finding.fix}" if finding.fix else "")
             title = escape_property(f"neuron-env {finding.check}")

@@ -45,7 +45,8 @@ def _case(finding: Finding, summary: Summary) -> Case:
         return Case(classname, finding.check, "error", finding.summary, "probe-error", body or None)
     if status == "skip":
         return Case(classname, finding.check, "skipped", finding.summary)
-    label = finding.status.upper() + (" (allowed)" if summary.is_allowed(finding) else "")
+    allowed = summary.allowed_by.get(finding.check, "allowed")
+    label = finding.status.upper() + (f" ({allowed})" if summary.is_allowed(finding) else "")
     text = f"{label}: {finding.summary}" + (f"\n{body}" if body else "")
     return Case(classname, finding.check, text=text)
 

@@ -45,6 +45,10 @@ class DoctorOptions:
     allow: Sequence[str] = ()
     allow_reasons: Mapping[str, str] = dataclasses.field(default_factory=dict)
     hardware_optional: bool = False
+    config: str | None = None
+    """The project file applied (where ``allow_reasons`` come from), as messages name it."""
+    config_ignored: tuple[tuple[str, str], ...] = ()
+    """Project files found but not trusted: (path, why)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -9,7 +9,6 @@ decided here, never by the sink.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -80,6 +79,10 @@ def print_report(
     for line in _wrap(terminal(judged), out.width):
         out.line((line, "dim"))
     _print_target(out, report)
+    if report.legacy_host:  # said once, here; the checks below judge what runs on this host
+        for line in _wrap(terminal(report.legacy_host), out.width):
+            out.line((line, "bold"))
+    _print_config(out, report)
     width = max((len(f.check) for f in report.findings), default=0)
     for category in CATEGORIES:
         members = [f for f in report.findings if f.category == category]
@@ -107,10 +110,24 @@ def _print_target(out: Writer, report: DoctorReport) -> None:
     for line in _wrap(terminal(judged), out.width):
         out.line((line, "dim"))
     if report.next_step:  # the command on a line of its own, never wrapped: it is pasted
-        out.line(
-            ("This is neuron-env's own environment (no PyTorch). Create a TorchNeuron one:", "bold")
-        )
+        create = "This is neuron-env's own environment (no PyTorch). Create a TorchNeuron one"
+        if report.unlisted_os:  # the same words as platform.os's fix
+            create += (
+                f" (unsupported: Neuron {report.release} does not list {report.unlisted_os}; "
+                "the command installs the manylinux wheels anyway)"
+            )
+        for line in _wrap(terminal(create + ":"), out.width):
+            out.line((line, "bold"))
         out.line(("  " + terminal(report.next_step), ""))
+
+
+def _print_config(out: Writer, report: DoctorReport) -> None:
+    """The project file applied, and each one ignored with its reason."""
+    lines = [f"Project settings: {report.config}."] if report.config else []
+    lines += [f"Ignored project file {path}: {why}." for path, why in report.config_ignored]
+    for text in lines:
+        for line in _wrap(terminal(text), out.width):
+            out.line((line, "dim"))
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -119,10 +136,11 @@ def _wrap(text: str, width: int) -> list[str]:
 
 
 def _allowed_why(report: DoctorReport, finding: Finding) -> str | None:
-    """Why ``finding`` may fail: the project file's reason, or --allow; None when not allowed."""
+    """Who allowed ``finding`` to fail (the project file and its reason, or --allow); None when
+    not allowed."""
     if not report.summary.is_allowed(finding):
         return None
-    return report.summary.allowed_reasons.get(finding.check, "")
+    return report.summary.allowed_by.get(finding.check, "allowed by --allow")
 
 
 def _reads(report: DoctorReport, finding: Finding) -> str:
@@ -144,8 +162,8 @@ def _print_finding(
 ) -> None:
     note = ""
     if allowed is not None:
-        why = f": {allowed};" if allowed else " by --allow:"
-        note = f" (allowed{why} does not fail the run)"
+        separator = ";" if ": " in allowed else ":"  # allowed by FILE: reason; / by --allow:
+        note = f" ({allowed}{separator} does not fail the run)"
     lines: list[Line] = [("", "", finding.summary + note)]
     if finding.detail and (verbose or finding.status in ("fail", "error")):
         lines.append(("", "dim", finding.detail))
@@ -188,15 +206,14 @@ UNWRAPPED = ("fix: ",)
 
 
 def _summary_line(report: DoctorReport) -> tuple[Span, str]:
-    """The verdict (coloured) and the rest of the summary line: what counted, and the checks
-    that wait for Trainium hardware on a host without it."""
+    """The verdict (coloured) and the rest of the summary line: the counts (the JSON report's,
+    every check by its status: one count in both), then which of them --allow let through and
+    which wait for Trainium hardware on a host without it."""
     summary = report.summary
     allowed = [f for f in report.findings if summary.is_allowed(f) and f.status in PROBLEMS]
     waiting = [f.check for f in report.findings if summary.waits_for_hardware(f)]
-    counted = Counter(
-        str(f.status) for f in report.findings if f not in allowed and f.check not in waiting
-    )
-    parts = [_count(counted[s], WORDS[s]) for s in summary.counts if counted[s]]
+    counted = summary.counts
+    parts = [_count(counted[s], WORDS[s]) for s in summary.counts if counted.get(s)]
     colour = {"ok": "green", "warn": "yellow", "fail": "red", "unknown": "magenta"}[summary.status]
     verdict = VERDICTS[summary.status]
     strict = " (--strict: warnings fail)" if summary.strict and summary.status == "warn" else ""

@@ -17,6 +17,7 @@ from neuron_env.cli.options import (
     JudgeReleaseOption,
     JudgeTorchOption,
     ProfileOption,
+    RedactOption,
     RegionOption,
     ReportOutputOption,
     SnapshotsOption,
@@ -74,6 +75,7 @@ def report(
     output_format: FleetFormatOption = "text",
     output: ReportOutputOption = None,
     verbose: VerboseOption = False,
+    redact: RedactOption = False,
 ) -> None:
     """Judge every snapshot in DIR with the doctor's checks and summarise the fleet.
 
@@ -95,6 +97,10 @@ def report(
     result = report_fleet(
         ReportRequest(folder=folder, matrix_dirs=dirs, release=release, torch=torch)
     )
+    if redact:  # judged on the real snapshots, shown with hosts as host-1, host-2, ...
+        from neuron_env.fleet.redaction import redact_fleet
+
+        result = redact_fleet(result)
     raise typer.Exit(emit(FLEET, result, choice, output, verbose=verbose))
 
 

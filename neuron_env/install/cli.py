@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import chosen_format, settings
+from neuron_env.cli._common import chosen_format, project_defaults, settings
 from neuron_env.cli.options import (
     DocumentFormatOption,
     DryRunOption,
@@ -25,6 +25,7 @@ from neuron_env.cli.options import (
     InstallTorchOption,
     JsonOption,
     NeuronIndexOption,
+    NoConfigOption,
     PytorchIndexOption,
     ReleaseOption,
     RequirementOption,
@@ -106,6 +107,14 @@ def install(
         bool, typer.Option("--offline", help="Use no network (needs --wheelhouse).")
     ] = False,
     os: InstallOsOption = None,
+    allow_unlisted_os: Annotated[
+        bool,
+        typer.Option(
+            "--allow-unlisted-os",
+            help="On an OS the release does not list (e.g. Debian 12), install the manylinux "
+            "wheels anyway, unsupported, instead of refusing.",
+        ),
+    ] = False,
     export: Annotated[
         Path | None,
         typer.Option(
@@ -130,6 +139,7 @@ def install(
     quiet: InstallQuietOption = False,
     log: LogOption = None,
     sysroot: InstallSysrootOption = Path("/"),
+    no_config: NoConfigOption = False,
 ) -> None:
     """Install TorchNeuron into a virtual environment: exact pins, each from its own index.
 
@@ -155,12 +165,11 @@ def install(
     from neuron_env.install import workflow as operation
     from neuron_env.install.output import INSTALL, terminal_display
     from neuron_env.output.emit import emit
-    from neuron_env.project_config import load_project_defaults
 
     choice = chosen_format(DocumentFormat, output_format, json)
     shown = not quiet and choice is DocumentFormat.text
 
-    defaults = load_project_defaults()  # flags win over the project file
+    defaults = project_defaults(no_config, say_ignored=True)  # flags win over the project file
     release = release or defaults.release
     torch = torch or (None if system else defaults.torch)  # --system installs no PyTorch
     request = operation.InstallRequest(
@@ -168,6 +177,7 @@ def install(
         python_version=python_version,
         index_url=index_url, neuron_index=neuron_index, pytorch_index=pytorch_index,
         wheelhouse=wheelhouse, offline=offline, os=os, export=export, system=system,
+        allow_unlisted_os=allow_unlisted_os,
         execute=execute, dry_run=dry_run, yes=yes, log=log, sysroot=sysroot,
         packages=tuple(packages or ()), requirements=tuple(requirement or ()),
         matrix_dirs=settings(ctx).matrix_dirs,

@@ -26,6 +26,7 @@ from neuron_env.install.target_env import (
     locate_target,
     python_version,
 )
+from neuron_env.install.unlisted_os import unlisted_host_os, unlisted_os_refusal
 from neuron_env.install.user_packages import UserRequirement, check_wheelhouse_has
 from neuron_env.install.user_policy import apply_to_plan, classify, with_pins
 from neuron_env.install.wheelhouse import (
@@ -66,17 +67,18 @@ def prepare(
     resolve_target(matrix, Request(torch=torch, release=str(release.version)))
     if request.os:  # planned for another host, which nothing here verifies: the image's rule
         require_pip_wheels(release, request.os, building="an environment", program=program())
+    os_facts = probe_os(request.sysroot)
+    unlisted = unlisted_host_os(release, request, os_facts)
     allowed = _chosen_python(allowed, request.python_version)
     _judge_names_first(matrix, release, torch, packages, allowed)
     chosen = ("--torch", torch, "--release", str(release.version))
     target_env = locate_target(request.venv, request.python, allowed, chosen)
     _refuse_own_environment(target_env, request, allowed)
     check_writable_parent(target_env)
-    os_facts = probe_os(request.sysroot)
     matrix_request = Request(
         torch=torch,
         python=target_env.python_minor,
-        os=request.os or os_facts.key,
+        os=None if unlisted else request.os or os_facts.key,
         arch=os_facts.arch,
         release=str(release.version),
     )
@@ -87,6 +89,10 @@ def prepare(
             raise
         hint = create_first_hint(target_env, allowed, request)
         raise UnsupportedCombination(exc.message, hint=hint) from None
+    if unlisted and not request.allow_unlisted_os:  # after the Python's answer, as before
+        raise unlisted_os_refusal(release, request, os_facts)
+    if unlisted:
+        target = replace(target, notes=(*target.notes, Note("warning", "os.unlisted", unlisted)))
     installed = target_env.installed()
     classified = classify(
         matrix, release, target, packages, python=target.python, installed=installed

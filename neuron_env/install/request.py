@@ -94,6 +94,9 @@ class InstallRequest(Selection):
     system: bool = False
     execute: bool = False
     yes: bool = False
+    allow_unlisted_os: bool = False
+    """``--allow-unlisted-os``: on a host whose OS the release does not list, install the
+    manylinux wheels anyway (with a warning) instead of refusing."""
 
 
 @dataclass(frozen=True, kw_only=True)

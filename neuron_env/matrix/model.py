@@ -467,4 +467,4 @@ def is_bounded(spec: SpecifierSet) -> bool:
 
 def _is_minor_version(text: str) -> bool:
     parts = text.split(".")
-    return len(parts) == 2 and all(p.isdigit() for p in parts)
+    return len(parts) == 2 and all(p.isascii() and p.isdigit() for p in parts)

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import settings, write_output
+from neuron_env.cli._common import project_defaults, settings, write_output
 from neuron_env.cli.options import (
     CheckTimeoutOption,
     JudgeReleaseOption,
     JudgeTorchOption,
+    NoConfigOption,
     PreflightLevelOption,
     PreflightOutputOption,
     ProbeTimeoutOption,
@@ -62,6 +63,7 @@ def preflight(
         ),
     ] = None,
     timeout: CheckTimeoutOption = 120.0,
+    no_config: NoConfigOption = False,
 ) -> None:
     """Gate a CI job or a node on a healthy Trainium environment (doctor + device levels).
 
@@ -85,9 +87,9 @@ def preflight(
         plan_outputs,
         slurm_healthcheck,
     )
-    from neuron_env.project_config import load_project_defaults
 
-    defaults = load_project_defaults()  # flags win; --allow adds to the file's allow
+    # flags win; --allow adds to the file's allow
+    defaults = project_defaults(no_config, say_ignored=emit is not None)
     release, torch = release or defaults.release, torch or defaults.torch
     allow = [*defaults.allow, *(a for a in allow or () if a not in defaults.allow)]
     if emit is not None:
@@ -122,6 +124,8 @@ def preflight(
             level=level,
             allow=tuple(allow or ()),
             allow_reasons=defaults.allow,
+            config=defaults.config,
+            config_ignored=defaults.ignored_reasons,
         ),
         matrix_dirs=settings(ctx).matrix_dirs,
     )

@@ -13,7 +13,7 @@ import time
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
-from neuron_env.facts import Ec2Facts
+from neuron_env.facts import IMDS_FORBIDDEN, Ec2Facts
 
 DEFAULT_ENDPOINT = "http://169.254.169.254/"
 IPV6_ENDPOINT = "http://[fd00:ec2::254]/"
@@ -28,7 +28,11 @@ FIELDS = {
 
 
 class ImdsError(OSError):
-    """IMDS answered with something other than 200 OK."""
+    """IMDS answered with something other than 200 OK (``status``: its HTTP status, if any)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 def endpoint(environ: Mapping[str, str] | None = None) -> str:
@@ -58,6 +62,8 @@ def probe_ec2(timeout: float = 1.0, environ: Mapping[str, str] | None = None) ->
             deadline,
             {"X-aws-ec2-metadata-token-ttl-seconds": TOKEN_TTL_SECONDS},
         )
+    except ImdsError as exc:
+        return Ec2Facts(on_ec2=False, reason=_refused(base, exc))
     except OSError as exc:
         return Ec2Facts(on_ec2=False, reason=f"no IMDSv2 answer from {base}: {_why(exc)}")
     values = {name: _get(base + path, deadline, token) for name, path in FIELDS.items()}
@@ -116,7 +122,7 @@ def _request(method: str, url: str, deadline: float, headers: dict[str, str]) ->
         answer = _read_answer(sock, deadline)
     status, body = _parse_answer(answer)
     if status != 200:
-        raise ImdsError(f"HTTP {status}")
+        raise ImdsError(f"HTTP {status}", status)
     return body[:4096].decode("utf-8", errors="replace").strip()
 
 
@@ -191,6 +197,18 @@ def _dechunk(body: bytes) -> bytes:
             break
         out, body = out + rest[:size], rest[size + 2 :]
     return out
+
+
+def _refused(base: str, exc: ImdsError) -> str:
+    """What a refusal of the token request means. 403: instance metadata is turned off for the
+    instance (its HttpEndpoint option), or the request is not allowed (AWS's troubleshooting
+    page for instance metadata, "403 - Forbidden")."""
+    if exc.status == 403:
+        return (
+            f"{IMDS_FORBIDDEN} at {base}: instance metadata is turned off for this instance "
+            "(its HttpEndpoint option), or the request is not allowed here"
+        )
+    return f"no IMDSv2 answer from {base}: {_why(exc)}"
 
 
 def _why(exc: BaseException) -> str:

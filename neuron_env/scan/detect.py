@@ -77,13 +77,22 @@ def best_rule(name: str, rules: RuleSet, kind: EventKind) -> Rule | None:
 def _api_uses(uses: ModuleUses, rules: RuleSet, source: SourceFile) -> Iterator[Finding]:
     for imported in uses.imports:
         rule = best_rule(imported.name, rules, "import")
-        if rule is not None:
+        if rule is not None and not rule.detect.needs_device:  # an import computes nothing
             yield finding(rule, source, source.span(imported.node), imported.name)
     for ref in uses.references:
         rule = best_rule(ref.name, rules, "reference")
-        if rule is not None and ref.role not in rule.detect.ignore:
+        if rule is None or (rule.detect.needs_device and not _reaches_device(ref, uses)):
+            continue
+        if ref.role not in rule.detect.ignore:
             fix = reference_fix(rule.fixes.get(ref.name, rule.fix), ref, source)
             yield finding(rule, source, source.span(ref.node), ref.name, fix=fix)
+
+
+def _reaches_device(ref: Reference, uses: ModuleUses) -> bool:
+    """``torch.DoubleTensor([...])`` is made by its own call; ``dtype=torch.float64`` by the
+    call it is passed to."""
+    made_by = ref.call if ref.call is not None and ref.call.func is ref.node else ref.argument_of
+    return uses.reaches_device(ref.node, made_by)
 
 
 # --- method calls, device strings, string constants -------------------------------------------
@@ -94,8 +103,10 @@ def _method_calls(uses: ModuleUses, rules: RuleSet, source: SourceFile) -> Itera
         return  # `.double()` or `.cuda()` in a module without torch is someone else's method
     for call in uses.method_calls:
         for rule in rules.rules:
-            if call.method in rule.detect.methods and not (
-                call.on_cpu and ON_CPU in rule.detect.ignore
+            if (
+                call.method in rule.detect.methods
+                and not (call.on_cpu and ON_CPU in rule.detect.ignore)
+                and not (rule.detect.needs_device and not uses.reaches_device(call.node, call.node))
             ):
                 yield finding(rule, source, source.span(call.node), f".{call.method}()")
 

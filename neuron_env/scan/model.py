@@ -63,6 +63,7 @@ class Detection:
     related_apis: dict[str, tuple[str, ...]] = field(default_factory=dict)
     related_methods: dict[str, tuple[str, ...]] = field(default_factory=dict)
     library_line: str = ""  # "xla": the imports and commands of the matrix's libraries on it
+    needs_device: bool = False  # only uses whose tensor reaches a device (made or moved there)
 
     def is_empty(self) -> bool:
         api_uses = bool(self.matches and self.apis)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from neuron_env.scan.detect import command_pattern, finding
 from neuron_env.scan.model import Finding, Rule, RuleSet, Span
@@ -29,9 +30,16 @@ _SBATCH = re.compile(r"^\s*#SBATCH\b")
 _SLURM_EXPORT = re.compile(r"(?:^|\s)--export(?:=|\s+)(?P<list>\S+)")
 _EXPORTED = re.compile(r"(?:^|,)(?P<name>[A-Za-z_]\w*)")
 _LAUNCHER = re.compile(
-    r"(?:^|[\s;&|(/])(?:torchrun|python3?\s+-m\s+torch\.distributed\.(?:run|launch))(?=\s|$)"
+    r"(?:^|[\s;&|(/\[\"'])"
+    r"(?:torchrun|python3?\s+-m\s+torch\.distributed\.(?:run|launch))(?=[\s\"',]|$)"
 )
-_NPROC = re.compile(r"--nproc[_-]per[_-]node(?:=|\s+)(?P<count>\d+)\b")
+_NPROC = re.compile(
+    r"--nproc[_-]per[_-]node(?:=|\s+)(?P<value>(?P<count>\d+)\b|\$\{?(?P<var>[A-Za-z_]\w*)\}?)"
+)
+_NUMBER = re.compile(r"(?:^|[\s;&|(])(?:export\s+)?(?P<name>[A-Za-z_]\w*)=(?P<value>\d+)(?=\s|;|$)")
+_READ = re.compile(r"\$\{?(?P<name>[A-Za-z_]\w*)")
+_ARGS_VARIABLE = re.compile(r"^\s*(?:export\s+)?[A-Za-z_]\w*=")  # DISTRIBUTED_ARGS="--nproc..."
+_MESSAGE = re.compile(r"^\s*(?:echo|printf|logger)\b")
 
 
 def is_shell_shebang(first_line: bytes) -> bool:
@@ -47,16 +55,41 @@ def is_shell_shebang(first_line: bytes) -> bool:
     return program in SHELLS
 
 
+@dataclass(frozen=True)
+class _Script:
+    """What a line's findings may depend on elsewhere in the script."""
+
+    launches: bool  # torchrun runs somewhere in it
+    numbers: dict[str, str]  # NAME=32 assignments: what `--nproc_per_node $NAME` means
+
+
 def shell_findings(source: SourceFile, rules: RuleSet) -> list[Finding]:
     """The findings of a shell script (or of the shell lines of a notebook cell)."""
+    lines = [(number, _directive(line)) for number, line in _code_lines(source)]
+    masked_lines = [(number, line, mask(line)) for number, line in lines]
+    script = _Script(
+        launches=any(
+            _LAUNCHER.search(line[: len(masked.rstrip())]) and not _MESSAGE.match(masked)
+            for _, line, masked in masked_lines
+        ),
+        numbers={
+            m.group("name"): m.group("value")
+            for _, _, masked in masked_lines
+            for m in _NUMBER.finditer(masked)
+        },
+    )
     found: list[Finding] = []
-    for number, line in _code_lines(source):
-        if _SBATCH.match(line):  # a Slurm directive, not a comment: read its options
-            line = line.replace("#SBATCH", " " * len("#SBATCH"), 1)
-        masked = mask(line)
+    for number, line, masked in masked_lines:
         for rule in rules.rules:
             found.extend(_line_findings(rule, source, number, masked, line))
+            if rule.detect.check == "launch-size" and script.launches:
+                found.extend(_launch_size(rule, source, number, masked, line, script))
     return found
+
+
+def _directive(line: str) -> str:
+    """A Slurm directive is not a comment: ``#SBATCH --export=...`` is read as its options."""
+    return line.replace("#SBATCH", " " * len("#SBATCH"), 1) if _SBATCH.match(line) else line
 
 
 def _code_lines(source: SourceFile) -> Iterator[tuple[int, str]]:
@@ -102,17 +135,33 @@ def _line_findings(
     rule: Rule, source: SourceFile, number: int, masked: str, line: str
 ) -> Iterator[Finding]:
     detect = rule.detect
+    assigned = set()
     if detect.literals or detect.literal_prefixes:
         for name, start in _variables(masked, line):
             if name in detect.literals or name.startswith(detect.literal_prefixes or ("\0",)):
+                assigned.add(name)
                 yield _at(rule, source, number, start, name)
     if detect.commands:
         for match in re.finditer(command_pattern(detect.commands, in_string=False), masked):
             yield _at(rule, source, number, match.start("name"), match.group("name"))
-    if detect.check == "launch-size" and _LAUNCHER.search(masked):
-        for match in _NPROC.finditer(masked):
-            if match.group("count") in detect.values:
-                yield _at(rule, source, number, match.start("count"), match.group("count"))
+    if detect.literals:
+        for read in _READ.finditer(masked):  # `[ $NEURON_EXTRACT_GRAPHS_ONLY -gt 0 ]`
+            if read.group("name") in detect.literals and read.group("name") not in assigned:
+                yield _at(rule, source, number, read.start("name"), read.group("name"))
+
+
+def _launch_size(
+    rule: Rule, source: SourceFile, number: int, masked: str, line: str, script: _Script
+) -> Iterator[Finding]:
+    """``torchrun --nproc_per_node 32``, also ``ARGS="--nproc_per_node $CORES"`` with
+    ``CORES=32`` set in a script that runs torchrun (never in echo/printf)."""
+    code = line[: len(masked.rstrip())] if masked.strip() else ""  # the comment cut off
+    if _MESSAGE.match(masked) or not (_LAUNCHER.search(code) or _ARGS_VARIABLE.match(masked)):
+        return  # a message, or another program's option of the same name
+    for match in _NPROC.finditer(code):
+        value = match.group("count") or script.numbers.get(match.group("var"), "")
+        if value in rule.detect.values:
+            yield _at(rule, source, number, match.start("value"), value)
 
 
 def _variables(masked: str, line: str) -> Iterator[tuple[str, int]]:

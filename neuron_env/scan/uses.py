@@ -14,6 +14,15 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
+from neuron_env.scan.placement import (
+    FACTORIES,
+    host_statements,
+    makes_on_host,
+    moved_name,
+    places_on_device,
+    shows_host,
+    statement_names,
+)
 from neuron_env.scan.positions import (
     COMPARED,
     DEVICE_FIRST_ARG_CALLS,
@@ -21,6 +30,7 @@ from neuron_env.scan.positions import (
     KEY,
     ON_CPU,
     creates_on_cpu,
+    is_cpu,
     is_device_target,
     is_device_test,
 )
@@ -49,6 +59,7 @@ class Reference:
     decorator: bool = False
     role: str = ""  # COMPARED, KEY or ON_CPU when the value is not computed with on the device
     statement: ast.Expr | None = None  # the statement, when the call is one on its own
+    argument_of: ast.Call | None = None  # the call it is an argument of: zeros(3, dtype=...)
 
 
 @dataclass(frozen=True)
@@ -85,6 +96,36 @@ class ModuleUses:
     strings: list[StringConstant] = field(default_factory=list)
     call_results: dict[str, set[str]] = field(default_factory=dict)
     """``traced = torch_neuronx.trace(...)``: name → the qualified calls assigned to it."""
+    moved: set[str] = field(default_factory=set)
+    """Names moved to a device somewhere in the module: ``x.to(device)``, ``model.cuda()``."""
+    default_device: bool = False  # torch.set_default_device(<not the CPU>) in the module
+    factories: set[int] = field(default_factory=set)  # ids of calls of torch's factories
+    tree: ast.Module | None = None
+    _statements: dict[int, ast.stmt] | None = None  # id(node) → its innermost statement
+    _host: set[int] | None = None  # ids of the statements of data loading
+
+    def statement_of(self, node: ast.AST) -> ast.stmt | None:
+        """The innermost statement holding ``node`` (worked out on first use: only the
+        float64 rule asks, so a module without float64 never pays for it)."""
+        if self._statements is None:
+            self._statements = _innermost_statements(self.tree)
+        return self._statements.get(id(node))
+
+    def reaches_device(self, node: ast.AST, made_by: ast.Call | None) -> bool:
+        """Whether a tensor that ``made_by`` makes (or converts) at ``node`` reaches a device
+        (see :mod:`.placement`)."""
+        if self.default_device:
+            return True
+        statement = self.statement_of(node)
+        if statement is None:
+            return False
+        if places_on_device(statement) or statement_names(statement) & self.moved:
+            return True
+        if self._host is None:
+            self._host = host_statements(self.tree) if self.tree else set()
+        if id(statement) in self._host or shows_host(statement):
+            return False
+        return made_by is None or not makes_on_host(made_by, self.factories)
 
     @property
     def imports_torch(self) -> bool:
@@ -94,9 +135,23 @@ class ModuleUses:
 def collect_uses(tree: ast.Module) -> ModuleUses:
     """Walk ``tree`` once and return everything the detectors need."""
     walker = _Walker()
+    walker.uses.tree = tree
     walker.visit(tree)
     walker.walk_deferred()
     return walker.uses
+
+
+def _innermost_statements(tree: ast.Module | None) -> dict[int, ast.stmt]:
+    found: dict[int, ast.stmt] = {}
+    stack: list[tuple[ast.AST, ast.stmt | None]] = [(tree, None)] if tree is not None else []
+    while stack:  # no recursion: as deep as the parser allows
+        node, statement = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            holder = child if isinstance(child, ast.stmt) else statement
+            if holder is not None:
+                found[id(child)] = holder
+            stack.append((child, holder))
+    return found
 
 
 def attribute_chain(node: ast.expr) -> tuple[str, list[str]] | None:
@@ -118,6 +173,7 @@ class _Walker(ast.NodeVisitor):
         self.decorators: set[int] = set()
         self.roles: dict[int, str] = {}  # id(node) → COMPARED, KEY or ON_CPU
         self.statements: dict[int, ast.Expr] = {}  # id(call) → its expression statement
+        self.arguments: dict[int, ast.Call] = {}  # id(argument) → the call it is passed to
 
     # --- scopes and bindings -------------------------------------------------------------------
 
@@ -346,11 +402,22 @@ class _Walker(ast.NodeVisitor):
         decorator = id(node) in self.decorators
         role = self.roles.get(id(node), "")
         statement = self.statements.get(id(call)) if call is not None else None
-        reference = Reference(resolved, node, self.scope, call, decorator, role, statement)
+        reference = Reference(
+            resolved,
+            node,
+            self.scope,
+            call,
+            decorator,
+            role,
+            statement,
+            self.arguments.get(id(node)),
+        )
         self.uses.references.append(reference)
 
     def visit_Call(self, node: ast.Call) -> None:
         self.calls[id(node.func)] = node
+        for value in [*node.args, *(k.value for k in node.keywords)]:
+            self.arguments[id(value)] = node
         if id(node) in self.decorators:
             self.decorators.add(id(node.func))
         resolved = self.resolve(node.func)
@@ -364,6 +431,13 @@ class _Walker(ast.NodeVisitor):
             self.uses.method_calls.append(MethodCall(node.func.attr, node, on_cpu))
             if node.func.attr == "to" and node.args:
                 self._device_value(node.args[0])
+        if resolved in FACTORIES:
+            self.uses.factories.add(id(node))
+        moved = moved_name(node)
+        if moved is not None:
+            self.uses.moved.add(moved)
+        if resolved == "torch.set_default_device" and node.args and not is_cpu(node.args[0]):
+            self.uses.default_device = True
         for keyword in node.keywords:
             if keyword.arg in DEVICE_KEYWORDS:
                 self._device_value(keyword.value)

@@ -521,8 +521,10 @@ def test_a_stopped_rank_is_found_within_the_timeout_named_and_drained(
                          fault={"FAULT": "stop", "FAULT_RANK": "2", "FAULT_COUNT": "256",
                                 "PIDS": str(pids)})  # fmt: skip
     assert result.returncode == 1, result.stderr
-    assert ("FAIL hang: all_reduce at 1024 B: rank 2 stopped running (no heartbeat; stopped, "
-            "e.g. SIGSTOP, or frozen) and did not answer within 5 s") in result.stdout  # fmt: skip
+    assert (
+        "FAIL hang: all_reduce at 1024 B: rank 2 stopped running (no heartbeat: its process "
+        "was stopped, e.g. SIGSTOP, froze or ended) and did not answer within 5 s"
+    ) in (result.stdout)
     assert_no_rank_left(pids, 3)  # SIGKILL (the ranks die with torchrun) ends a stopped one too
     assert time.monotonic() - started < 60  # was 39 s of torchrun's SIGTERM grace, unnamed
 

@@ -69,7 +69,8 @@ def test_a_host_without_a_neuron_device_is_ready_except_what_needs_hardware(
     assert result.returncode == 3, result.stdout + result.stderr
     last = result.stdout.rstrip().splitlines()[-1]
     assert last.startswith(VERDICT), result.stdout
-    assert re.search(r"; 15 ok, 1 skipped in [0-9.]+ s\.$", last), last
+    # The JSON report's counts, the waiting checks among the failed (one count in both)
+    assert re.search(r"; 15 ok, 4 failed, 1 skipped in [0-9.]+ s\.$", last), last
     assert "Not ready" not in result.stdout and "✗ driver.module" in result.stdout  # still shown
     as_json = workstation.args("doctor", "--release", "2.33.1", "--format", "json")
     doc = json.loads(cli(*as_json, env=workstation.env).stdout)
@@ -111,6 +112,20 @@ def test_another_failure_keeps_it_not_ready_and_still_names_the_hardware_checks(
         "; needs Trainium hardware: platform.instance, driver.module, driver.devices, "
         "system.packages (this host has no Neuron device)."
     ), summary
+
+
+def test_the_text_summary_counts_what_the_json_report_counts(
+    cli: CliRunner, workstation: Host
+) -> None:
+    args = workstation.args("doctor", "--release", "2.34.0")
+    text = cli(*args, env=workstation.env).stdout
+    counts = json.loads(cli(*args, "--format", "json", env=workstation.env).stdout)["counts"]
+    assert counts["fail"] > len(WAITING)  # hardware checks and a real failure
+    summary = " ".join(text.rstrip().split("\n\n")[-1].split())
+    words = {"ok": "ok", "fail": "failed", "skip": "skipped", "warn": "warning", "error": "error"}
+    shown = {s: int(n) for n, w in re.findall(r"(\d+) (ok|failed|skipped|warnings?|errors?)\b",
+             summary) for s in words if w.startswith(words[s])}  # fmt: skip
+    assert shown == {s: n for s, n in counts.items() if n}, summary
 
 
 def test_preflight_judges_a_node_so_a_missing_device_is_not_ready(

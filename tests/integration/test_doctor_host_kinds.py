@@ -105,3 +105,20 @@ def test_device_commands_refuse_held_cores_with_the_doctor_words(tmp_path: Path)
     )
     assert refused.value.hint and "NEURON_RT_VISIBLE_CORES=32-63" in refused.value.hint
     refuse_on_held_cores("cpu", sysroot)  # another device: its cores are not Neuron's
+
+
+def test_device_commands_offer_only_cores_on_devices_this_container_has(tmp_path: Path) -> None:
+    from neuron_env.device_gate import refuse_on_held_cores
+    from neuron_env.errors import OperationFailed
+
+    # A container given /dev/neuron0-3 (docker run --device ...), its own process holding them;
+    # the host's sysfs still lists all 16 devices, whose free cores 16-63 are not this container's.
+    sysroot = build_sysroot(load_scenario("cores-held"), tmp_path)
+    for node in sysroot.glob("dev/neuron*"):
+        if int(node.name.removeprefix("neuron")) >= 4:
+            node.unlink()
+    with pytest.raises(OperationFailed) as refused:
+        refuse_on_held_cores("neuron", sysroot)
+    hint = refused.value.hint or ""
+    assert "every device this container has is held" in hint
+    assert "NEURON_RT_VISIBLE_CORES" not in hint

@@ -25,8 +25,9 @@ How each simple command of a command (split at ``&&``, ``||``, ``;``, ``|``) is 
   doctor judged". The shell has ``NEURON_ENV_MATRIX_DIR`` set to the scenario's matrix, as the
   doctor had. It must exit 0. Two other answers are allowed: install's exit 2 "No Python X.Y
   found", only when no such Python is on the system PATH of the machine running the tests; and
-  its exit 2 "does not list OS", only on a host whose ``platform.os`` failed (that fix says to
-  move to a supported OS and run the install there).
+  its exit 2 refusing an OS the release does not list, only on a host whose ``platform.os``
+  failed and only for the command that fix labels as the one to run on a supported host
+  ("... there"): the commands for this host carry ``--allow-unlisted-os`` and must run.
   Its output must never say "command not found";
 * a program named by an absolute path (the target's own interpreter, ``python -m pip ...``)
   changes that environment and is not run: the path must exist and be executable;
@@ -209,7 +210,7 @@ def _run_neuron_env(words: list[str], host: Judged) -> Iterator[str]:
     output = result.stdout + result.stderr
     if "command not found" in output or result.returncode == 127:
         yield f"command not found: {output.strip()}"
-    elif result.returncode != 0 and not _expected_refusal(result, host):
+    elif result.returncode != 0 and not _expected_refusal(result, host, command):
         yield f"exit {result.returncode} as pasted (with {args[len(command) :]}): {output.strip()}"
 
 
@@ -245,16 +246,25 @@ def _fresh_shell(command: str, host: Judged) -> subprocess.CompletedProcess[str]
         "PIP_CONFIG_FILE": os.devnull,
         "UV_NO_CONFIG": "1",
         "AWS_EC2_METADATA_DISABLED": "true",
+        # a worktree's checkout put first on the import path (unset in CI: the installed one)
+        **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}),
     }
     return subprocess.run(
         ["bash", "-c", command], capture_output=True, text=True, env=env, cwd=cwd, timeout=120
     )
 
 
-def _expected_refusal(result: subprocess.CompletedProcess[str], host: Judged) -> bool:
+def _expected_refusal(
+    result: subprocess.CompletedProcess[str], host: Judged, command: list[str]
+) -> bool:
     """The two answers other than 0 that a pasted fix may give: see the module's docstring."""
-    refuses_os = result.returncode == 2 and "does not list OS" in result.stderr
-    return (host.os_refused and refuses_os) or _host_lacks_python(result)
+    refuses_os = result.returncode == 2 and UNLISTED_OS.search(" ".join(result.stderr.split()))
+    # only the command platform.os labels as the one for a supported host ("... there")
+    for_another_host = "--allow-unlisted-os" not in command
+    return (host.os_refused and bool(refuses_os) and for_another_host) or _host_lacks_python(result)
+
+
+UNLISTED_OS = re.compile(r"does not list OS|This host runs .+, which Neuron \S+ does not list")
 
 
 def _host_lacks_python(result: subprocess.CompletedProcess[str]) -> bool:

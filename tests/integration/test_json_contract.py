@@ -119,7 +119,7 @@ def test_doctor_envelope(cli: CliRunner) -> None:
     assert set(doc) == ENVELOPE | {
         "status", "exit_code", "strict", "allowed", "allowed_reasons", "counts", "release",
         "release_reason", "torch", "torch_reason", "level", "findings", "facts",
-        "needs_hardware", "target", "next",
+        "needs_hardware", "target", "next", "allowed_by", "config", "config_ignored",
     }  # fmt: skip
     assert doc["schema"] == "neuron-env/doctor/v1"
     assert set(doc["target"]) == {"python", "version", "chosen_by"}

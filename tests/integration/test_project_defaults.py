@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,10 +79,17 @@ def test_an_allowed_check_shows_its_reason_and_does_not_fail_doctor(no_driver: P
     no_driver.settings('[tool.neuron-env]\nallow = {"driver.devices" = "build host, no device"}\n')
     result = no_driver.run("doctor", *no_driver.host, env=no_driver.env)
     assert result.returncode == 0, result.stdout
-    assert "(allowed: build host, no device; does not fail the run)" in result.stdout
+    source = f"{no_driver.folder / 'pyproject.toml'} [tool.neuron-env]"
+    said = " ".join(result.stdout.split())
+    assert f"(allowed by {source}: build host, no device; does not fail the run)" in said
+    assert f"Project settings: {source}." in said  # the header names the file applied
     as_json = no_driver.run("doctor", *no_driver.host, "--format", "json", env=no_driver.env)
     document = json.loads(as_json.stdout)
     assert document["allowed_reasons"] == {"driver.devices": "build host, no device"}
+    assert document["config"] == source
+    assert document["allowed_by"] == {
+        "driver.devices": f"allowed by {source}: build host, no device"
+    }
     assert document["allowed"] == ["driver.devices"]
     assert as_json.returncode == 0
 
@@ -90,7 +98,9 @@ def test_preflight_reads_the_allow_of_the_project_file(no_driver: Project) -> No
     no_driver.settings('[tool.neuron-env]\nallow = {"driver.devices" = "build host"}\n')
     result = no_driver.run("preflight", *no_driver.host, "--level", "0", env=no_driver.env)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "(allowed: build host; does not fail the run)" in result.stdout
+    source = f"{no_driver.folder / 'pyproject.toml'} [tool.neuron-env]"
+    said = " ".join(result.stdout.split())
+    assert f"(allowed by {source}: build host; does not fail the run)" in said
 
 
 def test_an_unknown_key_is_bad_input_with_a_suggestion(healthy: Project) -> None:
@@ -127,3 +137,96 @@ def test_a_file_outside_the_repository_is_not_read(healthy: Project) -> None:
     (healthy.folder.parent / "neuron-env.toml").write_text('relaese = "typo outside"\n')
     result = healthy.run("doctor", *healthy.host, env=healthy.env)
     assert result.returncode == 0, result.stderr
+
+
+# --- which project file is trusted, and said so (issue 38 §2) -----------------------------------
+
+ALLOW_DEVICES = '[tool.neuron-env]\nallow = {"driver.devices" = "planted"}\n'
+
+
+def nobody() -> tuple[int, int]:
+    entry = pwd.getpwnam("nobody")
+    return entry.pw_uid, entry.pw_gid
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="plants a file owned by another user")
+def test_a_file_planted_in_a_shared_folder_is_ignored_and_named(no_driver: Project) -> None:
+    shared = no_driver.folder.parent / "shared"  # like /tmp: sticky, writable by all, no .git
+    shared.mkdir()
+    shared.chmod(0o1777)
+    planted = shared / "neuron-env.toml"
+    planted.write_text('allow = {"driver.devices" = "planted"}\n')
+    os.chown(planted, *nobody())
+    run = cli_runner(shared)
+
+    result = run("doctor", *no_driver.host, env=no_driver.env)
+
+    assert result.returncode == 1, result.stdout  # the broken host is not turned Ready
+    said = " ".join(result.stdout.split())
+    assert f"Ignored project file {planted}: it is owned by nobody (uid {nobody()[0]})" in said
+    document = json.loads(
+        run("doctor", *no_driver.host, "--format", "json", env=no_driver.env).stdout
+    )
+    assert document["config"] is None
+    assert document["config_ignored"] == [
+        {
+            "path": str(planted),
+            "reason": f"it is owned by nobody (uid {nobody()[0]}), not by you or root",
+        }
+    ]
+
+
+@pytest.mark.parametrize("mode", [0o666, 0o646])
+def test_a_file_other_users_may_write_is_ignored(no_driver: Project, mode: int) -> None:
+    no_driver.settings(ALLOW_DEVICES)
+    (no_driver.folder / "pyproject.toml").chmod(mode)
+    result = no_driver.run("doctor", *no_driver.host, "--format", "json", env=no_driver.env)
+    assert result.returncode == 1, result.stdout
+    document = json.loads(result.stdout)
+    assert document["config_ignored"] == [
+        {"path": str(no_driver.folder / "pyproject.toml"), "reason": "every user may write it"}
+    ]
+
+
+@pytest.mark.parametrize("how", ["flag", "environment"])
+def test_no_config_ignores_every_project_file(no_driver: Project, how: str) -> None:
+    no_driver.settings(ALLOW_DEVICES)
+    flag = ("--no-config",) if how == "flag" else ()
+    env = {**no_driver.env, "NEURON_ENV_NO_CONFIG": "1" if how == "environment" else None}
+    for command in (("doctor",), ("preflight", "--level", "0")):
+        result = no_driver.run(*command, *no_driver.host, *flag, "--format", "json", env=env)
+        assert result.returncode == 1, result.stdout
+        document = json.loads(result.stdout)
+        assert document["config"] is None and document["allowed"] == []
+
+
+def test_the_search_stops_at_the_home_directory(tmp_path: Path, healthy: Project) -> None:
+    home = tmp_path / "home"
+    (home / "work").mkdir(parents=True)
+    (tmp_path / "neuron-env.toml").write_text('relaese = "above home: never read"\n')
+    run = cli_runner(home / "work")
+    result = run("doctor", *healthy.host, env={**healthy.env, "HOME": str(home)})
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        '[tool.neuron-env]\nrelease = "2.34.0"\n',
+        '[tool."neuron-env"]\nrelease = "2.34.0"\n',
+        "[tool.'neuron-env']\nrelease = '2.34.0'\n",
+        '[ tool . "neuron-env" ]\nrelease = "2.34.0"\n',
+        '[tool]\nneuron-env.release = "2.34.0"\n',
+        '[tool]\nneuron-env = { release = "2.34.0" }\n',
+        'tool.neuron-env.release = "2.34.0"\n',
+        'tool."neuron-env" = { release = "2.34.0" }\n',
+        'tool = { neuron-env = { release = "2.34.0" } }\n',
+        '[tool."neuron\\u002denv"]\nrelease = "2.34.0"\n',
+    ],
+)
+def test_every_toml_spelling_of_the_table_is_read(healthy: Project, spelling: str) -> None:
+    healthy.settings('[project]\nname = "x"\n\n' + spelling if spelling[0] == "[" else spelling)
+    result = healthy.run("doctor", *healthy.host, "--format", "json", env=healthy.env)
+    document = json.loads(result.stdout)
+    assert document["release"] == "2.34.0", (spelling, result.stderr)
+    assert document["config"] == f"{healthy.folder / 'pyproject.toml'} [tool.neuron-env]"

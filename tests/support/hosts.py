@@ -3,9 +3,10 @@
 Each ``tests/data/hosts/<scenario>/scenario.toml`` starts from a base sysroot under
 ``tests/data/hosts/_base/``, overlays the scenario's own ``root/`` files, removes ``remove`` paths,
 and describes the target environment (``[python]`` distributions), IMDS (``imds``: an instance
-type, ``"silent"`` or ``"disabled"``), extra environment variables and the expected verdicts
-(every check not listed in ``[expect]`` must be ``ok``). ``unprivileged`` scenarios make the device
-nodes inaccessible and run neuron-env without the root override of file permissions.
+type, ``"silent"``, ``"disabled"`` or ``"forbidden"``: HTTP 403), extra environment variables and
+the expected verdicts (every check not listed in ``[expect]`` must be ``ok``). ``unprivileged``
+scenarios make the device nodes inaccessible and run neuron-env without the root override of file
+permissions.
 """
 
 from __future__ import annotations
@@ -109,6 +110,9 @@ def imds_environment(scenario: Scenario) -> Iterator[dict[str, str]]:
             yield {"AWS_EC2_METADATA_DISABLED": "true"}
         elif scenario.imds == "silent":
             yield {"AWS_EC2_METADATA_SERVICE_ENDPOINT": stack.enter_context(silent_endpoint())}
+        elif scenario.imds == "forbidden":  # instance metadata turned off: 403 to every token
+            server = stack.enter_context(imds_server({}, forbidden=True))
+            yield {"AWS_EC2_METADATA_SERVICE_ENDPOINT": server.endpoint}
         else:
             server = stack.enter_context(imds_server(instance_metadata(scenario.imds)))
             yield {"AWS_EC2_METADATA_SERVICE_ENDPOINT": server.endpoint}

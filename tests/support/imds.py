@@ -29,6 +29,9 @@ class _Handler(BaseHTTPRequestHandler):
     server: _ImdsServer
 
     def do_PUT(self) -> None:
+        if self.server.forbidden:  # instance metadata turned off (HttpEndpoint disabled)
+            self._reply(403, "")
+            return
         if self.path != TOKEN_PATH or not self.headers.get(TTL_HEADER):
             self._reply(400, "missing token TTL")
             return
@@ -56,9 +59,10 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class _ImdsServer(ThreadingHTTPServer):
-    def __init__(self, metadata: dict[str, str]) -> None:
+    def __init__(self, metadata: dict[str, str], *, forbidden: bool = False) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.metadata = metadata
+        self.forbidden = forbidden
         self.tokens: set[str] = set()
         self.unauthorized = 0
 
@@ -68,8 +72,11 @@ class _ImdsServer(ThreadingHTTPServer):
 
 
 @contextmanager
-def imds_server(metadata: dict[str, str]) -> Iterator[_ImdsServer]:
-    server = _ImdsServer(metadata)
+def imds_server(metadata: dict[str, str], *, forbidden: bool = False) -> Iterator[_ImdsServer]:
+    """``forbidden``: every token request is answered 403 Forbidden, as IMDS answers when
+    instance metadata is turned off for the instance (AWS's troubleshooting page for instance
+    metadata, "403 - Forbidden")."""
+    server = _ImdsServer(metadata, forbidden=forbidden)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

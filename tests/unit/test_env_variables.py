@@ -11,7 +11,7 @@ import pytest
 
 from neuron_env.checks.environment import check_variables
 from neuron_env.checks.model import Context
-from neuron_env.facts import Distribution, EnvFacts, HostFacts, PythonFacts
+from neuron_env.facts import Distribution, Ec2Facts, EnvFacts, HostFacts, PythonFacts
 from neuron_env.matrix import load_matrix
 from neuron_env.variable_rules import variable_rules
 
@@ -69,3 +69,14 @@ def test_on_the_xla_line_its_own_variables_are_not_flagged_but_deprecated_ones_a
     assert judged({"XLA_USE_BF16": "1", "NEURON_PJRT_PROCESS_INDEX": "0"}, xla)[0] == "ok"
     status, summary, _ = judged({"NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS": "2"}, xla)
     assert status == "warn" and "deprecated by Neuron" in summary
+
+
+def test_on_a_trn1_the_trn2_default_lnc_is_not_assumed() -> None:
+    # Trn1 has only LNC=1 (compiler/error-codes/EARG001.rst): '--lnc 1' there is right, not a
+    # mismatch with Trn2's default of 2.
+    trn1 = HostFacts("", "/", env=EnvFacts(variables={"NEURON_CC_FLAGS": "--lnc 1"}),
+                     ec2=Ec2Facts(on_ec2=True, instance_type="trn1.32xlarge"))  # fmt: skip
+    assert check_variables(trn1, CTX).status == "ok"
+    trn2 = HostFacts("", "/", env=EnvFacts(variables={"NEURON_CC_FLAGS": "--lnc 1"}),
+                     ec2=Ec2Facts(on_ec2=True, instance_type="trn2.48xlarge"))  # fmt: skip
+    assert check_variables(trn2, CTX).status == "fail"

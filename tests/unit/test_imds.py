@@ -100,3 +100,15 @@ def test_an_endless_answer_is_read_no_further_than_the_bound() -> None:
     with scripted_endpoint(answers) as url:
         facts = probe_ec2(environ={"AWS_EC2_METADATA_SERVICE_ENDPOINT": url})
     assert facts.on_ec2 and facts.instance_type == "v"
+
+
+def test_a_403_to_the_token_request_says_instance_metadata_is_turned_off() -> None:
+    """AWS answers 403 Forbidden when instance metadata is turned off for the instance (or the
+    request is not allowed): that, not "no answer", is what the probe reports."""
+    with imds_server({}, forbidden=True) as server:
+        facts = probe_ec2(environ={"AWS_EC2_METADATA_SERVICE_ENDPOINT": server.endpoint})
+    assert not facts.on_ec2
+    assert facts.reason.startswith(
+        f"IMDS refused the token request with HTTP 403 Forbidden at {server.endpoint}latest/: "
+        "instance metadata is turned off for this instance (its HttpEndpoint option)"
+    )

@@ -79,3 +79,33 @@ def test_the_trap_file_is_really_full_of_lookalikes() -> None:
     for lookalike in ("xm.mark_step()", "sparse.mm", '"xla"', "re.compile", "np.float64"):
         assert lookalike in text
     assert not expected(CORPUS / "traps_no_findings.py")
+
+
+def per_rule_counts() -> dict[str, tuple[int, int, int]]:
+    """rule id → (true positives, false positives, missed) over the whole corpus."""
+    counts: dict[str, list[int]] = {}
+    for path in CORPUS_FILES:
+        rules = rules_for(load_matrix().get(release_of(path)))
+        found = Counter((f.cell, f.span.line, f.rule.id) for f in scan_file(path, path.name, rules))
+        wanted = expected(path)
+        for part, index in ((found & wanted, 0), (found - wanted, 1), (wanted - found, 2)):
+            for (_, _, rule), n in part.items():
+                counts.setdefault(rule, [0, 0, 0])[index] += n
+    return {rule: (c[0], c[1], c[2]) for rule, c in counts.items()}
+
+
+def test_every_rule_has_precision_and_recall_of_at_least_95_percent() -> None:
+    """Per rule, not only overall: a rare rule's misses cannot hide behind a frequent one's."""
+    counts = per_rule_counts()
+    for rule, (true, false_positive, missed) in sorted(counts.items()):
+        if rule == "scan-error":
+            continue
+        assert true / (true + false_positive) >= 0.95, f"{rule}: precision"
+        assert true / (true + missed) >= 0.95, f"{rule}: recall"
+
+
+def test_the_corpus_labels_every_rule_of_the_xla_line_through_libraries_and_launchers() -> None:
+    counts = per_rule_counts()
+    for rule in ("xla-library", "xla-trace", "xla-traced-save", "xla-pjrt-env", "xla-era-env",
+                 "xla-launch-size", "float64"):  # fmt: skip
+        assert counts.get(rule, (0, 0, 0))[0] >= 2, f"{rule} has too few labelled sites"

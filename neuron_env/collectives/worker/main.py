@@ -21,7 +21,7 @@ import time
 from typing import Any
 
 from .channel import emit, open_channel
-from .watchdog import PREFIX, Watchdog
+from .watchdog import EXIT_HUNG, PREFIX, Watchdog
 
 EXIT_FATAL = 3
 #: Settings that must be the same on every rank, compared before the backend starts.
@@ -67,15 +67,32 @@ def main(argv: list[str]) -> int:
     watchdog.start()
     for index, step in enumerate(request["steps"]):
         watchdog.begin(index, step)
-        record = _run_step(request, step, index, rank, world, device, watchdog)
+        try:
+            record = _run_step(request, step, index, rank, world, device, watchdog)
+        except Exception as exc:  # a peer left mid-collective (gloo: its connection closed)
+            if "TORCHELASTIC_RUN_ID" in os.environ:
+                raise  # torchrun names the rank that failed first, with its exit code or signal
+            watchdog.failed(index, step, f"{type(exc).__name__}: {exc}")
+            return EXIT_HUNG
         _report(watchdog.store, index, step, rank, world, record)
         watchdog.end()
+    watchdog.stop()
+    _all_done(store, rank, world, float(request["timeout"]))
     if rank == 0:
         emit("done", world=world)
     import torch.distributed as dist
 
     dist.destroy_process_group()
     return 0
+
+
+def _all_done(store: Any, rank: int, world: int, timeout: float) -> None:
+    """Rank 0 may host the store (under srun, mpirun): it waits until every rank is done with
+    it, so none loses the store mid-call (a rank still checking a large buffer did: SIGABRT)."""
+    store.set(f"{PREFIX}/done/{rank}", "1")
+    if rank == 0:
+        keys = [f"{PREFIX}/done/{r}" for r in range(world)]
+        store.wait(keys, datetime.timedelta(seconds=timeout))
 
 
 def _rendezvous(request: dict[str, Any], rank: int, world: int) -> Any:

@@ -11,6 +11,7 @@ ends the job. The thread has its own store connection: the main thread may be bl
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 import threading
@@ -47,6 +48,7 @@ class Watchdog(threading.Thread):
         self._step: tuple[int, dict[str, Any]] | None = None
         self._since = 0.0
         self._lock = threading.Lock()
+        self._stopped = threading.Event()
 
     def begin(self, index: int, step: dict[str, Any]) -> None:
         with self._lock:
@@ -56,10 +58,16 @@ class Watchdog(threading.Thread):
         with self._lock:
             self._step = None
 
+    def stop(self) -> None:
+        """End the thread (the sweep is over) before the process ends: no store call then."""
+        self._stopped.set()
+        self.join(timeout=5)
+
     def run(self) -> None:
-        while True:
-            time.sleep(BEAT_S)
-            self.store.add(f"{PREFIX}/beat/{self.rank}", 1)
+        while not self._stopped.wait(BEAT_S):
+            # The store's host may be gone: the timeout below still ends the rank.
+            with contextlib.suppress(Exception):
+                self.store.add(f"{PREFIX}/beat/{self.rank}", 1)
             with self._lock:
                 late = self._step is not None and time.monotonic() - self._since > self.timeout
                 step = self._step
@@ -67,16 +75,22 @@ class Watchdog(threading.Thread):
                 self._report(*step)
                 os._exit(EXIT_HUNG)
 
-    def _report(self, index: int, step: dict[str, Any]) -> None:
+    def failed(self, index: int, step: dict[str, Any], error: str) -> None:
+        """The step's collective raised at once (gloo: a peer's connection closed): report
+        which ranks are gone, as for a hang, with the error."""
+        self._report(index, step, error=error[:300])
+
+    def _report(self, index: int, step: dict[str, Any], **more: Any) -> None:
         try:
             missing = self._ranks_without(f"reached/{index}")
             unfinished = self._ranks_without(f"finished/{index}")
             stopped = self._silent_ranks()
         except Exception as exc:  # the store's host (rank 0's launcher) is gone
-            emit("hang", rank=self.rank, timeout=self.timeout, **step, store_error=str(exc))
+            emit("hang", rank=self.rank, timeout=self.timeout, **step, store_error=str(exc),
+                 **more)  # fmt: skip
             return
         emit("hang", rank=self.rank, timeout=self.timeout, **step, missing=missing,
-             unfinished=unfinished, stopped=stopped)  # fmt: skip
+             unfinished=unfinished, stopped=stopped, **more)  # fmt: skip
 
     def _silent_ranks(self) -> list[int]:
         """The ranks whose heartbeat did not move over :data:`SILENT_S` (this one's did)."""

@@ -1,6 +1,8 @@
-# float64 through the legacy tensor types.
+# float64 through the legacy tensor types, moved to the device.
 import torch
 
-x = torch.DoubleTensor([1.0, 2.0])  # expect: float64
+x = torch.DoubleTensor([1.0, 2.0]).to("neuron")  # expect: float64
 y = torch.ones(2).type(torch.DoubleTensor)  # expect: float64
-z = torch.FloatTensor([1.0])
+y = y.cuda()  # expect: cuda-method
+z = torch.FloatTensor([1.0]).to("neuron")
+w = torch.DoubleTensor([3.0])  # stays on the CPU
