@@ -66,7 +66,7 @@ def cluster() -> Iterator[slurm.Cluster]:
 
 
 @pytest.fixture(scope="session")
-def as_nobody(torch_python: Path) -> dict[str, str]:
+def as_nobody(torch_python: Path) -> Iterator[dict[str, str]]:
     """Settings for a job of ``nobody``, a user without Slurm operator rights: the system's
     interpreter of this Python's version, which any user can run (this one, and the venvs made
     from it, may live under a home other users cannot enter), seeing neuron-env, its
@@ -84,8 +84,9 @@ def as_nobody(torch_python: Path) -> dict[str, str]:
                     f"sys.argv[0] = \"neuron-env\"; sys.exit(main())' \"$@\"\n")  # fmt: skip
     tool.chmod(0o755)
     path = [str(FAULTS), str(REPO), sysconfig.get_paths()["purelib"], torch_site]
-    return {"PYTHON": str(system), "NEURON_ENV": str(tool), "PYTHONPATH": os.pathsep.join(path),
-            "PATH": "/usr/bin:/bin"}  # fmt: skip
+    yield {"PYTHON": str(system), "NEURON_ENV": str(tool), "PYTHONPATH": os.pathsep.join(path),
+           "PATH": "/usr/bin:/bin"}  # fmt: skip
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
