@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -41,20 +42,34 @@ ON_EC2 = "neuron-env doctor (level 0, on EC2)"
 HELP = "neuron-env --help"
 
 
-def timed(argv: list[str], env: dict[str, str]) -> float:
+def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system, the command and the processes it waited for).
+
+    On a shared machine the CPU time varies far less than the wall time: a loaded machine stretches
+    the wall time of a short process most (the bare interpreter's most of all)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    return time.perf_counter() - started
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def median_of(runs: int, commands: dict[str, tuple[list[str], dict[str, str]]]) -> dict[str, float]:
-    samples: dict[str, list[float]] = {name: [] for name in commands}
+Medians = dict[str, tuple[float, float]]
+
+
+def median_of(runs: int, commands: dict[str, tuple[list[str], dict[str, str]]]) -> Medians:
+    """Per command, the median wall and the median CPU seconds of ``runs`` alternating runs."""
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     for argv, env in commands.values():  # untimed: writes the bytecode an installed package has
         timed(argv, env)
     for _ in range(runs):  # alternate, so background load hits every command alike
         for name, (argv, env) in commands.items():
             samples[name].append(timed(argv, env))
-    return {name: statistics.median(values) for name, values in samples.items()}
+    return {
+        name: (statistics.median(w for w, _ in values), statistics.median(c for _, c in values))
+        for name, values in samples.items()
+    }
 
 
 def main() -> None:
@@ -98,26 +113,33 @@ def main() -> None:
                 [*importtime.script(NEURON_ENV), *doctor[1:]], on_ec2, args.runs
             )
     report(medians, args.runs)
-    bare = medians[BARE]
+    bare = medians[BARE][0]
     print(
         f"imports of a doctor run = {imports:.1f} ms (median of {args.runs}; target ≤ 60 ms) "
-        f"= {imports / 1000 / bare:.2f}× a bare interpreter start"
+        f"= {imports / 1000 / bare:.2f}× a bare interpreter start (wall)"
     )
-    importtime.report("the doctor run nearest that median", entries, prefix="neuron_env")
+    importtime.report("the doctor run nearest that median", entries)
 
 
-def report(medians: dict[str, float], runs: int) -> None:
-    baseline = medians["python -m torch.utils.collect_env"]
+def report(medians: Medians, runs: int) -> None:
     print(f"median of {runs} runs each, alternating; baseline: python -m torch.utils.collect_env")
-    for name, seconds in medians.items():
-        print(f"  {name:<40} {seconds:6.3f} s   {seconds / baseline:5.2f}× baseline")
-    bare = medians[BARE]
-    print(f"doctor / collect_env = {medians[ON_EC2] / baseline:.3f} (target ≤ 0.08)")
-    print(f"doctor / bare interpreter start = {medians[ON_EC2] / bare:.2f} (target ≤ 8)")
-    print(
-        f"--help = {medians[HELP]:.3f} s = {medians[HELP] / bare:.2f}× a bare interpreter start "
-        "(target ≤ 0.1 s)"
-    )
+    print(f"  {'command':<40} {'wall':>8} {'× baseline':>11} {'CPU':>8} {'× baseline':>11}")
+    for i, kind in enumerate(("wall", "CPU")):
+        baseline = medians["python -m torch.utils.collect_env"][i]
+        bare = medians[BARE][i]
+        if i == 0:
+            for name, (wall, cpu) in medians.items():
+                base_cpu = medians["python -m torch.utils.collect_env"][1]
+                print(
+                    f"  {name:<40} {wall:6.3f} s {wall / baseline:10.3f}× "
+                    f"{cpu:6.3f} s {cpu / base_cpu:10.3f}×"
+                )
+        doctor, help_ = medians[ON_EC2][i], medians[HELP][i]
+        print(
+            f"{kind}: doctor / collect_env = {doctor / baseline:.3f} (target ≤ 0.08); "
+            f"doctor / bare interpreter start = {doctor / bare:.2f} (target ≤ 8); "
+            f"--help = {help_:.3f} s = {help_ / bare:.2f}× a bare start (target ≤ 0.1 s)"
+        )
 
 
 if __name__ == "__main__":

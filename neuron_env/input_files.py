@@ -231,12 +231,51 @@ def check_document(doc: Any, limits: Limits) -> None:
         was_enabled = gc.isenabled()
         gc.disable()  # millions of small tuples would trigger full collections, over and over
         try:
-            _check_containers(doc, limits)
+            if not _plainly_within_all(doc, limits):
+                _check_containers(doc, limits)  # finds the first value past the limits, and where
         finally:
             if was_enabled:
                 gc.enable()
     else:
         _check_scalars([doc], None, limits)
+
+
+def _plainly_within_all(doc: dict[str, Any] | list[Any], limits: Limits) -> bool:
+    """A quick yes for a whole document: its depth, then all its strings (keys too) and integers
+    gathered and checked each kind at once, at C speed. A no (or a doubt) sends the caller to
+    :func:`_check_containers`, which names the first value past the limits and where it is."""
+    strings: list[str] = []
+    numbers: list[int] = []
+    stack: list[tuple[Any, int]] = [(doc, 0)]
+    while stack:
+        container, depth = stack.pop()
+        if depth >= limits.max_depth:
+            return False
+        if type(container) is dict:
+            strings.extend(container)
+            values = list(container.values())
+        else:
+            values = container
+        kinds = set(map(type, values))
+        if kinds & _CONTAINERS:
+            stack.extend((v, depth + 1) for v in values if type(v) is dict or type(v) is list)
+        if kinds == _STR:
+            strings.extend(values)
+        elif kinds == _INT:
+            numbers.extend(values)
+        elif kinds & _SCALARS:
+            strings.extend(v for v in values if type(v) is str)
+            numbers.extend(v for v in values if type(v) is int)
+    try:
+        return (not strings or _plainly_within(strings, _STR, limits)) and (
+            not numbers or _plainly_within(numbers, _INT, limits)
+        )
+    except TypeError:  # a key that is not a string (a document not from JSON): check one by one
+        return False
+
+
+_CONTAINERS = {dict, list}
+_SCALARS = {str, int}
 
 
 def _check_containers(doc: dict[str, Any] | list[Any], limits: Limits) -> None:
@@ -249,8 +288,9 @@ def _check_containers(doc: dict[str, Any] | list[Any], limits: Limits) -> None:
             raise InputRejected(_too_deep(limits), _key_path(where))
         keys: Sequence[str | int]
         if type(container) is dict:
-            _check_scalars(container, where, limits)  # the keys
             keys, values = list(container), list(container.values())
+            if keys and not _plainly_within(keys, _STR, limits):  # the keys (strings, in JSON)
+                _check_scalars(keys, where, limits)
         else:
             keys, values = range(len(container)), container
         kinds = set(map(type, values))
@@ -260,10 +300,26 @@ def _check_containers(doc: dict[str, Any] | list[Any], limits: Limits) -> None:
                 for key, value in zip(keys, values, strict=True)
                 if type(value) is dict or type(value) is list
             )
-        if kinds & {str, int} and not _plainly_within(values, kinds, limits):
+        if kinds & {str, int} and not _scalars_plainly_within(values, kinds, limits):
             for key, value in zip(keys, values, strict=True):
                 if type(value) is str or type(value) is int:
                     _check_scalars([value], (key, where), limits)
+
+
+_STR: set[type] = {str}
+_INT: set[type] = {int}
+
+
+def _scalars_plainly_within(values: Any, kinds: set[type], limits: Limits) -> bool:
+    """A quick yes for the strings and the integers among ``values`` (other kinds need no check),
+    each kind at C speed; a no sends the caller to check them one by one, naming where."""
+    if kinds in (_STR, _INT):
+        return _plainly_within(values, kinds, limits)
+    strings = [v for v in values if type(v) is str] if str in kinds else []
+    numbers = [v for v in values if type(v) is int] if int in kinds else []
+    return (not strings or _plainly_within(strings, _STR, limits)) and (
+        not numbers or _plainly_within(numbers, _INT, limits)
+    )
 
 
 def _plainly_within(values: Any, kinds: set[type], limits: Limits) -> bool:

@@ -149,7 +149,11 @@ class _Exchange:
 
 def _read_capped(response: http.client.HTTPResponse, max_bytes: int) -> bytes:
     announced = response.headers.get("Content-Length", "")
-    if announced.isdigit() and (len(announced) > 18 or int(announced) > max_bytes):
+    if (
+        announced.isascii()
+        and announced.isdigit()
+        and (len(announced) > 18 or int(announced) > max_bytes)
+    ):
         raise BodyTooLarge(f"{announced[:20]} bytes announced, more than {size_text(max_bytes)}")
     chunks, size = [], 0
     while chunk := response.read1(_CHUNK):

@@ -235,7 +235,7 @@ def _listed_processes(listing: Any) -> list[tuple[int, str, str]]:
 
 def _node_number(path: str) -> int:
     digits = path.removeprefix("/dev/neuron")
-    return int(digits) if digits.isdigit() else -1
+    return int(digits) if digits.isascii() and digits.isdigit() else -1
 
 
 def held_message(found: list[Holder]) -> str:

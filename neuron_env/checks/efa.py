@@ -27,9 +27,18 @@ def check_efa(facts: HostFacts, ctx: Context) -> Verdict:
     bound to the efa driver) are all there and aws-neuronx-collectives is installed."""
     assert facts.system is not None
     name = instance_type(facts)
-    known = ctx.release.instance_types.get(name or "")
+    if name is None:
+        return skip(
+            "Instance type unknown (neither IMDS nor the driver named it); EFA not compared"
+        )
+    if "." not in name:  # the driver's sysfs names the family (Trn2), never the size
+        return skip(
+            f"Instance type unknown: the driver names the family {name}, not the size, and "
+            "IMDS did not answer; EFA not compared"
+        )
+    known = ctx.release.instance_types.get(name)
     if known is None:
-        return skip("Instance type unknown or not in the matrix; EFA not compared")
+        return skip(f"{name} is not in the matrix's instance types; EFA not compared")
     if known.max_efa == 0:
         return ok(f"{name} has no EFA: single-node only")
     bound = facts.system.efa_bound
@@ -38,7 +47,7 @@ def check_efa(facts: HostFacts, ctx: Context) -> Verdict:
     collectives = _collectives_missing(facts)
     if not bound:
         return warn(f"No EFA device of the {known.max_efa} a {name} can have: {NO_MULTI_NODE}",
-                    fix=_no_devices_fix(facts, _launch_with_efa(name or "", ctx)))  # fmt: skip
+                    fix=_no_devices_fix(facts, _launch_with_efa(name, ctx)))  # fmt: skip
     if collectives:
         return warn(f"{COLLECTIVES} is not installed: {NO_MULTI_NODE}",
                     fix=driver_step(facts, f"sudo apt-get install -y {COLLECTIVES}"))  # fmt: skip
@@ -46,16 +55,29 @@ def check_efa(facts: HostFacts, ctx: Context) -> Verdict:
         return warn(
             f"{len(bound)} of the {known.max_efa} EFA interfaces a {name} can have: multi-node "
             "collectives get that share of the bandwidth",
-            fix=POD_EFA if in_pod(facts) else _launch_with_efa(name or "", ctx),
+            fix=POD_EFA if in_pod(facts) else _launch_with_efa(name, ctx),
         )
     return ok(f"{len(bound)} EFA devices (all a {name} can have), {COLLECTIVES} installed")
 
 
 def _launch_with_efa(instance: str, ctx: Context) -> str:
     """The launch-template command that adds every EFA interface, with this host's values (the
-    neuron-env source is the one value the host cannot know: its configured index)."""
-    minor = ctx.pairing.torch_minor if ctx.pairing else ctx.release.pairings[-1].torch_minor
-    release = str(ctx.release.version)
+    neuron-env source is the one value the host cannot know: its configured index). A type the
+    native backend does not run on (Trn1) gets the layout in words: neuron-env's templates are
+    TorchNeuron's."""
+    known = ctx.release.instance_types[instance]
+    family = ctx.release.families.get(known.family)
+    if family is None or not family.native:
+        return (
+            f"Launch with an EFA interface on each of the {known.network_cards} network cards of "
+            f"a {instance} ({known.max_efa} in all), as the Neuron multi-node setup guide for "
+            "this instance type lays them out."
+        )
+    target = ctx.fix_release()
+    minor = ctx.pairing.torch_minor if ctx.pairing else None
+    if minor is None or target.pairing_for(minor) is None:
+        minor = target.pairings[-1].torch_minor
+    release = str(target.version)
     render = [ctx.program, "launch-template render --instance-type", shlex.quote(instance),
               "--torch", minor, "--release", release, "--neuron-env-source pypi"]  # fmt: skip
     return (

@@ -110,14 +110,28 @@ class Context:
     def releases(self) -> tuple[Release, ...]:
         return self.known or (self.release,)
 
-    def install_command(self, torch: str | None = None, *, here: bool = True) -> str:
-        """The install that fixes the target, as pasted on this host (``here``: with
-        ``--allow-unlisted-os`` on an OS the release does not list, which install refuses
-        otherwise), or on a supported host."""
+    def fix_release(self, torch: str | None = None) -> Release:
+        """The release a fix installs: the one asked for with ``--release``; else the newest
+        that pairs PyTorch ``torch`` (the installed one's by default), never an older detected
+        one; the newest of all when none pairs it."""
+        if self.requested:
+            return self.release
         minor = torch or (self.pairing.torch_minor if self.pairing else None)
-        if minor is None or self.release.pairing_for(minor) is None:  # else install refuses it
-            minor = self.release.pairings[-1].torch_minor
-        parts = [self.program, "install --torch", minor, "--release", str(self.release.version)]
+        pairing = [r for r in self.releases if minor and r.pairing_for(minor)]
+        return (pairing or list(self.releases))[-1]
+
+    def install_command(
+        self, torch: str | None = None, release: Release | None = None, *, here: bool = True
+    ) -> str:
+        """The install that fixes the target: ``release`` (by default :meth:`fix_release`), for
+        PyTorch ``torch`` (the installed one's) where that release pairs it, as pasted on this
+        host (``here``: with ``--allow-unlisted-os`` on an OS the release does not list, which
+        install refuses otherwise), or on a supported host."""
+        target = release or self.fix_release(torch)
+        minor = torch or (self.pairing.torch_minor if self.pairing else None)
+        if minor is None or target.pairing_for(minor) is None:  # else install refuses it
+            minor = target.pairings[-1].torch_minor
+        parts = [self.program, "install --torch", minor, "--release", str(target.version)]
         parts += ["--venv", NEW_ENV] if self.new_env else [self.fix_target]
         if here and self.unlisted_os:
             parts.append(ALLOW_UNLISTED_OS)

@@ -20,6 +20,7 @@ from neuron_env.checks import (
     efa,
     environment,
     host_kind,
+    known_issues,
     platform,
     python,
     requirements,
@@ -80,6 +81,9 @@ CHECKS: tuple[Check, ...] = (
     Check("python.placeholders", "python", "Placeholders",
           "No 'WRONG PACKAGE' placeholders from the default index under Neuron names",
           ("python",), python.check_placeholders),
+    Check("python.known-issues", "python", "Known issues",
+          "No installed package on a line the release records known issues for (public bugs "
+          "that a later release fixes)", ("python",), known_issues.check_known_issues),
     Check("python.conflicts", "python", "Conflicting packages",
           "No legacy PyTorch/XLA stack, no torchao beside torchao-neuron, no competing backends",
           ("python",), conflicts.check_conflicts),

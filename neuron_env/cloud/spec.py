@@ -316,4 +316,4 @@ def _profile(value: str | None) -> str | None:
 
 def _os_sort_key(os_id: str) -> tuple[str, tuple[int, ...]]:
     name, _, version = os_id.rpartition("-")
-    return name, tuple(int(p) for p in version.split(".") if p.isdigit())
+    return name, tuple(int(p) for p in version.split(".") if p.isascii() and p.isdigit())

@@ -130,6 +130,12 @@ def hang_failure(event: dict[str, Any]) -> Failure:
     stopped running (no heartbeat: SIGSTOP, a frozen interpreter), else those stuck in it."""
     where = f"{event['op']} at {event['size']} B"
     missing, stopped = event.get("missing") or [], event.get("stopped") or []
+    if event.get("error") and (stopped or missing):
+        gone = stopped or missing
+        text = f"{where}: rank {', '.join(str(r) for r in gone)} left the job (no heartbeat"
+        text += ", never reached the collective" if missing else ""
+        text += f"); rank {event['rank']}'s collective failed at once: {event['error']}"
+        return Failure("hang", text, rank=gone[0], op=event["op"], size=event["size"])
     if missing:
         names = ", ".join(str(r) for r in missing)
         text = f"{where}: rank {names} did not answer within {event['timeout']:g} s (never "

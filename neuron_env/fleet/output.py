@@ -118,7 +118,7 @@ def print_fleet(out: Console, report: FleetReport, *, verbose: bool = False) -> 
     """The fleet report as text on ``out``: the headline, the groups of hosts by failing (then
     warning) check with their fix, the hosts without a verdict; ``verbose`` lists every host."""
     total = len(report.hosts) + len(report.missing)
-    out.print(f"[bold]neuron-env fleet report[/] · {total} hosts · {against(report)}")
+    out.print(f"[bold]neuron-env fleet report[/] · {plural(total, 'host')} · {against(report)}")
     out.print(_headline(report))
     failing = [g for g in report.groups if g.status == "fail"]
     warning = [g for g in report.groups if g.status == "warn"]
@@ -132,7 +132,7 @@ def print_fleet(out: Console, report: FleetReport, *, verbose: bool = False) -> 
             for group in groups:
                 _print_group(out, group, mark, verbose)
     if report.missing:
-        out.print(f"\n[bold]No verdict[/] ({len(report.missing)} hosts)")
+        out.print(f"\n[bold]No verdict[/] ({plural(len(report.missing), 'host')})")
         for missing in report.missing[: None if verbose else 20]:
             out.print(f"  [red]?[/] {shown(missing.name)}: {shown(missing.reason)}")
         if not verbose and len(report.missing) > 20:
@@ -216,7 +216,7 @@ def render_markdown(report: FleetReport) -> str:
     """The fleet report as GitHub Markdown (a step summary): headline, then a table of groups."""
     plain = headline(report)
     lines = [
-        f"### neuron-env fleet report: {len(report.hosts) + len(report.missing)} hosts",
+        f"### neuron-env fleet report: {plural(len(report.hosts) + len(report.missing), 'host')}",
         "",
         plain,
         "",

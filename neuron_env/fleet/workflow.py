@@ -37,9 +37,12 @@ class CollectRequest:
         from neuron_env.fleet.collect import CollectOptions, parse_targets
 
         ids = tuple(i for value in self.instance_ids for i in value.split(",") if i)
-        for value in (self.concurrency, self.max_errors):
-            if not value.rstrip("%").isdigit():
-                raise BadInput(f"'{value}' is not a count or a percentage such as 50 or 10%.")
+        for value, least in ((self.concurrency, 1), (self.max_errors, 0)):
+            if not _count_or_percentage(value, least):
+                raise BadInput(
+                    f"'{value[:40]}' is not a count or a percentage such as 50 or 10% "
+                    f"(a count from {least} to 999999, a percentage from {least}% to 100%)."
+                )
         return CollectOptions(
             tags=parse_targets(self.targets),
             instance_ids=ids,
@@ -100,3 +103,11 @@ def fleet_doctor(request: FleetDoctorRequest, gateway: GatewayFactory) -> FleetR
     collect_fleet(request.collect, gateway)
     folder = request.collect.output
     return judge_folder(matrix, folder, release=request.release, torch=request.torch)
+
+
+def _count_or_percentage(value: str, least: int) -> bool:
+    """SSM's MaxConcurrency/MaxErrors: a count (at most six digits) or a percentage to 100%."""
+    number, percent = value.removesuffix("%"), value.endswith("%")
+    if not (number.isascii() and number.isdigit() and len(number) <= 6):
+        return False
+    return least <= int(number) <= (100 if percent else 999_999)

@@ -186,6 +186,7 @@ def _problems(r: Release) -> Iterator[SchemaError]:
     yield from _routing_problems(r)
     yield from _platform_problems(r)
     yield from _companion_problems(r)
+    yield from _known_issue_problems(r)
     ids = [lim.id for lim in r.limitations]
     for dup in {i for i in ids if ids.count(i) > 1}:
         yield SchemaError(["limitations"], f"duplicate limitation id '{dup}'")
@@ -293,6 +294,13 @@ def _platform_problems(r: Release) -> Iterator[SchemaError]:
             yield SchemaError(
                 ["instance-types", name, "family"], f"unknown family '{itype.family}'"
             )
+        for key, cited in itype.cites.items():
+            for i, source in enumerate(cited):
+                if source not in r.sources:
+                    yield SchemaError(
+                        ["instance-types", name, "cites", key, i],
+                        f"unknown source '{source}'; define it in [sources]",
+                    )
         if itype.max_efa > itype.network_cards * itype.enis_per_card:
             yield SchemaError(
                 ["instance-types", name, "max-efa"], "more EFA interfaces than network interfaces"
@@ -334,3 +342,27 @@ def _companion_problems(r: Release) -> Iterator[SchemaError]:
             for v in placeholder.versions
         ):
             yield SchemaError(path, "a placeholder version satisfies the companion's own pin")
+
+
+def _known_issue_problems(r: Release) -> Iterator[SchemaError]:
+    """Known issues: unique ids, fixed in a later release, on lines the release ships."""
+    seen: set[str] = set()
+    for i, issue in enumerate(r.known_issues):
+        path: list[str | int] = ["known-issues", i]
+        if issue.id in seen:
+            yield SchemaError([*path, "id"], f"duplicate known-issue id '{issue.id}'")
+        seen.add(issue.id)
+        if issue.fixed_in <= r.version:
+            yield SchemaError(
+                [*path, "fixed-in"],
+                f"release {issue.fixed_in} is not later than this release ({r.version})",
+            )
+        if issue.package == "torch-neuronx":
+            shipped = [p.torch_neuronx for p in r.pairings]
+            for j, line in enumerate(issue.affects):
+                if line not in shipped:
+                    yield SchemaError(
+                        [*path, "affects", j],
+                        f"torch-neuronx {line} is not a family this release pairs "
+                        f"({', '.join(map(str, shipped))})",
+                    )

@@ -219,6 +219,18 @@ class Family:
             raise ValueError("a supported family needs its 'chip'")
 
 
+INSTANCE_FACTS = (
+    "chips",
+    "vcpus",
+    "memory-gib",
+    "network-cards",
+    "max-efa",
+    "enis-per-card",
+    "usage-classes",
+)
+"""The facts of an instance type that need a source (``family`` is the matrix's own grouping)."""
+
+
 @dataclass(frozen=True)
 class InstanceType:
     """An EC2 instance type, with what launch templates and checks need to know about it."""
@@ -234,8 +246,21 @@ class InstanceType:
     confirmed: bool = True
     note: str = ""
     sources: tuple[str, ...] = ()
+    cites: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Per fact (``max-efa``), the sources that hold its value: an entry's ``sources`` may be
+    about the type in general and not hold every number."""
+    unconfirmed: tuple[str, ...] = ()
+    """Facts no source read holds (shown as unconfirmed), by key."""
 
     def __post_init__(self) -> None:
+        for key in [*self.cites, *self.unconfirmed]:
+            if key not in INSTANCE_FACTS:
+                raise ValueError(
+                    f"'{key}' is not an instance-type fact ({', '.join(INSTANCE_FACTS)})"
+                )
+        both = sorted(set(self.cites) & set(self.unconfirmed))
+        if both:
+            raise ValueError(f"'{both[0]}' is both cited and marked unconfirmed")
         # Bounds of real hardware (a trn2.48xlarge has 16 cards): launch templates list one
         # interface per card, so an unbounded count is an unbounded template.
         for key, value, low, high in (
@@ -246,6 +271,19 @@ class InstanceType:
         ):
             if not low <= value <= high:
                 raise ValueError(f"{key} = {value} is outside {low}–{high}")
+
+    def unsourced(self) -> list[str]:
+        """The facts that neither cite a source nor are marked unconfirmed (an entry marked
+        ``confirmed = false`` marks them all)."""
+        if not self.confirmed:
+            return []
+        return [
+            key for key in INSTANCE_FACTS if key not in self.cites and key not in self.unconfirmed
+        ]
+
+    def is_confirmed(self, key: str) -> bool:
+        """True when the fact ``key`` cites a source that holds it."""
+        return self.confirmed and key in self.cites
 
 
 @dataclass(frozen=True)
@@ -303,6 +341,54 @@ class Limitation:
     note: str = ""
     """What a later source narrows or adds, without dropping the limitation."""
     sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class KnownIssue:
+    """A public bug in a package the release ships, and the later release that fixes it.
+
+    ``affects`` lists the package's release lines that carry the bug (``2.14.3.0`` covers the
+    build ``2.14.3.0.2187``); ``fixed-by`` the versions that fix it, one for each affected line
+    with the same first two numbers (torch-neuronx 2.14.3.0 is fixed by 2.14.3.1: the user's own
+    PyTorch family); ``fixed-in`` the Neuron release that ships them.
+    """
+
+    id: str
+    summary: str
+    package: str
+    affects: tuple[Version, ...]
+    fixed_in: Version
+    fixed_by: tuple[Version, ...]
+    confirmed: bool = True
+    note: str = ""
+    sources: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.affects or not self.fixed_by:
+            raise ValueError("a known issue needs the versions it 'affects' and those 'fixed-by'")
+        if not self.sources:
+            raise ValueError("a known issue needs 'sources' that say so")
+        for line in self.affects:
+            fix = self.fix_for(line)
+            if fix is None:
+                raise ValueError(
+                    f"no 'fixed-by' version for the affected line {line} (one with the same "
+                    f"first two numbers, {line.major}.{line.minor})"
+                )
+            if fix <= line or _on_line(fix, line):
+                raise ValueError(f"fixed-by {fix} is not newer than the affected line {line}")
+
+    def affected(self, installed: Version) -> bool:
+        """True when ``installed`` (2.14.3.0.2187) is on one of the affected lines."""
+        return any(_on_line(installed, line) for line in self.affects)
+
+    def fix_for(self, installed: Version) -> Version | None:
+        """The fixing version for ``installed``'s family (same first two numbers)."""
+        return next((v for v in self.fixed_by if v.release[:2] == installed.release[:2]), None)
+
+
+def _on_line(version: Version, line: Version) -> bool:
+    return version.release[: len(line.release)] == line.release
 
 
 @dataclass(frozen=True)
@@ -432,6 +518,7 @@ class Release:
     sources: dict[str, str]
     companions: dict[str, Companion] = field(default_factory=dict)
     libraries: dict[str, Library] = field(default_factory=dict)
+    known_issues: tuple[KnownIssue, ...] = ()
     origin: Path = field(default=Path(), metadata={NOT_IN_TOML: True}, compare=False)
 
     @property
@@ -467,4 +554,4 @@ def is_bounded(spec: SpecifierSet) -> bool:
 
 def _is_minor_version(text: str) -> bool:
     parts = text.split(".")
-    return len(parts) == 2 and all(p.isdigit() for p in parts)
+    return len(parts) == 2 and all(p.isascii() and p.isdigit() for p in parts)

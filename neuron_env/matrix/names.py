@@ -13,6 +13,7 @@ Pure: names in, answers out (canonical names, as pip compares them).
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
+from functools import lru_cache
 from typing import Literal
 
 from packaging.utils import canonicalize_name
@@ -29,6 +30,7 @@ PYTORCH = "torch"
 NeuronKind = Literal["routed", "companion", "placeholder", "pattern"]
 
 
+@lru_cache(maxsize=4096)  # the same few hundred names, asked for per check and per host
 def canonical(name: str) -> str:
     """``nki-foo`` for ``NKI_Foo``: names compare as pip compares them."""
     return str(canonicalize_name(name))
@@ -40,15 +42,33 @@ def looks_neuron(name: str) -> bool:
     return NEURON_WORD in name or name.startswith(NEURON_PREFIXES)
 
 
+#: Each release's names, worked out once per loaded release (by identity: a release is frozen, and
+#: held here so that its id is not reused); ``fleet report`` asks for them per check and per host.
+_NAMES_OF: dict[int, tuple[Release, frozenset[str]]] = {}
+_KNOWN_OF: dict[tuple[int, ...], tuple[tuple[Release, ...], frozenset[str]]] = {}
+
+
 def release_neuron_names(release: Release) -> frozenset[str]:
     """The Neuron names ``release`` itself knows: routed, placeholders and companions."""
+    known = _NAMES_OF.get(id(release))
+    if known is not None and known[0] is release:
+        return known[1]
     served = {n for ix in release.indexes.values() for n in ix.serves if canonical(n) != PYTORCH}
-    return frozenset(canonical(n) for n in (*served, *release.placeholders, *release.companions))
+    names = frozenset(canonical(n) for n in (*served, *release.placeholders, *release.companions))
+    _NAMES_OF[id(release)] = (release, names)
+    return names
 
 
 def known_neuron_names(releases: Iterable[Release]) -> frozenset[str]:
     """The Neuron names of every release given."""
-    return frozenset(n for release in releases for n in release_neuron_names(release))
+    releases = tuple(releases)
+    key = tuple(map(id, releases))  # the same few loaded releases, asked for per check and host
+    known = _KNOWN_OF.get(key)
+    if known is not None and all(a is b for a, b in zip(known[0], releases, strict=True)):
+        return known[1]
+    names = frozenset(n for release in releases for n in release_neuron_names(release))
+    _KNOWN_OF[key] = (releases, names)
+    return names
 
 
 def is_neuron_name(name: str, known: Collection[str] = ()) -> bool:

@@ -61,7 +61,8 @@ def device_nodes(sysroot: Path) -> tuple[DeviceNode, ...]:
 
 
 def _is_neuron_node(name: str) -> bool:
-    return name.startswith("neuron") and name[len("neuron") :].isdigit()
+    number = name[len("neuron") :]
+    return name.startswith("neuron") and number.isascii() and number.isdigit()
 
 
 def _numeric_suffix(name: str) -> int:
@@ -96,7 +97,7 @@ def _sysfs_device(root: Sysroot, name: str) -> NeuronDevice:
     cores = root.file_text(f"{device}/core_count")
     return NeuronDevice(
         name=name,
-        core_count=int(cores) if cores and cores.isdigit() else None,
+        core_count=int(cores) if cores and cores.isascii() and cores.isdigit() else None,
         arch_type=root.file_text(f"{arch}/arch_type"),
         device_name=root.file_text(f"{arch}/device_name"),
         instance_type=root.file_text(f"{arch}/instance_type"),

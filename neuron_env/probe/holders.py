@@ -72,7 +72,7 @@ def _node_paths(root: Sysroot) -> dict[str, str]:
 
 
 def _pids(proc: Sysroot) -> list[int]:
-    return sorted(int(name) for name in proc.listdir("proc") if name.isdigit())
+    return sorted(int(name) for name in proc.listdir("proc") if name.isascii() and name.isdigit())
 
 
 def _held_nodes(proc: Sysroot, pid: int, nodes: dict[str, str]) -> tuple[str, ...]:

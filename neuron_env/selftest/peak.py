@@ -55,6 +55,6 @@ def _chip_of(release: Release, instance_type: str) -> str:
 
 def _lnc(allowed: tuple[int, ...], default: int) -> int:
     value = os.environ.get(LNC_VARIABLE, "")
-    if value.isdigit() and int(value) in allowed:
+    if value.isascii() and value.isdigit() and int(value) in allowed:
         return int(value)
     return default

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable, Iterator
@@ -281,3 +282,51 @@ def test_requirements_file_is_read_or_refused_within_bounds(
     for read in readers:
         with bounded():
             read()
+
+
+# --- numbers in host trees, flags and variables --------------------------------------------------
+
+DIGIT_LIKE = st.one_of(NUMBER_TEXT, st.text(alphabet="0123456789²³¹٣۴०", min_size=1, max_size=25))
+
+
+@FUZZ
+@given(DIGIT_LIKE, DIGIT_LIKE)
+def test_host_tree_numbers_are_read_or_left_out(tmp_path: Path, node: str, cores: str) -> None:
+    """A /sys/.../neuron<N>/core_count and a /proc/<pid> of any digits (Unicode ones too: "²"
+    passes str.isdigit but not int) are read as numbers or left out, never a traceback."""
+    from neuron_env.probe.driver import SYSFS_DEVICES, sysfs_devices
+    from neuron_env.probe.holders import device_holders
+    from neuron_env.probe.sysroot import Sysroot
+
+    root = Path(tempfile.mkdtemp(dir=tmp_path))  # one tree per example
+    device = root / SYSFS_DEVICES / f"neuron{node}"
+    device.mkdir(parents=True)
+    (device / "core_count").write_text(cores)
+    (root / "proc" / node / "fd").mkdir(parents=True)
+    (root / "dev").mkdir()
+    with bounded():
+        found = sysfs_devices(root)
+        device_holders(Sysroot.at(root))
+    assert all(d.core_count is None or d.core_count >= 0 for d in found)
+
+
+@FUZZ
+@given(DIGIT_LIKE, st.booleans())
+def test_fleet_collect_counts_are_bounded(count: str, percent: bool) -> None:
+    from neuron_env.fleet.workflow import CollectRequest
+
+    value = count + ("%" if percent else "")
+    request = CollectRequest(output=Path("snapshots"), targets=["tag:a=b"], concurrency=value)
+    with bounded():
+        options = request.options()
+        assert options.concurrency == value
+        assert value.endswith("%") or 1 <= int(value) <= 999_999
+
+
+@FUZZ
+@given(st.one_of(DIGIT_LIKE, st.text(max_size=12)).map(lambda i: f"neuron:{i}"))
+def test_device_names_are_checked_or_refused(device: str) -> None:
+    from neuron_env.worker.devices import check_device
+
+    with bounded():
+        assert check_device(device) == device

@@ -189,3 +189,22 @@ def test_writing_to_dev_stdout_still_writes_in_place(tmp_path: Path) -> None:
 
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["command"] == "doctor"
+
+
+@needs_root
+def test_a_step_summary_planted_as_a_link_is_refused(shared_root: Path) -> None:
+    """``$GITHUB_STEP_SUMMARY`` is appended to, not replaced; a link planted there by another
+    user in a shared folder is refused all the same."""
+    target = victim(shared_root)
+    shared = shared_root / "tmp"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    link = shared / "step_summary.md"
+    plant(link, target, owner=nobody())
+
+    result = cli_runner(shared_root)(
+        "doctor", "--format", "github", env={"GITHUB_STEP_SUMMARY": str(link)}
+    )
+
+    assert_refused(result.stderr, result.returncode, link, target)
+    assert_untouched(target, link)

@@ -81,18 +81,21 @@ def test_a_rank_returning_wrong_data_fails_the_run_naming_op_size_rank_and_index
 
 
 def test_a_hung_rank_ends_the_job_within_the_timeout_and_is_named(
-    cli: CliRunner, torch_python: Path
+    cli: CliRunner, torch_python: Path, tmp_path: Path
 ) -> None:
     started = time.monotonic()
+    pids = tmp_path / "pids"
+    pids.mkdir()
     result = collectives(cli, torch_python, "--ops", "all_reduce,all_gather", "--timeout", "5",
                          "--sizes", "12,1024,65536",  # 8 B gives all_gather no element per rank
                          nproc=3, fault={"FAULT": "hang", "FAULT_RANK": "2",
-                                         "FAULT_COUNT": "16384"})  # fmt: skip
+                                         "FAULT_COUNT": "16384", "PIDS": str(pids)})  # fmt: skip
     assert result.returncode == 1
     assert "FAIL hang: all_reduce at 65536 B: rank 2 did not answer within 5 s" in result.stdout
     assert "        1024          256   float32    sum" in result.stdout  # what ran is kept
     assert "\n# all_gather\n" not in result.stdout  # the job ended there: no all_gather table
     assert time.monotonic() - started < 120
+    assert_no_rank_left(pids, 3)
 
 
 def test_a_slow_rank_is_named_in_junit(cli: CliRunner, torch_python: Path, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from neuron_env.checks.registry import CHECKS, run_checks
 from neuron_env.facts import HostFacts, read_snapshot
 from neuron_env.matrix import Matrix, Release
 from neuron_env.matrix.load import load_matrix
+from tests.conftest import cli_runner
 from tests.integration.test_doctor_scenarios import run_doctor
 from tests.support.hosts import load_scenario, write_matrix
 
@@ -65,15 +67,20 @@ HOSTS = ("healthy-trn2-ubuntu-26.04", "neuron-2.21-packages")
 
 
 @pytest.fixture(scope="module")
-def host_facts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, HostFacts]:
-    facts = {}
+def snapshots(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Each host's doctor report (which embeds its facts), as a file."""
+    found = {}
     for name in HOSTS:
         where = tmp_path_factory.mktemp(name)
         result = run_doctor(load_scenario(name), where, "--format", "json")
-        snapshot = where / "report.json"
-        snapshot.write_text(result.stdout)
-        facts[name] = read_snapshot(snapshot)
-    return facts
+        found[name] = where / "report.json"
+        found[name].write_text(result.stdout)
+    return found
+
+
+@pytest.fixture(scope="module")
+def host_facts(snapshots: dict[str, Path]) -> dict[str, HostFacts]:
+    return {name: read_snapshot(path) for name, path in snapshots.items()}
 
 
 @pytest.fixture(scope="module")
@@ -150,3 +157,25 @@ def test_a_2_21_era_host_is_not_ready_against_2_34_naming_each_old_package(
         load_scenario("neuron-2.21-packages"), tmp_path / "json", "--format", "json"
     )
     assert json.loads(as_json.stdout)["status"] == "fail"
+
+
+SYSTEM_VERSION = re.compile(r'(\[system-packages\.[^\]]+\]\nrole = "[^"]+"\n)version = "[^"]+"\n')
+
+
+def test_the_report_of_a_run_that_compared_nothing_is_not_ready(
+    snapshots: dict[str, Path], tmp_path: Path
+) -> None:
+    # a release older than every other, listing no system package version: nothing to compare
+    matrix = write_matrix("allows-test-python", tmp_path)
+    text = SYSTEM_VERSION.sub(r"\1confirmed = false\n", (matrix / "2.33.1.toml").read_text())
+    text = text.replace('version = "2.33.1"', 'version = "2.0.0"', 1)
+    (matrix / "2.0.0.toml").write_text(text.replace("date = 2026-11-11", "date = 2020-01-01"))
+    facts = snapshots["healthy-trn2-ubuntu-26.04"]
+    args = ["--matrix-dir", str(matrix), "doctor", "--facts", str(facts), "--release", "2.0.0"]
+    result = cli_runner(tmp_path)(*args)
+    assert result.stderr == "", result.stderr
+    verdict = result.stdout.rstrip().splitlines()[-1]
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert verdict.startswith("Could not judge: ")
+    assert verdict.endswith("; not compared (nothing to judge by): driver.module, system.packages.")
+    assert "Not compared: Neuron 2.0.0 lists no version of aws-neuronx-dkms" in result.stdout

@@ -103,8 +103,13 @@ def _scan(w: World, source: str) -> str:
 Run = Callable[[CliRunner, World], Result]
 # name: (command, how to run it, the exit code, the status)
 CASES: dict[str, tuple[str, Run, int, str]] = {
+    # The ready host runs 2.33-era torch-neuronx, whose known issues (fixed in 2.34.0) warn:
+    # skipped for the "ok" envelope, kept for the "warn" one.
     "doctor ready": ("doctor", lambda cli, w: cli(
-        "doctor", *w.ready.probe(), "--format", "json", env=w.ready.env), 0, "ok"),
+        "doctor", *w.ready.probe(), "--skip", "python.known-issues", "--format", "json",
+        env=w.ready.env), 0, "ok"),
+    "doctor ready, with warnings": ("doctor", lambda cli, w: cli(
+        "doctor", *w.ready.probe(), "--format", "json", env=w.ready.env), 0, "warn"),
     "doctor not ready": ("doctor", lambda cli, w: cli(
         "doctor", *w.broken.probe(), "--format", "json", env=w.broken.env), 1, "fail"),
     "doctor unknown release": ("doctor", lambda cli, w: cli(
@@ -146,8 +151,8 @@ CASES: dict[str, tuple[str, Run, int, str]] = {
     "fleet report empty folder": ("fleet report", lambda cli, w: cli(
         "fleet", "report", str(w.snapshots(cli, None)), "--format", "json"), 2, "error"),
     "preflight ready": ("preflight", lambda cli, w: cli(
-        "preflight", "--level", "0", *w.ready.probe(), "--format", "json", env=w.ready.env),
-        0, "ok"),
+        "preflight", "--level", "0", *w.ready.probe(), "--allow", "python.known-issues",
+        "--format", "json", env=w.ready.env), 0, "ok"),
     "preflight not ready": ("preflight", lambda cli, w: cli(
         "preflight", "--level", "0", *w.broken.probe(), "--format", "json", env=w.broken.env),
         1, "fail"),

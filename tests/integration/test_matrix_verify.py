@@ -27,6 +27,8 @@ import pytest
 import tomllib
 from packaging.utils import canonicalize_name
 
+from neuron_env.matrix.model import INSTANCE_FACTS
+from neuron_env.resources import shipped_matrix_dir
 from tests.conftest import DATA, CliRunner, Result, cli_runner
 
 pytestmark = pytest.mark.integration
@@ -507,3 +509,30 @@ def test_verify_write_offline_says_once_the_overlay_was_not_written(
     assert out.count("Overlay not written") == 1
     assert f"Overlay not written to {overlay}" in out
     assert not overlay.exists() or not any(overlay.iterdir())
+
+
+def test_an_instance_value_no_source_holds_is_reported(
+    cli: CliRunner, servers: dict[str, Server], tmp_path: Path
+) -> None:
+    """The shipped file sources every instance value (nothing reported); a copy whose trn2u
+    entry cites nothing per value gets each unsourced value named, by the matrix file."""
+    shipped = verify_json(cli, *index_args(servers, "agree"))
+    assert not [f for f in shipped["facts"] if f["id"].startswith("instance-types.")]
+    text = (shipped_matrix_dir() / "2.34.0.toml").read_text()
+    entry = text.index('[instance-types."trn2u.48xlarge"]')
+    end = text.index("\n\n", entry)
+    kept = [ln for ln in text[entry:end].splitlines() if not ln.startswith(("cites", "unconf"))]
+    folder = tmp_path / "unsourced"
+    folder.mkdir()
+    (folder / "2.34.0.toml").write_text(text[:entry] + "\n".join(kept) + text[end:])
+    args = ["--matrix-dir", str(folder), "matrix", "verify", "--release", "2.34.0"]
+    doc = json.loads(cli(*args, "--json", *index_args(servers, "agree")).stdout)
+    facts = facts_by_id(doc)
+    vcpus = facts["instance-types.trn2u.48xlarge.vcpus"]
+    assert vcpus["status"] == "unknown" and vcpus["file_says"] == "192"
+    assert "no source cited for this value" in vcpus["index_shows"]
+    reported = {f["id"] for f in doc["facts"] if f["id"].startswith("instance-types.")}
+    assert reported == {f"instance-types.trn2u.48xlarge.{key}" for key in INSTANCE_FACTS}
+    text_report = cli(*args, *index_args(servers, "agree")).stdout
+    assert "? trn2u.48xlarge max-efa = 16 (unsourced)" in text_report
+    assert "    matrix file: no source cited for this value" in text_report

@@ -66,7 +66,7 @@ def cluster() -> Iterator[slurm.Cluster]:
 
 
 @pytest.fixture(scope="session")
-def as_nobody(torch_python: Path) -> dict[str, str]:
+def as_nobody(torch_python: Path) -> Iterator[dict[str, str]]:
     """Settings for a job of ``nobody``, a user without Slurm operator rights: the system's
     interpreter of this Python's version, which any user can run (this one, and the venvs made
     from it, may live under a home other users cannot enter), seeing neuron-env, its
@@ -84,8 +84,9 @@ def as_nobody(torch_python: Path) -> dict[str, str]:
                     f"sys.argv[0] = \"neuron-env\"; sys.exit(main())' \"$@\"\n")  # fmt: skip
     tool.chmod(0o755)
     path = [str(FAULTS), str(REPO), sysconfig.get_paths()["purelib"], torch_site]
-    return {"PYTHON": str(system), "NEURON_ENV": str(tool), "PYTHONPATH": os.pathsep.join(path),
-            "PATH": "/usr/bin:/bin"}  # fmt: skip
+    yield {"PYTHON": str(system), "NEURON_ENV": str(tool), "PYTHONPATH": os.pathsep.join(path),
+           "PATH": "/usr/bin:/bin"}  # fmt: skip
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
@@ -294,3 +295,24 @@ def test_ranks_on_nodes_with_different_neuron_rt_root_comm_id_are_named_and_noth
     assert report["rows"] == [] and "training" not in out
     drained = clean_nodes.run("sinfo", "-R", "--noheader", "-o", "%N|%E").stdout
     assert drained == "", drained  # the nodes' setting, not a broken node: none drained
+
+
+def test_a_rank_killed_under_srun_is_named_by_its_own_report_and_its_node_drained(
+    clean_nodes: slurm.Cluster, shared: Path, torch_python: Path
+) -> None:
+    fields, out = submit(clean_nodes, shared, torch_python, train=("echo", "training"),
+                         NEURON_ENV_COLLECTIVES_ARGS=SMALL.replace("--timeout 30", "--timeout 5"),
+                         COLLECTIVES_FAULT="crash", COLLECTIVES_FAULT_RANK="1",
+                         COLLECTIVES_FAULT_COUNT="256")  # fmt: skip
+    assert fields["ExitCode"] == "1:0", out
+    own = json.loads((shared / "reports" / "rank-1.json").read_text())
+    (crash,) = [f for f in own["failures"] if f["kind"] == "crash"]
+    assert crash["rank"] == 1 and crash["message"].startswith("rank 1 on ")
+    assert "was killed by signal SIGKILL" in crash["message"]
+    peer = json.loads((shared / "reports" / "rank-0.json").read_text())
+    (hang,) = [f for f in peer["failures"] if f["kind"] == "hang"]
+    assert hang["rank"] == 1  # rank 0's collective failed, and it named the rank that left
+    assert hang["message"].startswith("all_reduce at 1024 B: rank 1 left the job (no heartbeat")
+    drained = clean_nodes.run("sinfo", "-R", "--noheader", "-o", "%N|%E").stdout
+    assert drained.startswith("n2|neuron-env collectives: ") and "n1|" not in drained
+    assert "training" not in out

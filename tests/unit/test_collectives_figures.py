@@ -288,3 +288,16 @@ def test_a_nan_in_a_result_is_reported_by_name() -> None:
     assert failure.message == ("reduce_scatter at 64 B: rank 1 returned 1 wrong element(s), the "
                                "first at index 3 (got nan, expected 42)")  # fmt: skip
     assert failure.host == "trn-b"
+
+
+def test_a_peer_that_left_mid_collective_is_named_with_the_error_this_rank_got() -> None:
+    event = {"op": "all_reduce", "size": 1024, "timeout": 5.0, "rank": 0, "missing": [1],
+             "stopped": [1], "unfinished": [0, 1],
+             "error": "DistBackendError: Connection closed by peer [127.0.0.1]:41000"}  # fmt: skip
+    failure = figures.hang_failure(event)
+    assert failure.rank == 1
+    assert failure.message == (
+        "all_reduce at 1024 B: rank 1 left the job (no heartbeat, never reached the collective); "
+        "rank 0's collective failed at once: DistBackendError: Connection closed by peer "
+        "[127.0.0.1]:41000"
+    )

@@ -21,7 +21,7 @@ import time
 from typing import Any
 
 from .channel import emit, open_channel
-from .watchdog import PREFIX, Watchdog
+from .watchdog import EXIT_HUNG, PREFIX, Watchdog
 
 EXIT_FATAL = 3
 #: Settings that must be the same on every rank, compared before the backend starts.
@@ -67,7 +67,13 @@ def main(argv: list[str]) -> int:
     watchdog.start()
     for index, step in enumerate(request["steps"]):
         watchdog.begin(index, step)
-        record = _run_step(request, step, index, rank, world, device, watchdog)
+        try:
+            record = _run_step(request, step, index, rank, world, device, watchdog)
+        except Exception as exc:  # a peer left mid-collective (gloo: its connection closed)
+            if "TORCHELASTIC_RUN_ID" in os.environ:
+                raise  # torchrun names the rank that failed first, with its exit code or signal
+            watchdog.failed(index, step, f"{type(exc).__name__}: {exc}")
+            return EXIT_HUNG
         _report(watchdog.store, index, step, rank, world, record)
         watchdog.end()
     watchdog.stop()

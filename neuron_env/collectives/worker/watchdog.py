@@ -75,16 +75,22 @@ class Watchdog(threading.Thread):
                 self._report(*step)
                 os._exit(EXIT_HUNG)
 
-    def _report(self, index: int, step: dict[str, Any]) -> None:
+    def failed(self, index: int, step: dict[str, Any], error: str) -> None:
+        """The step's collective raised at once (gloo: a peer's connection closed): report
+        which ranks are gone, as for a hang, with the error."""
+        self._report(index, step, error=error[:300])
+
+    def _report(self, index: int, step: dict[str, Any], **more: Any) -> None:
         try:
             missing = self._ranks_without(f"reached/{index}")
             unfinished = self._ranks_without(f"finished/{index}")
             stopped = self._silent_ranks()
         except Exception as exc:  # the store's host (rank 0's launcher) is gone
-            emit("hang", rank=self.rank, timeout=self.timeout, **step, store_error=str(exc))
+            emit("hang", rank=self.rank, timeout=self.timeout, **step, store_error=str(exc),
+                 **more)  # fmt: skip
             return
         emit("hang", rank=self.rank, timeout=self.timeout, **step, missing=missing,
-             unfinished=unfinished, stopped=stopped)  # fmt: skip
+             unfinished=unfinished, stopped=stopped, **more)  # fmt: skip
 
     def _silent_ranks(self) -> list[int]:
         """The ranks whose heartbeat did not move over :data:`SILENT_S` (this one's did)."""

@@ -22,7 +22,7 @@ from neuron_env.matrix.commands.workflow import (
     ResolvedTarget,
     Validation,
 )
-from neuron_env.matrix.model import OsRelease
+from neuron_env.matrix.model import InstanceType, OsRelease
 from neuron_env.output.console import new_console
 from neuron_env.output.emit import (
     DONE,
@@ -111,6 +111,9 @@ def print_release_list(out: Console, matrix: Matrix) -> None:
         row += [", ".join(pythons), wheels]
         table.add_row(*row, *([escape(_origin(r))] if with_origin else []))
     out.print(table)
+    for r in matrix.releases:
+        if r.known_issues:
+            out.print(Text(f"\nNeuron {r.version}: ") + Text(terminal(known_issues_line(r))))
     from neuron_env.invocation import command
 
     details = command("matrix", "show", "--release", str(latest))  # runs as pasted
@@ -144,6 +147,7 @@ def print_release(out: Console, r: Release, *, with_sources: bool = False) -> No
         _placeholders(r),
         _dlamis(r),
         _limitations(r),
+        _known_issues(r),
         _links("Documentation", r.docs),
     ):
         out.print(table)
@@ -247,15 +251,21 @@ def _instances(r: Release) -> Table:
         "Markets",
     )
     for name, it in r.instance_types.items():
-        chip = r.chips[r.families[it.family].chip or ""]
+        chip = r.chips.get(r.families[it.family].chip or "")
+
+        def fact(text: str, *keys: str, it: InstanceType = it) -> Text:
+            return _flag(text, all(it.is_confirmed(key) for key in keys))
+
         table.add_row(
             _flag(name, it.confirmed),
-            f"{it.chips} × {chip.name}",
-            f"{it.chips * chip.logical_cores()} (LNC={chip.default_lnc})",
-            f"{it.chips * chip.memory_gib} GiB",
-            f"{it.vcpus} / {it.memory_gib} GiB",
-            f"{it.max_efa} / {it.network_cards}",
-            ", ".join(it.usage_classes),
+            fact(f"{it.chips} × {chip.name}" if chip else f"{it.chips} (XLA line only)", "chips"),
+            fact(f"{it.chips * chip.logical_cores()} (LNC={chip.default_lnc})", "chips")
+            if chip
+            else "—",
+            fact(f"{it.chips * chip.memory_gib} GiB", "chips") if chip else "—",
+            fact(f"{it.vcpus} / {it.memory_gib} GiB", "vcpus", "memory-gib"),
+            fact(f"{it.max_efa} / {it.network_cards}", "max-efa", "network-cards"),
+            fact(", ".join(it.usage_classes), "usage-classes"),
         )
     return table
 
@@ -309,6 +319,31 @@ def _limitations(r: Release) -> Table:
     for lim in r.limitations:
         text = f"{lim.summary} Since then: {lim.note}" if lim.note else lim.summary
         table.add_row(lim.id, lim.kind, _flag(text, lim.confirmed))
+    return table
+
+
+def known_issues_line(r: Release) -> str:
+    """One sentence: the release's known issues, grouped by what fixes them."""
+    fixes: dict[tuple[str, str, str], list[str]] = {}
+    for issue in r.known_issues:
+        key = (issue.package, str(issue.fixed_in), ", ".join(map(str, issue.fixed_by)))
+        fixes.setdefault(key, []).append(issue.summary)
+    parts = [
+        f"{plural(len(names), 'known issue')} in {package} ({', '.join(names)}), fixed in "
+        f"Neuron {fixed_in} ({package} {fixed_by})"
+        for (package, fixed_in, fixed_by), names in fixes.items()
+    ]
+    return "; ".join(parts) + "."
+
+
+def _known_issues(r: Release) -> Table:
+    table = _table("Known issues", "Id", "Affects", "Fixed in", "Summary", "Source")
+    for issue in r.known_issues:
+        affects = f"{issue.package} {', '.join(f'{v}.*' for v in issue.affects)}"
+        fixed = f"Neuron {issue.fixed_in}: {', '.join(map(str, issue.fixed_by))}"
+        text = f"{issue.summary}. {issue.note}" if issue.note else issue.summary
+        sources = ", ".join(r.sources.get(s, s) for s in issue.sources)
+        table.add_row(issue.id, affects, fixed, _flag(text, issue.confirmed), _flag(sources))
     return table
 
 

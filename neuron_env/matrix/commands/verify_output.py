@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from neuron_env.matrix.commands.indexcheck.facts import Fact
+from neuron_env.matrix.commands.indexcheck.sources import UNSOURCED
 from neuron_env.matrix.commands.indexcheck.verify import IndexResult, Verification
 from neuron_env.matrix.commands.verify import VerifyResult
 from neuron_env.output.console import new_console
@@ -73,6 +74,7 @@ def print_verification(
         if _only_unread(fact, result):
             continue  # said once below, with a count, rather than under every fact
         where = f"{fact.index} index" if fact.index else "index"
+        where = "matrix file" if fact.index_shows == UNSOURCED else where
         shows = textwrap.fill(
             f"{where}: {fact.index_shows}", width=max(out.width, 40), initial_indent="    ",
             subsequent_indent="    ", break_long_words=False, break_on_hyphens=False,

@@ -28,6 +28,7 @@ from neuron_env.matrix.commands.indexcheck.facts import (
 from neuron_env.matrix.commands.indexcheck.glibc import min_glibc_fact, os_facts
 from neuron_env.matrix.commands.indexcheck.placeholders import placeholder_facts
 from neuron_env.matrix.commands.indexcheck.simple import IndexReadout
+from neuron_env.matrix.commands.indexcheck.sources import unsourced_facts
 from neuron_env.matrix.commands.indexcheck.wheels import Wheel, python_sort_key
 from neuron_env.matrix.model import Pairing, PipPackage
 
@@ -56,6 +57,7 @@ def verify_release(
     facts += os_facts(release, neuronx, newest_neuronx)
     facts += placeholder_facts(release, readouts.get(DEFAULT_INDEX))
     facts += companion_facts(release, readouts, matrix.releases)
+    facts += unsourced_facts(release)
     return facts
 
 
