@@ -86,7 +86,6 @@ def test_resolve_on_ubuntu_24_04_answers_with_a_warning_and_exit_0(cli: CliRunne
         (["--torch", "2.15", "--release", "2.33.0"], "PyTorch 2.13 and 2.14 only, not 2.15"),
         (["--torch", "2.14", "--python-version", "3.11"], "supports Python 3.12–3.14, not 3.11"),
         (["--torch", "2.14", "--python-version", "3"], "--python-version '3' is not a version"),
-        (["--torch", "2.14", "--python", "3.12", "--python-version", "3.13"], "disagree"),
         (["--torch", "2.14", "--instance-type", "trn1.32xlarge"], "Trn1 is not supported"),
         (["--torch", "2.14", "--release", "1.0.0"], "Known releases: 2.33.0, 2.33.1, 2.34.0"),
     ],
@@ -112,6 +111,10 @@ def test_the_old_python_spelling_still_resolves_and_says_it_is_deprecated(cli: C
     assert "--python X.Y is deprecated" in note and "--python-version" in note
     assert new.stderr == ""
     assert cli(*wanted, "--python", "3.11").returncode == 2  # still judged like the new spelling
+    both = cli(*wanted, "--python", "3.12", "--python-version", "3.13")
+    assert both.returncode == 2 and "Traceback" not in both.stderr
+    (error,) = json.loads(both.stdout)["errors"]
+    assert "--python 3.12 and --python-version 3.13 disagree" in error["message"]
     assert "--python-version" in cli("matrix", "resolve", "--help").stdout
     assert "--python " not in cli("matrix", "resolve", "--help").stdout  # hidden
 
