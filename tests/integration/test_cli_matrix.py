@@ -11,7 +11,7 @@ import pytest
 
 from neuron_env import __version__
 from tests.conftest import DATA, CliRunner
-from tests.integration.pasted import in_fresh_shell
+from tests.support.pasted import in_fresh_shell
 
 pytestmark = pytest.mark.integration
 

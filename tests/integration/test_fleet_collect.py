@@ -26,13 +26,13 @@ from neuron_env.fleet.collect import CollectOptions, collect
 from neuron_env.fleet.ssm import Invocation, SsmGateway, Throttled
 from neuron_env.invocation import command
 from tests.conftest import DATA, NEURON_ENV, CliRunner
-from tests.integration.pasted import in_fresh_shell
 from tests.support.hosts import (
     build_sysroot,
     build_target,
     load_scenario,
     write_matrix,
 )
+from tests.support.pasted import in_fresh_shell
 from tests.support.validators import assert_shellcheck_clean
 
 pytestmark = pytest.mark.integration

@@ -34,7 +34,7 @@ from tests.conftest import DATA, CliRunner, Result, cli_runner
 pytestmark = pytest.mark.integration
 
 SCENARIOS = DATA / "verify"
-SERVER = str(Path(__file__).with_name("index_server.py"))
+SERVER = str(Path(__file__).parents[1] / "support" / "index_server.py")
 _SERVER_IDS = itertools.count()
 
 
