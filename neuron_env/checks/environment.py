@@ -53,6 +53,8 @@ def _flagged(facts: HostFacts, ctx: Context) -> list[tuple[str, VariableRule | N
     line, which reads them) and deprecated ones. NEURON_LIBRARY_PATH counts only pointing at the
     XLA line's PJRT plugin, libneuronpjrt.so."""
     assert facts.env is not None
+    if not facts.env.variables:  # nothing to name: the rules' TOML stays unparsed (start-up time)
+        return []
     rules, xla_target = variable_rules(), _xla_line_target(facts, ctx)
     flagged: list[tuple[str, VariableRule | None]] = []
     for name, value in facts.env.variables.items():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 
 from packaging.specifiers import SpecifierSet
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 from neuron_env.checks import legacy_host
 from neuron_env.checks.conflicts import xla_leftovers
@@ -213,13 +213,31 @@ def _unlisted_packages(facts: HostFacts, ctx: Context) -> list[tuple[str, str]]:
     for name, (release, pkg) in _earlier_pins(ctx).items():
         dist = facts.python.dist(name)
         version = package_version(dist.version) if dist else None
-        floor = pkg.version or min((Version(s.version) for s in pkg.spec or ()), default=None)
+        floor = pkg.version or _spec_floor(pkg)
         if version is not None and floor is not None and version.release < floor.release:
             found.append((f"{name} {version} is older than the {floor} that Neuron {release} "
                           f"pinned (Neuron {ctx.release.version} lists none)", name))  # fmt: skip
         else:
             found.append(("", name))
     return found
+
+
+def _spec_floor(pkg: PipPackage) -> Version | None:
+    """The lowest version a pin's specifier admits, where it names one (``==2.*`` names 2)."""
+    floors = [
+        Version(spec.version.removesuffix(".*"))
+        for spec in pkg.spec or ()
+        if spec.operator in ("==", ">=", "~=", "===") and _is_version(spec.version)
+    ]
+    return min(floors, default=None)
+
+
+def _is_version(text: str) -> bool:
+    try:
+        Version(text.removesuffix(".*"))
+    except InvalidVersion:
+        return False
+    return True
 
 
 def _earlier_pins(ctx: Context) -> dict[str, tuple[Version, PipPackage]]:

@@ -28,11 +28,11 @@ from tests.support.hosts import (
     load_scenario,
     write_matrix,
 )
+from tests.support.validators import HADOLINT
 
 pytestmark = pytest.mark.integration
 
 GOLDEN = DATA / "image"
-HADOLINT = Path(sys.executable).with_name("hadolint")
 SHA256 = "0123456789abcdef" * 4
 WHEEL_URL = "https://artifacts.example.com/neuron-env/neuron_env-0.1.0-py3-none-any.whl"
 WHEELHOUSE_URL = "https://artifacts.example.com/neuron-env/neuron-env-wheelhouse.tar.gz"

@@ -16,6 +16,7 @@ import pytest
 from tests.conftest import REPO
 from tests.support.validators import (
     CHECK_JSONSCHEMA,
+    KUBERNETES_VALIDATE,
     SHELLCHECK,
     SHELLCHECK_VERSION,
     assert_shellcheck_clean,
@@ -61,10 +62,10 @@ def test_every_shell_script_in_the_repository_passes_shellcheck() -> None:
 
 def test_the_kubernetes_examples_pass_kubernetes_validate_strict() -> None:
     manifests = sorted(str(p) for p in (REPO / "examples" / "kubernetes").glob("*.yaml"))
-    tool = CHECK_JSONSCHEMA.with_name("kubernetes-validate")
     result = subprocess.run(
-        [str(tool), "--strict", *manifests], capture_output=True, text=True, check=False
-    )
+        [str(KUBERNETES_VALIDATE), "--strict", *manifests], capture_output=True, text=True,
+        check=False,
+    )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.count(" passed for resource ") >= len(manifests)
 

@@ -17,8 +17,8 @@ BIN = Path(sys.executable).parent
 SHELLCHECK = BIN / "shellcheck"
 CFN_LINT = BIN / "cfn-lint"
 HADOLINT = BIN / "hadolint"
-ACTIONLINT = BIN / "actionlint"
 CHECK_JSONSCHEMA = BIN / "check-jsonschema"
+KUBERNETES_VALIDATE = BIN / "kubernetes-validate"
 SHELLCHECK_VERSION = "0.11.0"
 
 

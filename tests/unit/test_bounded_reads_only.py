@@ -57,6 +57,9 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("scan/notebook.py", "json.loads"): "bytes from read_bounded (50 MiB); RecursionError caught",
     ("scan/fix.py", "open"): "the directory, opened for fsync after the rename",
     ("install/staging.py", "open"): "the directory, opened for fsync after the rename",
+    # The -o writer opens for writing only: a stream (/dev/stdout, a pipe) or an append to
+    # $GITHUB_STEP_SUMMARY; nothing is read back.
+    ("output/files.py", "open"): "opened to write (ab/wb) a stream or the step summary",
     # A path the stdlib parser insists on opening itself; read_text vets it first (a FIFO or a
     # huge file is refused before netrc opens it).
     (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -89,8 +90,10 @@ def test_a_doctor_run_loads_neither_resolution_nor_diffs() -> None:
     assert line.split() == ["LOADED", loaded]
 
 
-def test_a_doctor_run_parses_no_toml_unless_a_user_directory_has_some() -> None:
-    """The shipped files come parsed ahead (matrices/parsed.json); a user's are parsed."""
+def test_a_doctor_run_parses_no_toml_unless_a_user_directory_has_some(tmp_path: Path) -> None:
+    """The shipped files come parsed ahead (matrices/parsed.json); a user's are parsed. Run in a
+    folder of the user's without project settings: this checkout's own pyproject.toml names
+    neuron-env, so doctor rightly reads it for a [tool.neuron-env] table when run here."""
     from tests.conftest import DATA
 
     snapshot = str(DATA / "snapshots" / "torch-2.13-container.json")
@@ -99,6 +102,7 @@ def test_a_doctor_run_parses_no_toml_unless_a_user_directory_has_some() -> None:
     for extra, parsed in (((), False), (newer, True)):
         proc = subprocess.run(
             [sys.executable, "-c", code, *extra, "doctor", "--facts", snapshot],
+            cwd=tmp_path,
             capture_output=True,
             text=True,
             check=False,
