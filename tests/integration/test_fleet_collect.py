@@ -164,7 +164,7 @@ def test_a_mixed_fleet_keeps_every_answer_and_says_why_the_others_are_missing(
     matrix = write_matrix("allows-test-python", tmp_path)
     report = cli("--matrix-dir", str(matrix), "fleet", "report", str(out), "--format", "json")
     doc = json.loads(report.stdout)
-    assert doc["counts"] == {"ok": 2, "fail": 1}
+    assert doc["counts"] == {"warn": 2, "fail": 1}  # 2.33-era torch-neuronx: its known issues
     assert {m["name"] for m in doc["missing"]} == set(ids[3:])
     assert {g["check"] for g in doc["groups"]} >= {"driver.module", "driver.devices"}
 
