@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from packaging.specifiers import SpecifierSet
@@ -22,6 +21,7 @@ from neuron_env.checks.model import Context, Status, Verdict, fail, ok, skip, wa
 from neuron_env.checks.placeholders import is_placeholder
 from neuron_env.checks.versions import loose_version
 from neuron_env.facts import Distribution, HostFacts
+from neuron_env.frozen import frozen
 from neuron_env.matrix.model import Companion
 from neuron_env.matrix.names import canonical, is_neuron_name, known_neuron_names
 from neuron_env.wording import plural
@@ -35,7 +35,7 @@ SHOWN = 4
 """Problems named in the summary; the detail lists them all."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Unmet:
     """``package version`` requires ``requirement``, which the target does not satisfy."""
 
@@ -54,7 +54,7 @@ class Unmet:
         return f"{self.package} {self.version} needs {wanted}, but {found}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Problem:
     """One requirement problem as the check reports it, with its fix (may be empty)."""
 

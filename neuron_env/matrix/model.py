@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import datetime
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Literal
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from neuron_env.frozen import frozen
 from neuron_env.schema import NOT_IN_TOML
 
 SCHEMA_VERSION = 1
@@ -32,7 +33,7 @@ LibraryLine = Literal["xla", "native"]
 LibraryStatus = Literal["supported", "beta", "maintenance", "end-of-support", "unsupported"]
 
 
-@dataclass(frozen=True)
+@frozen
 class ReleaseInfo:
     """Identity and status of the release."""
 
@@ -46,7 +47,7 @@ class ReleaseInfo:
     sources: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Pairing:
     """One torch-neuronx family and the single PyTorch release and Pythons it works with."""
 
@@ -82,7 +83,7 @@ class Pairing:
         return f"=={self.torch_neuronx}.*"
 
 
-@dataclass(frozen=True)
+@frozen
 class PipPackage:
     """A Python package the release pins besides torch and torch-neuronx (neuronx-cc, nki)."""
 
@@ -109,7 +110,7 @@ class PipPackage:
         return f"=={self.version}" if self.version is not None else str(self.spec)
 
 
-@dataclass(frozen=True)
+@frozen
 class Index:
     """A package index and the packages that must come from it and from nowhere else."""
 
@@ -119,7 +120,7 @@ class Index:
     sources: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Placeholder:
     """Versions published under a Neuron package name on the default index ("WRONG PACKAGE").
 
@@ -139,7 +140,7 @@ class Placeholder:
             raise ValueError("sha256 must be the wheel's full hash: 64 lowercase hex digits")
 
 
-@dataclass(frozen=True)
+@frozen
 class LegacyXla:
     """The legacy PyTorch/XLA torch-neuronx line, published under the same package name."""
 
@@ -149,7 +150,7 @@ class LegacyXla:
     sources: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Claim:
     """What one source says about an OS release; sources can disagree."""
 
@@ -159,7 +160,7 @@ class Claim:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class OsRelease:
     """An OS release: its support status and pip-wheel availability, kept as separate facts."""
 
@@ -179,7 +180,7 @@ class OsRelease:
             )
 
 
-@dataclass(frozen=True)
+@frozen
 class Chip:
     """A Neuron chip generation."""
 
@@ -203,7 +204,7 @@ class Chip:
         return self.neuroncores // (lnc or self.default_lnc)
 
 
-@dataclass(frozen=True)
+@frozen
 class Family:
     """An instance family (``trn2``) and whether the native backend supports it."""
 
@@ -231,7 +232,7 @@ INSTANCE_FACTS = (
 """The facts of an instance type that need a source (``family`` is the matrix's own grouping)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class InstanceType:
     """An EC2 instance type, with what launch templates and checks need to know about it."""
 
@@ -286,7 +287,7 @@ class InstanceType:
         return self.confirmed and key in self.cites
 
 
-@dataclass(frozen=True)
+@frozen
 class SystemPackage:
     """An apt package of the release (driver, runtime, collectives, tools)."""
 
@@ -302,7 +303,7 @@ class SystemPackage:
             raise ValueError("a package without a 'version' must say confirmed = false and why")
 
 
-@dataclass(frozen=True)
+@frozen
 class AptRepo:
     """The Neuron apt repository: its URL, signing key and keyring path, and the sources that
     say so."""
@@ -313,7 +314,7 @@ class AptRepo:
     sources: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Dlami:
     """A Neuron Deep Learning AMI for one OS, and the public SSM parameter that resolves to it."""
 
@@ -329,7 +330,7 @@ class Dlami:
     sources: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Limitation:
     """A known limitation of the release's native backend."""
 
@@ -343,7 +344,7 @@ class Limitation:
     sources: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class KnownIssue:
     """A public bug in a package the release ships, and the later release that fixes it.
 
@@ -391,7 +392,7 @@ def _on_line(version: Version, line: Version) -> bool:
     return version.release[: len(line.release)] == line.release
 
 
-@dataclass(frozen=True)
+@frozen
 class Companion:
     """A package of the Neuron index that rides on TorchNeuron (TorchTitan Neuron, TorchAO Neuron).
 
@@ -438,7 +439,7 @@ class Companion:
         return f"=={self.version}" if self.version is not None else str(self.spec)
 
 
-@dataclass(frozen=True)
+@frozen
 class XlaPin:
     """A version of a library and the XLA build of torch-neuronx it pins."""
 
@@ -450,7 +451,7 @@ class XlaPin:
     sources: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Library:
     """A library around TorchNeuron: which line it runs on, its support, what it pins.
 
@@ -495,7 +496,7 @@ class Library:
         return f"{self.summary}{unconfirmed}{pins}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Release:
     """Everything one matrix file says about one Neuron SDK release."""
 
