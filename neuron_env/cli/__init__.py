@@ -207,7 +207,7 @@ app = typer.Typer(
     "Examples:\n\n"
     "  neuron-env doctor\n\n"
     "  neuron-env matrix list\n\n"
-    "  neuron-env matrix resolve --torch 2.14 --python 3.12 --os ubuntu-26.04\n\n"
+    "  neuron-env matrix resolve --torch 2.14 --python-version 3.12\n\n"
     "  neuron-env install --torch 2.14 --venv ./neuron-venv --dry-run\n\n"
     "  neuron-env scan train.py src/",
     no_args_is_help=True,

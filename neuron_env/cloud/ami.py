@@ -151,8 +151,10 @@ def write_recipe(recipe: AmiRecipe, directory: Path, *, force: bool = False) -> 
             f"{directory} already holds different {', '.join(clashes)}; nothing was written.",
             hint="Choose another --output directory, or pass --force to overwrite them.",
         )
+    from neuron_env.output.files import refuse_planted_link, write_file
+
+    refuse_planted_link(directory)  # never a folder made through a planted link
     directory.mkdir(parents=True, exist_ok=True)
-    from neuron_env.output.files import write_file
 
     written = []
     for name, text in recipe.files.items():

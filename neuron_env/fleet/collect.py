@@ -85,6 +85,9 @@ def collect(
     """Collect snapshots into ``folder``; never loses what already arrived."""
     if not options.tags and not options.instance_ids:
         raise BadInput("Name the instances: --targets tag:KEY=VALUE and/or --instance-ids ID...")
+    from neuron_env.output.files import refuse_planted_link
+
+    refuse_planted_link(folder)  # never a folder made through a planted link
     folder.mkdir(parents=True, exist_ok=True)
     run = _Run(gateway, options, folder, progress, sleep, clock)
     try:

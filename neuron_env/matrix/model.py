@@ -95,19 +95,11 @@ class PipPackage:
     sources: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if (self.version is None) == (self.spec is None):
-            raise ValueError("give exactly one of 'version' (an exact pin) or 'spec' (a range)")
-        if self.spec is not None and not is_bounded(self.spec):
-            # An open range admits any impostor a default index offers (nki 99.0).
-            raise ValueError(
-                f"spec '{self.spec}' has no upper bound, so any newer version (an impostor "
-                "from another index included) would pass: give an exact 'version' or a bounded "
-                "'spec' such as '==0.7.*' or '>=0.7.0,<0.9'"
-            )
+        _check_pin(self.version, self.spec, " such as '==0.7.*' or '>=0.7.0,<0.9'")
 
     @property
     def requirement_spec(self) -> str:
-        return f"=={self.version}" if self.version is not None else str(self.spec)
+        return _requirement_spec(self.version, self.spec)
 
 
 @frozen
@@ -418,14 +410,7 @@ class Companion:
     sources: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if (self.version is None) == (self.spec is None):
-            raise ValueError("give exactly one of 'version' (an exact pin) or 'spec' (a range)")
-        if self.spec is not None and not is_bounded(self.spec):
-            raise ValueError(
-                f"spec '{self.spec}' has no upper bound, so any newer version (an impostor "
-                "from another index included) would pass: give an exact 'version' or a bounded "
-                "'spec'"
-            )
+        _check_pin(self.version, self.spec)
         if not self.torch or not self.families:
             raise ValueError(
                 "a companion needs the PyTorch minors ('torch') and 'families' it runs on"
@@ -436,7 +421,7 @@ class Companion:
 
     @property
     def requirement_spec(self) -> str:
-        return f"=={self.version}" if self.version is not None else str(self.spec)
+        return _requirement_spec(self.version, self.spec)
 
 
 @frozen
@@ -546,6 +531,24 @@ class Release:
         """``trn2`` for ``trn2.48xlarge``; listed types may name another family (``trn2u``)."""
         known = self.instance_types.get(instance_type)
         return known.family if known else instance_type.split(".", 1)[0]
+
+
+def _check_pin(version: Version | None, spec: SpecifierSet | None, such_as: str = "") -> None:
+    """A package the matrix pins gives exactly one of an exact version or a bounded range: an
+    open range admits any impostor a default index offers (nki 99.0)."""
+    if (version is None) == (spec is None):
+        raise ValueError("give exactly one of 'version' (an exact pin) or 'spec' (a range)")
+    if spec is not None and not is_bounded(spec):
+        raise ValueError(
+            f"spec '{spec}' has no upper bound, so any newer version (an impostor "
+            "from another index included) would pass: give an exact 'version' or a bounded "
+            f"'spec'{such_as}"
+        )
+
+
+def _requirement_spec(version: Version | None, spec: SpecifierSet | None) -> str:
+    """The pip specifier of a pin: ``==version`` or the range."""
+    return f"=={version}" if version is not None else str(spec)
 
 
 def is_bounded(spec: SpecifierSet) -> bool:

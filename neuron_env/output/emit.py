@@ -149,8 +149,9 @@ def write_text(path: Path | None, text: str, *, append: bool = False) -> None:
     if path is None:
         sys.stdout.write(text)
         return
-    from neuron_env.output.files import write_file
+    from neuron_env.output.files import refuse_planted_link, write_file
 
+    refuse_planted_link(path)  # before a folder is made through a planted link
     try:
         _make_parent(path.parent)
         write_file(path, text.encode("utf-8"), append=append)

@@ -5,7 +5,8 @@ A file is never written through a symbolic link someone else could have planted:
 - The text goes to a new temporary file in the same directory, which is then renamed over the
   path. A link standing at the path is replaced by the new file; its target is never opened.
 - A link in a world-writable sticky directory (``/tmp``), or one owned by neither the user nor
-  the directory's owner, is refused (exit 2, naming the link and its target): the rule the
+  the directory's owner, is refused (exit 2, naming the link and its target), at the path or
+  at any folder on the way to it (``/tmp/evil`` of ``/tmp/evil/out.json``): the rule the
   kernel applies with ``fs.protected_symlinks``. Replacing it would be harmless, but a user who
   meant to write through it would find the file elsewhere than expected, and root replacing a
   link another user planted in a shared folder is what an attack looks like.
@@ -46,13 +47,24 @@ def write_file(path: Path, data: bytes, *, append: bool = False, mode: int | Non
 
 
 def refuse_planted_link(path: Path) -> None:
-    """Exit 2 when ``path`` is a link that the kernel's ``fs.protected_symlinks`` would not
-    follow for a careful user: in a world-writable sticky directory, or owned by neither the
-    user nor the directory's owner."""
+    """Exit 2 when ``path``, or a folder on the way to it, is a link that the kernel's
+    ``fs.protected_symlinks`` would not follow for a careful user: in a world-writable sticky
+    directory, or owned by neither the user nor the directory's owner.
+
+    ``/tmp/evil/out.json`` where ``/tmp/evil`` was planted is refused as ``/tmp/evil/out.json``
+    itself would be: each component is checked, from the root down, before anything is created.
+    """
+    whole = path if path.is_absolute() else Path.cwd() / path
+    for part in (*reversed(whole.parents), whole):
+        if part != part.parent:  # the root is no link
+            _refuse_one(part)
+
+
+def _refuse_one(path: Path) -> None:
     try:
         link = os.lstat(path)
-    except FileNotFoundError:
-        return
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        return  # nothing there yet, or a folder we cannot read: the write says why
     if not stat.S_ISLNK(link.st_mode):
         return
     folder = path.parent.stat()

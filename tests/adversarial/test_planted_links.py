@@ -208,3 +208,75 @@ def test_a_step_summary_planted_as_a_link_is_refused(shared_root: Path) -> None:
 
     assert_refused(result.stderr, result.returncode, link, target)
     assert_untouched(target, link)
+
+
+@needs_root
+def test_root_refuses_a_folder_link_planted_in_a_shared_sticky_folder(shared_root: Path) -> None:
+    """``-o /tmp/evil/out.json`` where another user planted ``/tmp/evil -> /etc``: refused
+    before anything is created or written through the folder link."""
+    outside = shared_root / "etc"
+    outside.mkdir()
+    target = victim(outside)
+    shared = shared_root / "tmp"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    link = shared / "evil"
+    plant(link, outside, owner=nobody())
+
+    for out in (link / "victim", link / "new" / "out.json"):
+        result = cli_runner(shared_root)(*REPORT, str(out))
+
+        assert_refused(result.stderr, result.returncode, link, outside)
+        assert target.read_text() == VICTIM_TEXT
+        assert sorted(p.name for p in outside.iterdir()) == ["victim"], out  # nothing created
+
+
+@needs_root
+def test_root_refuses_a_folder_link_another_user_made_in_their_folder(shared_root: Path) -> None:
+    outside = shared_root / "etc"
+    outside.mkdir()
+    target = victim(outside)
+    theirs = shared_root / "theirs"
+    theirs.mkdir()
+    link = theirs / "reports"
+    plant(link, outside, owner=nobody())  # root's folder, nobody's link
+
+    result = cli_runner(shared_root)(*REPORT, str(link / "victim"))
+
+    assert_refused(result.stderr, result.returncode, link, outside)
+    assert target.read_text() == VICTIM_TEXT
+
+
+@needs_root
+def test_user_refuses_a_folder_link_planted_in_a_shared_sticky_folder(shared_root: Path) -> None:
+    outside = shared_root / "theirs"
+    outside.mkdir()
+    os.chown(outside, *nobody())  # a folder the user may write: the link's bait
+    target = victim(outside, owner=nobody())
+    shared = shared_root / "tmp"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    link = shared / "evil"
+    plant(link, outside)  # root's link, in a folder the user may write
+
+    result = as_nobody(shared)(*REPORT, "evil/victim")  # a relative path: the same rule
+
+    assert_refused(result.stderr, result.returncode, link, outside)  # named in full
+    assert target.read_text() == VICTIM_TEXT
+
+
+@needs_root
+def test_user_writes_through_own_folder_link_in_own_folder(shared_root: Path) -> None:
+    home = shared_root / "home"
+    home.mkdir()
+    os.chown(home, *nobody())
+    reports = shared_root / "reports"
+    reports.mkdir()
+    os.chown(reports, *nobody())
+    link = home / "reports"
+    plant(link, reports, owner=nobody())
+
+    result = as_nobody(home)(*REPORT, str(link / "out.json"))
+
+    assert result.returncode == 0, result.stderr
+    assert json.loads((reports / "out.json").read_text())["command"] == "doctor"

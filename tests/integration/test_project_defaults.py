@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import pwd
+import shutil
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -230,3 +232,65 @@ def test_every_toml_spelling_of_the_table_is_read(healthy: Project, spelling: st
     document = json.loads(result.stdout)
     assert document["release"] == "2.34.0", (spelling, result.stderr)
     assert document["config"] == f"{healthy.folder / 'pyproject.toml'} [tool.neuron-env]"
+
+
+def _in_a_mount(mount_point: Path) -> tuple[str, ...]:
+    """A prefix that runs the command in a private mount namespace (nothing leaks to the
+    machine) where a fresh tmpfs is mounted on ``mount_point``, from its folder ``work``."""
+    script = (
+        'mount -t tmpfs -o size=1m,mode=0755 tmpfs "$0" && mkdir "$0/work" && cd "$0/work"'
+        ' && exec "$@"'
+    )
+    return (
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "--",
+        "sh",
+        "-c",
+        script,
+        str(mount_point),
+    )
+
+
+def _can_mount(folder: Path) -> bool:
+    probe = subprocess.run(
+        [
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            "--",
+            "mount",
+            "-t",
+            "tmpfs",
+            "tmpfs",
+            str(folder),
+        ],
+        capture_output=True,
+        check=False,
+    )
+    return probe.returncode == 0
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("unshare"), reason="mounts a tmpfs")
+def test_the_search_stops_at_a_filesystem_boundary(tmp_path: Path, healthy: Project) -> None:
+    """A project file above a mount point (another filesystem: a share another user controls)
+    is never read from inside the mount; the same layout without the mount reads it."""
+    outer = tmp_path / "outer"  # no .git, not the home folder: only the mount stops the search
+    (outer / "plain" / "work").mkdir(parents=True)
+    (outer / "mnt").mkdir()
+    (outer / "neuron-env.toml").write_text('release = "2.34.0"\n')
+    if not _can_mount(outer / "mnt"):
+        pytest.skip("this machine does not let root mount a tmpfs in a private namespace")
+    env = {**healthy.env, "HOME": str(tmp_path / "elsewhere")}
+    args = ("doctor", *healthy.host, "--format", "json")
+
+    same_filesystem = json.loads(cli_runner(outer / "plain" / "work")(*args, env=env).stdout)
+    across = cli_runner(outer, prefix=_in_a_mount(outer / "mnt"))(*args, env=env)
+
+    assert same_filesystem["config"] == str(outer / "neuron-env.toml")
+    assert same_filesystem["release"] == "2.34.0"
+    document = json.loads(across.stdout)
+    assert document["config"] is None and document["release"] != "2.34.0", across.stderr
