@@ -17,11 +17,11 @@ import stat
 import sys
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from neuron_env.escape import UNSAFE
+from neuron_env.frozen import frozen
 from neuron_env.schema import format_path
 
 MiB = 1 << 20
@@ -44,7 +44,7 @@ class Unreadable(InputRejected):
     """The file could not be opened or read at all; ``problem`` is the system's reason."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Limits:
     """How much of a kind of file neuron-env reads before refusing it."""
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import datetime
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Literal
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from neuron_env.frozen import frozen
 from neuron_env.schema import NOT_IN_TOML
 
 SCHEMA_VERSION = 1
@@ -32,7 +33,7 @@ LibraryLine = Literal["xla", "native"]
 LibraryStatus = Literal["supported", "beta", "maintenance", "end-of-support", "unsupported"]
 
 
-@dataclass(frozen=True)
+@frozen
 class ReleaseInfo:
     """Identity and status of the release."""
 
@@ -46,7 +47,7 @@ class ReleaseInfo:
     sources: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Pairing:
     """One torch-neuronx family and the single PyTorch release and Pythons it works with."""
 
@@ -82,7 +83,7 @@ class Pairing:
         return f"=={self.torch_neuronx}.*"
 
 
-@dataclass(frozen=True)
+@frozen
 class PipPackage:
     """A Python package the release pins besides torch and torch-neuronx (neuronx-cc, nki)."""
 
@@ -101,7 +102,7 @@ class PipPackage:
         return _requirement_spec(self.version, self.spec)
 
 
-@dataclass(frozen=True)
+@frozen
 class Index:
     """A package index and the packages that must come from it and from nowhere else."""
 
@@ -111,7 +112,7 @@ class Index:
     sources: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Placeholder:
     """Versions published under a Neuron package name on the default index ("WRONG PACKAGE").
 
@@ -131,7 +132,7 @@ class Placeholder:
             raise ValueError("sha256 must be the wheel's full hash: 64 lowercase hex digits")
 
 
-@dataclass(frozen=True)
+@frozen
 class LegacyXla:
     """The legacy PyTorch/XLA torch-neuronx line, published under the same package name."""
 
@@ -141,7 +142,7 @@ class LegacyXla:
     sources: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Claim:
     """What one source says about an OS release; sources can disagree."""
 
@@ -151,7 +152,7 @@ class Claim:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class OsRelease:
     """An OS release: its support status and pip-wheel availability, kept as separate facts."""
 
@@ -171,7 +172,7 @@ class OsRelease:
             )
 
 
-@dataclass(frozen=True)
+@frozen
 class Chip:
     """A Neuron chip generation."""
 
@@ -195,7 +196,7 @@ class Chip:
         return self.neuroncores // (lnc or self.default_lnc)
 
 
-@dataclass(frozen=True)
+@frozen
 class Family:
     """An instance family (``trn2``) and whether the native backend supports it."""
 
@@ -223,7 +224,7 @@ INSTANCE_FACTS = (
 """The facts of an instance type that need a source (``family`` is the matrix's own grouping)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class InstanceType:
     """An EC2 instance type, with what launch templates and checks need to know about it."""
 
@@ -278,7 +279,7 @@ class InstanceType:
         return self.confirmed and key in self.cites
 
 
-@dataclass(frozen=True)
+@frozen
 class SystemPackage:
     """An apt package of the release (driver, runtime, collectives, tools)."""
 
@@ -294,7 +295,7 @@ class SystemPackage:
             raise ValueError("a package without a 'version' must say confirmed = false and why")
 
 
-@dataclass(frozen=True)
+@frozen
 class AptRepo:
     """The Neuron apt repository: its URL, signing key and keyring path, and the sources that
     say so."""
@@ -305,7 +306,7 @@ class AptRepo:
     sources: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Dlami:
     """A Neuron Deep Learning AMI for one OS, and the public SSM parameter that resolves to it."""
 
@@ -321,7 +322,7 @@ class Dlami:
     sources: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Limitation:
     """A known limitation of the release's native backend."""
 
@@ -335,7 +336,7 @@ class Limitation:
     sources: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class KnownIssue:
     """A public bug in a package the release ships, and the later release that fixes it.
 
@@ -383,7 +384,7 @@ def _on_line(version: Version, line: Version) -> bool:
     return version.release[: len(line.release)] == line.release
 
 
-@dataclass(frozen=True)
+@frozen
 class Companion:
     """A package of the Neuron index that rides on TorchNeuron (TorchTitan Neuron, TorchAO Neuron).
 
@@ -423,7 +424,7 @@ class Companion:
         return _requirement_spec(self.version, self.spec)
 
 
-@dataclass(frozen=True)
+@frozen
 class XlaPin:
     """A version of a library and the XLA build of torch-neuronx it pins."""
 
@@ -435,7 +436,7 @@ class XlaPin:
     sources: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Library:
     """A library around TorchNeuron: which line it runs on, its support, what it pins.
 
@@ -480,7 +481,7 @@ class Library:
         return f"{self.summary}{unconfirmed}{pins}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Release:
     """Everything one matrix file says about one Neuron SDK release."""
 
