@@ -21,6 +21,7 @@ import yaml
 
 from tests.conftest import DATA, NEURON_ENV, REPO, machine_env
 from tests.support.hosts import scenario_host
+from tests.support.slurm import write_healthcheck
 from tests.support.validators import assert_shellcheck_clean
 
 pytestmark = pytest.mark.integration
@@ -50,15 +51,7 @@ def healthcheck(tmp_path: Path, scenario: str) -> Iterator[tuple[Path, dict[str,
     """The node health check as `preflight --emit slurm-healthcheck` renders it for a host."""
     where = tmp_path / scenario
     for host in scenario_host(scenario, where):
-        env = {**machine_env(), **host.env}
-        rendered = subprocess.run(
-            [str(NEURON_ENV), "preflight", "--emit", "slurm-healthcheck", *host.probe()],
-            env=env, capture_output=True, text=True, check=True, timeout=60,
-        )  # fmt: skip
-        script = where / "healthcheck.sh"
-        script.write_text(rendered.stdout)
-        script.chmod(0o755)
-        yield script, env
+        yield write_healthcheck(host, where), {**machine_env(), **host.env}
 
 
 @pytest.fixture

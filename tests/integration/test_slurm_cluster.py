@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NEURON_ENV, REPO, machine_env
+from tests.conftest import NEURON_ENV, REPO
 from tests.support import slurm
 from tests.support.hosts import scenario_host
 
@@ -108,12 +108,7 @@ def render_check(folder: Path, scenario: str) -> Iterator[tuple[Path, dict[str, 
     where = folder / scenario
     for host in scenario_host(scenario, where):
         env = host.env  # the scenario's IMDS and matrix
-        rendered = subprocess.run(
-            [str(NEURON_ENV), "preflight", "--emit", "slurm-healthcheck", *host.probe()],
-            env={**machine_env(), **env}, capture_output=True, text=True, check=True, timeout=60,
-        )  # fmt: skip
-        script = where / "healthcheck.sh"
-        script.write_text(rendered.stdout)
+        script = slurm.write_healthcheck(host, where)
         # A wrapper that counts its runs (node and task) and gives the check its environment,
         # as the Prolog, which slurmd runs with its own environment, needs.
         wrapper = where / "counted-healthcheck.sh"
