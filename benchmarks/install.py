@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from neuron_env.probe.os_release import probe_os  # noqa: E402
-from tests.integration.indexes import WheelSpec, build_wheel, write_index  # noqa: E402
+from tests.support.indexes import WheelSpec, build_wheel, write_index  # noqa: E402
 
 NEURON_ENV = Path(sys.executable).with_name("neuron-env")
 UV = Path(sys.executable).with_name("uv")
@@ -86,7 +86,7 @@ def serve_indexes(root: Path, wheels: Path) -> tuple[dict[str, str], list[subpro
     for name in ("neuron", "pytorch", "default"):
         port_file = root / f"{name}.port"
         server = subprocess.Popen(
-            [sys.executable, str(REPO / "tests/integration/index_server.py"), str(root / name),
+            [sys.executable, str(REPO / "tests/support/index_server.py"), str(root / name),
              "--port-file", str(port_file), "--access-log", str(root / f"{name}.log")],
         )  # fmt: skip
         servers.append(server)

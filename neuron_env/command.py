@@ -18,11 +18,11 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from neuron_env.errors import CommandFailed
+from neuron_env.frozen import frozen
 from neuron_env.input_files import read_tail
 
 log = logging.getLogger(__name__)
@@ -31,7 +31,7 @@ OUTPUT_TAIL = 4000
 STDERR_KEPT = 64 * 1024  # of a streaming command's stderr: enough for a traceback
 
 
-@dataclass(frozen=True)
+@frozen
 class Completed:
     """A finished command: its argv, exit status, and decoded output."""
 

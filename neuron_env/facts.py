@@ -9,18 +9,19 @@ fleet report read it back. A section is ``None`` when its probe failed; the reas
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
 
 from neuron_env.errors import MalformedFile
+from neuron_env.frozen import frozen
 from neuron_env.schema import JSON_LENIENT, SchemaError, parse
 
 SNAPSHOT_COMMAND = "facts"
 SNAPSHOT_MAJOR = 1
 
 
-@dataclass(frozen=True)
+@frozen
 class ProbeError:
     """A probe that failed or timed out; recorded instead of crashing."""
 
@@ -29,7 +30,7 @@ class ProbeError:
     message: str
 
 
-@dataclass(frozen=True)
+@frozen
 class OsFacts:
     """The operating system: /etc/os-release, the kernel, the architecture, glibc, and whether
     this is a container."""
@@ -57,7 +58,7 @@ class OsFacts:
 IMDS_FORBIDDEN = "IMDS refused the token request with HTTP 403 Forbidden"
 
 
-@dataclass(frozen=True)
+@frozen
 class Ec2Facts:
     """What the instance metadata service (IMDSv2) says, or why there is no answer."""
 
@@ -70,7 +71,7 @@ class Ec2Facts:
     availability_zone: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class DeviceNode:
     """One ``/dev/neuronN`` node: whether this user can open it, its mode and its group."""
 
@@ -81,7 +82,7 @@ class DeviceNode:
     group: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class NeuronDevice:
     """One ``/sys/devices/virtual/neuron_device/neuronN``."""
 
@@ -92,7 +93,7 @@ class NeuronDevice:
     instance_type: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class DeviceHolder:
     """A process with a ``/dev/neuronN`` open (``/proc/<pid>/fd``, as ``fuser`` finds it)."""
 
@@ -101,7 +102,7 @@ class DeviceHolder:
     devices: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class DkmsBuild:
     """One ``/var/lib/dkms/aws-neuronx/<version>/<kernel>/``: a driver build DKMS made."""
 
@@ -109,7 +110,7 @@ class DkmsBuild:
     kernel: str
 
 
-@dataclass(frozen=True)
+@frozen
 class DriverFacts:
     """The Neuron kernel driver: the loaded module, its device nodes and sysfs entries, and what
     ``neuron-ls`` reports."""
@@ -134,7 +135,7 @@ class DriverFacts:
     is not loaded (a loaded module proves a build), else None."""
 
 
-@dataclass(frozen=True)
+@frozen
 class SystemFacts:
     """The installed system packages that matter to Neuron (dpkg names to versions), whether the
     running kernel's headers are installed, and the EFA devices."""
@@ -147,7 +148,7 @@ class SystemFacts:
     """Those bound to the ``efa`` driver (``device/driver``); None in older snapshots."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Distribution:
     """An installed Python distribution in the target environment."""
 
@@ -167,7 +168,7 @@ class Distribution:
     neuron-env collected them, which the requirements check then skips."""
 
 
-@dataclass(frozen=True)
+@frozen
 class PipConfig:
     """The target's pip index configuration (files and ``PIP_*`` variables)."""
 
@@ -177,7 +178,7 @@ class PipConfig:
     files: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class PythonFacts:
     """The target interpreter and its environment: version, venv, installed distributions,
     registered torch backends and pip configuration."""
@@ -200,7 +201,7 @@ class PythonFacts:
         return self.distributions.get(name)
 
 
-@dataclass(frozen=True)
+@frozen
 class CacheDir:
     """A compile-cache or debug directory a Neuron variable names (or its default): whether it
     exists, is writable, and how much room it has."""
@@ -212,7 +213,7 @@ class CacheDir:
     free_bytes: int | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class EnvFacts:
     """The Neuron-related environment variables and the cache directories they point at."""
 
@@ -220,7 +221,7 @@ class EnvFacts:
     cache_dirs: tuple[CacheDir, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class DeviceRun:
     """The outcome of the smoke test or the self-test suite, as the doctor keeps it."""
 
@@ -232,7 +233,7 @@ class DeviceRun:
     wall_s: float = 0.0
 
 
-@dataclass(frozen=True)
+@frozen
 class DeviceFacts:
     """What the device computed, from ``--level 1`` (smoke) and ``--level 2`` (standard suite)."""
 
@@ -242,7 +243,7 @@ class DeviceFacts:
     selftest: DeviceRun | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class HostFacts:
     """Everything neuron-env learned about one host and one target Python environment."""
 

@@ -17,11 +17,11 @@ import stat
 import sys
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from neuron_env.escape import UNSAFE
+from neuron_env.frozen import frozen
 from neuron_env.schema import format_path
 
 MiB = 1 << 20
@@ -44,7 +44,7 @@ class Unreadable(InputRejected):
     """The file could not be opened or read at all; ``problem`` is the system's reason."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Limits:
     """How much of a kind of file neuron-env reads before refusing it."""
 
@@ -63,49 +63,34 @@ TOOL_OUTPUT_LIMITS = Limits(max_bytes=16 * MiB, max_string=64 * 1024)  # uv's lo
 
 def read_bytes(path: Path, max_bytes: int) -> bytes:
     """The contents of the regular file ``path``: never blocks, never reads past ``max_bytes``."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-    except OSError as exc:
-        raise Unreadable(exc.strerror or str(exc)) from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise InputRejected(f"not a regular file but {_kind(info.st_mode)}; nothing was read")
+
+    def read(fd: int, info: os.stat_result) -> bytes:
         if info.st_size > max_bytes:
             size, cap = size_text(info.st_size), size_text(max_bytes)
             raise InputRejected(f"{size}, more than the {cap} allowed")
         with os.fdopen(os.dup(fd), "rb") as handle:
-            data = handle.read(max_bytes + 1)
-    except OSError as exc:
-        raise Unreadable(exc.strerror or str(exc)) from None
-    finally:
-        os.close(fd)
-    if len(data) > max_bytes:  # it grew while we read
-        raise InputRejected(f"more than the {size_text(max_bytes)} allowed")
-    return data
+            return handle.read(max_bytes + 1)
+
+    return _read_regular(path, read)
 
 
 def read_head(path: Path, max_bytes: int) -> bytes:
     """The first ``max_bytes`` of the regular file ``path``, however long it is: a /proc file such
     as ``cmdline`` reports size 0 and may hold far more than anyone needs to show."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-    except OSError as exc:
-        raise Unreadable(exc.strerror or str(exc)) from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise InputRejected(f"not a regular file but {_kind(info.st_mode)}; nothing was read")
-        return os.pread(fd, max_bytes, 0)
-    except OSError as exc:
-        raise Unreadable(exc.strerror or str(exc)) from None
-    finally:
-        os.close(fd)
+    return _read_regular(path, lambda fd, _info: os.pread(fd, max_bytes, 0))
 
 
 def read_tail(path: Path, max_bytes: int, start: int = 0) -> bytes:
     """The last ``max_bytes`` of the regular file ``path`` (none before offset ``start``): a log
     of any length, read without blocking and without holding more than its tail."""
+    return _read_regular(
+        path, lambda fd, info: os.pread(fd, max_bytes, max(start, info.st_size - max_bytes))
+    )
+
+
+def _read_regular(path: Path, read: Callable[[int, os.stat_result], bytes]) -> bytes:
+    """``read(fd, fstat)`` on ``path`` opened without blocking, once it is known to be a regular
+    file; the descriptor is closed after, and an OS error is :class:`Unreadable`."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except OSError as exc:
@@ -114,7 +99,7 @@ def read_tail(path: Path, max_bytes: int, start: int = 0) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise InputRejected(f"not a regular file but {_kind(info.st_mode)}; nothing was read")
-        return os.pread(fd, max_bytes, max(start, info.st_size - max_bytes))
+        return read(fd, info)
     except OSError as exc:
         raise Unreadable(exc.strerror or str(exc)) from None
     finally:

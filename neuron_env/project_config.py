@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from neuron_env.errors import MalformedFile
+from neuron_env.frozen import frozen
 from neuron_env.resources import docs_page
 
 FILE = "neuron-env.toml"
@@ -39,7 +40,7 @@ REPOSITORY_MARKERS = (".git", ".hg")
 NO_CONFIG = "NEURON_ENV_NO_CONFIG"
 
 
-@dataclass(frozen=True)
+@frozen
 class IgnoredFile:
     """A project file found but not applied, and why."""
 
@@ -47,7 +48,7 @@ class IgnoredFile:
     reason: str
 
 
-@dataclass(frozen=True)
+@frozen
 class ProjectDefaults:
     """The defaults a project file sets (nothing when there is no file)."""
 

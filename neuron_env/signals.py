@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import TYPE_CHECKING, TypeVar
 
@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # a type only: concurrent.futures imports logging and threadi
     from concurrent.futures import Future
 
 T = TypeVar("T")
+_Handler = Callable[[int, "FrameType | None"], None]
 
 #: How often a waiting main thread wakes to run a signal's handler. The kernel hands a process's
 #: signal to any of its threads; when a worker thread takes it, only a main thread that wakes on
@@ -82,33 +83,34 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 @contextlib.contextmanager
-def interrupts_unwind() -> Iterator[None]:
-    """For a whole run: SIGINT and SIGTERM raise :class:`KeyboardInterrupt` (and are noted)."""
-    _noted.clear()
+def _handled_by(signals: tuple[int, ...], handler: _Handler) -> Iterator[None]:
+    """``handler`` takes ``signals`` while the block runs; their previous handlers come back after.
+    Off the main thread (where signals cannot be handled) the block runs unchanged."""
     try:
-        previous = {sig: signal.signal(sig, _interrupt) for sig in _SIGNALS}
+        previous = {sig: signal.signal(sig, handler) for sig in signals}
     except ValueError:  # not the main thread
         yield
         return
     try:
         yield
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+@contextlib.contextmanager
+def interrupts_unwind() -> Iterator[None]:
+    """For a whole run: SIGINT and SIGTERM raise :class:`KeyboardInterrupt` (and are noted)."""
+    _noted.clear()
+    with _handled_by(_SIGNALS, _interrupt):
+        yield
 
 
 @contextlib.contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
     """Treat SIGTERM like Ctrl-C (raise :class:`KeyboardInterrupt`) while the block runs."""
-    try:
-        previous = signal.signal(signal.SIGTERM, _interrupt)
-    except ValueError:  # not the main thread
+    with _handled_by((signal.SIGTERM,), _interrupt):
         yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 @contextlib.contextmanager
@@ -125,16 +127,8 @@ def held_interrupts() -> Iterator[list[int]]:
         note_signal(signum)
         received.append(signum)
 
-    try:
-        previous = {sig: signal.signal(sig, hold) for sig in _SIGNALS}
-    except ValueError:  # not the main thread
+    with _handled_by(_SIGNALS, hold):
         yield received
-        return
-    try:
-        yield received
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 @contextlib.contextmanager

@@ -11,8 +11,8 @@ the environment. This module reads only those keys, bounded like any shipped dat
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 
+from neuron_env.frozen import frozen
 from neuron_env.input_files import TOML_LIMITS, load_toml
 from neuron_env.resources import scan_rules_file
 
@@ -21,7 +21,7 @@ DEPRECATED_RULES = ("deprecated-env",)
 RULES = (*XLA_RULES, *DEPRECATED_RULES)
 
 
-@dataclass(frozen=True)
+@frozen
 class VariableRule:
     """One variable's entry: the rule that names it, what it says, and what replaces it."""
 
@@ -38,7 +38,7 @@ class VariableRule:
         return self.rule in XLA_RULES
 
 
-@dataclass(frozen=True)
+@frozen
 class VariableRules:
     """The names the rules list, and the prefixes they list (``TPU_``)."""
 

@@ -46,7 +46,16 @@ EXAMPLES: list[tuple[str, list[str]]] = [
     ("matrix-list", ["matrix", "list"]),
     (
         "matrix-resolve",
-        ["matrix", "resolve", "--torch", "2.14", "--python", "3.12", "--os", "ubuntu-26.04"],
+        [
+            "matrix",
+            "resolve",
+            "--torch",
+            "2.14",
+            "--python-version",
+            "3.12",
+            "--os",
+            "ubuntu-26.04",
+        ],
     ),
     ("matrix-resolve-unsupported", ["matrix", "resolve", "--torch", "2.15"]),
     ("doctor-list-checks", ["doctor", "--list-checks"]),

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from tests.integration.install_helpers import PrebuiltEnvs
     from tests.support.aws import MotoServer
+    from tests.support.install_helpers import PrebuiltEnvs
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"
@@ -48,7 +48,7 @@ def cli(tmp_path: Path) -> CliRunner:
 @pytest.fixture(scope="session")
 def prebuilt_envs(tmp_path_factory: pytest.TempPathFactory) -> PrebuiltEnvs:
     """The install tests' starting environments, each installed once per session (and process)."""
-    from tests.integration.install_helpers import PrebuiltEnvs
+    from tests.support.install_helpers import PrebuiltEnvs
 
     return PrebuiltEnvs(tmp_path_factory.mktemp("prebuilt"))
 

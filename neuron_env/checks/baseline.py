@@ -8,15 +8,14 @@ the judged one lists a version, the check says it compared nothing (a warning th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from packaging.version import Version
 
 from neuron_env.checks.model import Context
 from neuron_env.checks.versions import loose_version, older
+from neuron_env.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class Baseline:
     """A version some release lists for a package, and which release that is."""
 
@@ -24,7 +23,7 @@ class Baseline:
     release: Version
 
 
-@dataclass(frozen=True)
+@frozen
 class Comparison:
     """An installed package against the judged release's version and the newest earlier one."""
 

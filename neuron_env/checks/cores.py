@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
 from typing import Any
 
 from neuron_env.checks.device_identity import driver_identity
 from neuron_env.checks.model import Context, Verdict, fail, ok, skip, warn
 from neuron_env.facts import DeviceHolder, HostFacts
+from neuron_env.frozen import frozen
 from neuron_env.matrix import Release
 from neuron_env.wording import join_words, plural, shorten_words
 
@@ -26,7 +26,7 @@ CORE_LIST = re.compile(r"[0-9]+(?:-[0-9]+)?(?:,[0-9]+(?:-[0-9]+)?)*")
 MAX_CORE = 99_999  # far past any instance's cores: a larger number is a typo, never expanded
 
 
-@dataclass(frozen=True)
+@frozen
 class Cores:
     """The logical NeuronCores of this instance at its LNC setting."""
 
@@ -76,7 +76,7 @@ def logical_cores(facts: HostFacts, release: Release) -> Cores | None:
     return Cores(name, chips, per_chip, int(lnc)) if per_chip else None
 
 
-@dataclass(frozen=True)
+@frozen
 class CoreList:
     """A NEURON_RT_VISIBLE_CORES value as its ranges (``0-3,8``: (0, 3), (8, 8)), never
     expanded into one number per core: ``0-999999999`` costs no more than ``0-3``."""
@@ -192,7 +192,7 @@ def _fix_for(cores: Cores, problem: str, present: set[int] | None = None) -> str
     return f"export {VISIBLE}={shlex.quote(f'0-{cores.count - 1}')}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Holder(DeviceHolder):
     """A holder as judged: ``host_pid`` when the PID is the host's, seen from a container's own
     PID namespace (as neuron-ls prints it there), so not a process this one can signal."""

@@ -21,15 +21,14 @@ hold is reported as read, never guessed into a family. docs/host-shapes.md has t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from neuron_env.facts import HostFacts
+from neuron_env.frozen import frozen
 
 # The driver's instance_type -> the matrix's family key (matrices/*.toml [families]).
 SYSFS_FAMILIES = {"Inf1": "inf1", "Inf2": "inf2", "Trn1": "trn1", "Trn2": "trn2"}
 
 
-@dataclass(frozen=True)
+@frozen
 class DriverIdentity:
     """The family and chip the driver's sysfs names, and how many devices it lists."""
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
 
 from neuron_env.errors import EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN
 from neuron_env.facts import HostFacts
+from neuron_env.frozen import frozen
 from neuron_env.matrix.model import Pairing, Release
 
 Status = Literal["ok", "warn", "fail", "skip", "error"]
@@ -24,7 +25,7 @@ Overall = Literal["ok", "warn", "fail", "unknown"]
 CATEGORIES = ("platform", "driver", "system", "python", "env", "device")
 
 
-@dataclass(frozen=True)
+@frozen
 class Verdict:
     """What one check concluded; ``fix`` is something a person can run or do."""
 
@@ -64,7 +65,7 @@ def compared_nothing(finding: Finding) -> bool:
     return finding.status == "warn" and finding.summary.startswith(NOT_COMPARED)
 
 
-@dataclass(frozen=True)
+@frozen
 class Finding:
     """One check's verdict in a report: which check, its status, and what to do about it."""
 
@@ -77,7 +78,7 @@ class Finding:
     fix: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class Context:
     """What the host is judged against, and why that release and PyTorch were chosen."""
 
@@ -155,7 +156,7 @@ NEW_ENV = ".venv-neuron"
 CheckFunction = Callable[[HostFacts, Context], Verdict]
 
 
-@dataclass(frozen=True)
+@frozen
 class Check:
     """A registered check: its id, category and title, the facts it needs, the function that
     judges them, the device level it belongs to (0: no device test), and whether it judges the
@@ -172,7 +173,7 @@ class Check:
     needs_hardware: bool = False
 
 
-@dataclass(frozen=True)
+@frozen
 class Summary:
     """The overall verdict. ``allowed`` lists checks that did not pass but may not fail the run."""
 
@@ -240,7 +241,7 @@ def summarize(
     return verdict(warned, EXIT_OK)
 
 
-@dataclass(frozen=True)
+@frozen
 class DoctorReport:
     """Everything a renderer needs: findings, the verdict, and what the host was judged against."""
 
@@ -272,7 +273,7 @@ class DoctorReport:
     neuron-env's own environment, or ``--facts`` (a snapshot's)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class CheckListing:
     """``doctor --list-checks``: every check the doctor knows."""
 

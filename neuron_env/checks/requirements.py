@@ -12,28 +12,30 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from packaging.markers import Marker
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
-from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from neuron_env.checks.model import Context, Status, Verdict, fail, ok, skip, warn
 from neuron_env.checks.placeholders import is_placeholder
 from neuron_env.checks.versions import loose_version
 from neuron_env.facts import Distribution, HostFacts
+from neuron_env.frozen import frozen
 from neuron_env.matrix.model import Companion
-from neuron_env.matrix.names import is_neuron_name, known_neuron_names
+from neuron_env.matrix.names import canonical, is_neuron_name, known_neuron_names
 from neuron_env.wording import plural
+
+if TYPE_CHECKING:  # packaging's requirement and marker parsers load only for metadata to read
+    from packaging.markers import Marker
+    from packaging.requirements import Requirement
 
 IMPLEMENTATIONS = {"cpython": "CPython", "pypy": "PyPy"}
 SHOWN = 4
 """Problems named in the summary; the detail lists them all."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Unmet:
     """``package version`` requires ``requirement``, which the target does not satisfy."""
 
@@ -44,7 +46,7 @@ class Unmet:
 
     @property
     def name(self) -> str:
-        return canonicalize_name(self.requirement.name)
+        return canonical(self.requirement.name)
 
     def describe(self) -> str:
         wanted = f"{self.requirement.name}{self.requirement.specifier}"
@@ -52,7 +54,7 @@ class Unmet:
         return f"{self.package} {self.version} needs {wanted}, but {found}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Problem:
     """One requirement problem as the check reports it, with its fix (may be empty)."""
 
@@ -111,14 +113,14 @@ def unmet_requirements(dists: dict[str, Distribution], environment: dict[str, st
     Extras count only where some installed distribution asks for them (``pkg[extra]``).
     """
     installed: dict[str, tuple[str, Distribution]] = {
-        canonicalize_name(name): (name, dist) for name, dist in dists.items()
+        canonical(name): (name, dist) for name, dist in dists.items()
     }
     parsed = {key: _parse(dist.requires_dist or ()) for key, (_, dist) in installed.items()}
     extras = _requested_extras(parsed, environment)
     found = []
     for key, (name, dist) in sorted(installed.items()):
         for requirement in _active(parsed[key], extras.get(key, {""}), environment):
-            there = installed.get(canonicalize_name(requirement.name))
+            there = installed.get(canonical(requirement.name))
             if there is None or not _satisfies(there[1].version, requirement.specifier):
                 shown = f"{requirement.name} {there[1].version}" if there else None
                 found.append(Unmet(name, dist.version, requirement, shown))
@@ -126,6 +128,8 @@ def unmet_requirements(dists: dict[str, Distribution], environment: dict[str, st
 
 
 def _parse(lines: tuple[str, ...]) -> list[Requirement]:
+    from packaging.requirements import InvalidRequirement, Requirement
+
     parsed = []
     for line in lines:
         try:
@@ -144,7 +148,7 @@ def _requested_extras(
     while pending:
         key = pending.pop()
         for requirement in _active(parsed[key], extras[key], environment):
-            target = canonicalize_name(requirement.name)
+            target = canonical(requirement.name)
             new = set(requirement.extras) - extras.get(target, set())
             if target in extras and new:
                 extras[target] |= new
@@ -180,7 +184,7 @@ def _satisfies(version: str, specifier: SpecifierSet) -> bool:
 
 
 def _judge_unmet(unmet: Unmet, dists: dict[str, Distribution], ctx: Context) -> Problem:
-    if _release_offers(ctx, canonicalize_name(unmet.package)) is not None:
+    if _release_offers(ctx, canonical(unmet.package)) is not None:
         # A package of the release itself (torch-neuronx needing another torch): reinstall the
         # release as a whole, never remove one of its parts.
         return Problem("fail", unmet.describe(), ctx.install_command())

@@ -12,7 +12,6 @@ import gc
 import os
 import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -25,11 +24,12 @@ from typer.exceptions import Abort
 from neuron_env import __version__
 from neuron_env.cli._common import Settings, print_error
 from neuron_env.errors import EXIT_BAD_INPUT, BadInput, Interrupted, NeuronEnvError
+from neuron_env.frozen import frozen
 from neuron_env.invocation import command
 from neuron_env.signals import interrupts_unwind
 
 
-@dataclass(frozen=True)
+@frozen
 class LazyCommand:
     """Where a top-level command lives, and the help line ``neuron-env --help`` shows for it.
 
@@ -207,7 +207,7 @@ app = typer.Typer(
     "Examples:\n\n"
     "  neuron-env doctor\n\n"
     "  neuron-env matrix list\n\n"
-    "  neuron-env matrix resolve --torch 2.14 --python 3.12 --os ubuntu-26.04\n\n"
+    "  neuron-env matrix resolve --torch 2.14 --python-version 3.12\n\n"
     "  neuron-env install --torch 2.14 --venv ./neuron-venv --dry-run\n\n"
     "  neuron-env scan train.py src/",
     no_args_is_help=True,

@@ -197,9 +197,6 @@ ResolveOsOption = Annotated[
         "--os", metavar="ID-VERSION", help="OS as ID-VERSION of /etc/os-release, e.g. ubuntu-26.04."
     ),
 ]
-PythonVersionOption = Annotated[
-    str | None, typer.Option("--python", metavar="X.Y", help="Python version, e.g. 3.12.")
-]
 InstallPythonOption = Annotated[
     Path | None,
     typer.Option(
@@ -334,8 +331,8 @@ DoctorLevelOption = Annotated[
         min=0,
         max=2,
         metavar="0|1|2",
-        help="0: host and environment; 1: also the device smoke test; 2: also the standard "
-        "self-test.",
+        help="Device level, a number (selftest's --level names a suite instead): 0: host and "
+        "environment; 1: also the device smoke test; 2: also the standard self-test.",
     ),
 ]
 PreflightLevelOption = Annotated[
@@ -345,16 +342,17 @@ PreflightLevelOption = Annotated[
         min=0,
         max=2,
         metavar="0|1|2",
-        help="0: host and environment; 1 (default): also the device smoke test; 2: also the "
-        "standard self-test. The Slurm health check defaults to 0.",
+        help="Device level, a number as doctor's: 0: host and environment; 1 (default): also the "
+        "device smoke test; 2: also the standard self-test. The Slurm health check defaults to 0.",
     ),
 ]
 # selftest's levels are suites, not doctor's device levels; the enum is the command's own.
 SelftestLevelOption = typer.Option(
     "--level",
     metavar="quick|standard|long",
-    help="quick: ops, training, beta behaviours; standard: + 2-process all-reduce; long: + "
-    "sustained matmul and copy bandwidth.",
+    help="The suite, by name (doctor's --level is a number, its device level): quick: ops, "
+    "training, beta behaviours; standard: + 2-process all-reduce; long: + sustained matmul and "
+    "copy bandwidth.",
 )
 BootLevelOption = Annotated[
     int,
@@ -363,7 +361,8 @@ BootLevelOption = Annotated[
         min=0,
         max=2,
         metavar="0|1|2",
-        help="Boot-time neuron-env doctor level (1 adds a device smoke test).",
+        help="Boot-time neuron-env doctor level, doctor's device level (0: host and environment; "
+        "1 adds a device smoke test; 2 the standard self-test).",
     ),
 ]
 HostSourceOption = Annotated[

@@ -5,12 +5,12 @@ from __future__ import annotations
 import io
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from neuron_env.checks.model import CheckListing, DoctorReport
 from neuron_env.facts import HostFacts
+from neuron_env.frozen import frozen
 from neuron_env.output.emit import DONE, Format, Outcome, Output, document, dumps
 from neuron_env.output.formats import DocumentFormat, FactsFormat, ReportFormat
 
@@ -90,7 +90,7 @@ DOCTOR: Output[DoctorReport, ReportFormat] = Output(
 # --- neuron-env facts: the snapshot, or a Markdown bug report -----------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class FactsReport:
     """What ``facts`` collected, and (``--format text``) the Markdown report made of it."""
 

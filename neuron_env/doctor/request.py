@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from neuron_env.frozen import frozen
+
 if TYPE_CHECKING:  # a type only: a doctor run at level 0 imports nothing of the self-test
     from neuron_env.selftest.workflow import DeviceProgress
 
@@ -28,7 +30,7 @@ class FactsRequest:
     device_progress: DeviceProgress | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class DoctorOptions:
     """How facts are judged: the release and PyTorch to judge against (None: detected), which
     checks run, whether warnings fail, the device level, the finding ids allowed to fail, and

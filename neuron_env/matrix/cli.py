@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -13,14 +14,41 @@ from neuron_env.cli.options import (
     DocumentFormatOption,
     JsonOption,
     NeuronIndexOption,
-    PythonVersionOption,
     PytorchIndexOption,
     ReleaseOption,
     RequestTimeoutOption,
     ResolveOsOption,
     TorchOption,
 )
+from neuron_env.errors import BadInput
 from neuron_env.output.formats import DocumentFormat
+
+
+def _deprecated_python(value: str | None) -> str | None:
+    """``--python X.Y`` still works for scripts written before ``--python-version``; it says so."""
+    if value is not None:
+        sys.stderr.write(
+            "neuron-env: --python X.Y is deprecated for 'matrix resolve' (elsewhere --python is "
+            "an interpreter's path): use --python-version X.Y.\n"
+        )
+    return value
+
+
+# The options only this command takes (the shared ones are in cli/options.py).
+PythonVersionOption = Annotated[
+    str | None,
+    typer.Option("--python-version", metavar="X.Y", help="Python version, e.g. 3.12."),
+]
+DeprecatedPythonOption = Annotated[
+    str | None,
+    typer.Option(
+        "--python",
+        metavar="X.Y",
+        hidden=True,
+        callback=_deprecated_python,
+        help="Deprecated: --python-version.",
+    ),
+]
 
 app = typer.Typer(
     help="The versioned support matrix: which torch, torch-neuronx, Python, OS and instance "
@@ -71,7 +99,7 @@ def show(
 def resolve(
     ctx: typer.Context,
     torch: TorchOption,
-    python: PythonVersionOption = None,
+    python_version: PythonVersionOption = None,
     os: ResolveOsOption = None,
     arch: Annotated[
         str | None, typer.Option("--arch", metavar="ARCH", help="CPU architecture, e.g. x86_64.")
@@ -80,12 +108,13 @@ def resolve(
     release: ReleaseOption = None,
     json: JsonOption = False,
     output_format: DocumentFormatOption = "text",
+    python: DeprecatedPythonOption = None,
 ) -> None:
     """Resolve a request to exact pins, the index each must come from, and notes.
 
     Exits 2 when the combination is unsupported, naming what is supported.
 
-    Example: neuron-env matrix resolve --torch 2.14 --python 3.12 --os ubuntu-26.04 --json
+    Example: neuron-env matrix resolve --torch 2.14 --python-version 3.12 --os ubuntu-26.04 --json
     """
     from neuron_env.matrix import Request
     from neuron_env.matrix.commands.output import RESOLVE
@@ -93,8 +122,18 @@ def resolve(
     from neuron_env.matrix.commands.workflow import resolve as resolve_request
     from neuron_env.output.emit import emit
 
+    if python is not None and python_version is not None and python != python_version:
+        raise BadInput(
+            f"--python {python} and --python-version {python_version} disagree: give only "
+            "--python-version (--python X.Y is its deprecated spelling)."
+        )
     wanted = Request(
-        torch=torch, python=python, os=os, arch=arch, instance_type=instance_type, release=release
+        torch=torch,
+        python=python_version or python,
+        os=os,
+        arch=arch,
+        instance_type=instance_type,
+        release=release,
     )
     request = ResolveRequest(wanted=wanted, matrix_dirs=settings(ctx).matrix_dirs)
     choice = chosen_format(DocumentFormat, output_format, json)

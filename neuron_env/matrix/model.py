@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import datetime
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Literal
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from neuron_env.frozen import frozen
 from neuron_env.schema import NOT_IN_TOML
 
 SCHEMA_VERSION = 1
@@ -32,7 +33,7 @@ LibraryLine = Literal["xla", "native"]
 LibraryStatus = Literal["supported", "beta", "maintenance", "end-of-support", "unsupported"]
 
 
-@dataclass(frozen=True)
+@frozen
 class ReleaseInfo:
     """Identity and status of the release."""
 
@@ -46,7 +47,7 @@ class ReleaseInfo:
     sources: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Pairing:
     """One torch-neuronx family and the single PyTorch release and Pythons it works with."""
 
@@ -82,7 +83,7 @@ class Pairing:
         return f"=={self.torch_neuronx}.*"
 
 
-@dataclass(frozen=True)
+@frozen
 class PipPackage:
     """A Python package the release pins besides torch and torch-neuronx (neuronx-cc, nki)."""
 
@@ -94,22 +95,14 @@ class PipPackage:
     sources: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if (self.version is None) == (self.spec is None):
-            raise ValueError("give exactly one of 'version' (an exact pin) or 'spec' (a range)")
-        if self.spec is not None and not is_bounded(self.spec):
-            # An open range admits any impostor a default index offers (nki 99.0).
-            raise ValueError(
-                f"spec '{self.spec}' has no upper bound, so any newer version (an impostor "
-                "from another index included) would pass: give an exact 'version' or a bounded "
-                "'spec' such as '==0.7.*' or '>=0.7.0,<0.9'"
-            )
+        _check_pin(self.version, self.spec, " such as '==0.7.*' or '>=0.7.0,<0.9'")
 
     @property
     def requirement_spec(self) -> str:
-        return f"=={self.version}" if self.version is not None else str(self.spec)
+        return _requirement_spec(self.version, self.spec)
 
 
-@dataclass(frozen=True)
+@frozen
 class Index:
     """A package index and the packages that must come from it and from nowhere else."""
 
@@ -119,7 +112,7 @@ class Index:
     sources: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Placeholder:
     """Versions published under a Neuron package name on the default index ("WRONG PACKAGE").
 
@@ -139,7 +132,7 @@ class Placeholder:
             raise ValueError("sha256 must be the wheel's full hash: 64 lowercase hex digits")
 
 
-@dataclass(frozen=True)
+@frozen
 class LegacyXla:
     """The legacy PyTorch/XLA torch-neuronx line, published under the same package name."""
 
@@ -149,7 +142,7 @@ class LegacyXla:
     sources: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Claim:
     """What one source says about an OS release; sources can disagree."""
 
@@ -159,7 +152,7 @@ class Claim:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class OsRelease:
     """An OS release: its support status and pip-wheel availability, kept as separate facts."""
 
@@ -179,7 +172,7 @@ class OsRelease:
             )
 
 
-@dataclass(frozen=True)
+@frozen
 class Chip:
     """A Neuron chip generation."""
 
@@ -203,7 +196,7 @@ class Chip:
         return self.neuroncores // (lnc or self.default_lnc)
 
 
-@dataclass(frozen=True)
+@frozen
 class Family:
     """An instance family (``trn2``) and whether the native backend supports it."""
 
@@ -231,7 +224,7 @@ INSTANCE_FACTS = (
 """The facts of an instance type that need a source (``family`` is the matrix's own grouping)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class InstanceType:
     """An EC2 instance type, with what launch templates and checks need to know about it."""
 
@@ -286,7 +279,7 @@ class InstanceType:
         return self.confirmed and key in self.cites
 
 
-@dataclass(frozen=True)
+@frozen
 class SystemPackage:
     """An apt package of the release (driver, runtime, collectives, tools)."""
 
@@ -302,7 +295,7 @@ class SystemPackage:
             raise ValueError("a package without a 'version' must say confirmed = false and why")
 
 
-@dataclass(frozen=True)
+@frozen
 class AptRepo:
     """The Neuron apt repository: its URL, signing key and keyring path, and the sources that
     say so."""
@@ -313,7 +306,7 @@ class AptRepo:
     sources: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Dlami:
     """A Neuron Deep Learning AMI for one OS, and the public SSM parameter that resolves to it."""
 
@@ -329,7 +322,7 @@ class Dlami:
     sources: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Limitation:
     """A known limitation of the release's native backend."""
 
@@ -343,7 +336,7 @@ class Limitation:
     sources: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class KnownIssue:
     """A public bug in a package the release ships, and the later release that fixes it.
 
@@ -391,7 +384,7 @@ def _on_line(version: Version, line: Version) -> bool:
     return version.release[: len(line.release)] == line.release
 
 
-@dataclass(frozen=True)
+@frozen
 class Companion:
     """A package of the Neuron index that rides on TorchNeuron (TorchTitan Neuron, TorchAO Neuron).
 
@@ -417,14 +410,7 @@ class Companion:
     sources: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if (self.version is None) == (self.spec is None):
-            raise ValueError("give exactly one of 'version' (an exact pin) or 'spec' (a range)")
-        if self.spec is not None and not is_bounded(self.spec):
-            raise ValueError(
-                f"spec '{self.spec}' has no upper bound, so any newer version (an impostor "
-                "from another index included) would pass: give an exact 'version' or a bounded "
-                "'spec'"
-            )
+        _check_pin(self.version, self.spec)
         if not self.torch or not self.families:
             raise ValueError(
                 "a companion needs the PyTorch minors ('torch') and 'families' it runs on"
@@ -435,10 +421,10 @@ class Companion:
 
     @property
     def requirement_spec(self) -> str:
-        return f"=={self.version}" if self.version is not None else str(self.spec)
+        return _requirement_spec(self.version, self.spec)
 
 
-@dataclass(frozen=True)
+@frozen
 class XlaPin:
     """A version of a library and the XLA build of torch-neuronx it pins."""
 
@@ -450,7 +436,7 @@ class XlaPin:
     sources: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Library:
     """A library around TorchNeuron: which line it runs on, its support, what it pins.
 
@@ -495,7 +481,7 @@ class Library:
         return f"{self.summary}{unconfirmed}{pins}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Release:
     """Everything one matrix file says about one Neuron SDK release."""
 
@@ -545,6 +531,24 @@ class Release:
         """``trn2`` for ``trn2.48xlarge``; listed types may name another family (``trn2u``)."""
         known = self.instance_types.get(instance_type)
         return known.family if known else instance_type.split(".", 1)[0]
+
+
+def _check_pin(version: Version | None, spec: SpecifierSet | None, such_as: str = "") -> None:
+    """A package the matrix pins gives exactly one of an exact version or a bounded range: an
+    open range admits any impostor a default index offers (nki 99.0)."""
+    if (version is None) == (spec is None):
+        raise ValueError("give exactly one of 'version' (an exact pin) or 'spec' (a range)")
+    if spec is not None and not is_bounded(spec):
+        raise ValueError(
+            f"spec '{spec}' has no upper bound, so any newer version (an impostor "
+            "from another index included) would pass: give an exact 'version' or a bounded "
+            f"'spec'{such_as}"
+        )
+
+
+def _requirement_spec(version: Version | None, spec: SpecifierSet | None) -> str:
+    """The pip specifier of a pin: ``==version`` or the range."""
+    return f"=={version}" if version is not None else str(spec)
 
 
 def is_bounded(spec: SpecifierSet) -> bool:

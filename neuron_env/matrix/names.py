@@ -16,7 +16,6 @@ from collections.abc import Collection, Iterable
 from functools import lru_cache
 from typing import Literal
 
-from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from neuron_env.matrix.model import Release
@@ -32,8 +31,16 @@ NeuronKind = Literal["routed", "companion", "placeholder", "pattern"]
 
 @lru_cache(maxsize=4096)  # the same few hundred names, asked for per check and per host
 def canonical(name: str) -> str:
-    """``nki-foo`` for ``NKI_Foo``: names compare as pip compares them."""
-    return str(canonicalize_name(name))
+    """``nki-foo`` for ``NKI_Foo``: names compare as pip compares them.
+
+    ``packaging.utils.canonicalize_name``'s rule (PEP 503), written out: importing that module
+    imports ``packaging.tags`` (sysconfig, the manylinux and musllinux probes), which a doctor run
+    does not otherwise need.
+    """
+    value = name.lower().replace("_", "-").replace(".", "-")
+    while "--" in value:
+        value = value.replace("--", "-")
+    return value
 
 
 def looks_neuron(name: str) -> bool:

@@ -199,7 +199,7 @@ def _pairing(matrix: Matrix, release: Release, torch: str) -> Pairing:
 def _python(release: Release, pairing: Pairing, python: str | None) -> str | None:
     if python is None:
         return None
-    version = _parse_version(python, "--python", "3.12")
+    version = _parse_version(python, "--python-version", "3.12")
     minor = f"{version.major}.{version.minor}"
     if minor not in pairing.python:
         raise UnsupportedCombination(

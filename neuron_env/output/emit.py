@@ -27,6 +27,7 @@ from typing import Any, Generic, TypeVar
 
 from neuron_env import __version__
 from neuron_env.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, BadInput
+from neuron_env.frozen import frozen
 from neuron_env.output.formats import OutputFormat
 
 R = TypeVar("R")
@@ -38,7 +39,7 @@ STATUS_ERROR = "error"
 STATUS_INTERRUPTED = "interrupted"
 
 
-@dataclass(frozen=True)
+@frozen
 class Outcome:
     """What a result means for the run: its one-word ``status`` and the process's exit code."""
 
@@ -61,7 +62,7 @@ def by_exit_code(exit_code: int) -> Outcome:
     return Outcome(STATUS_ERROR if exit_code == EXIT_BAD_INPUT else STATUS_FAIL, exit_code)
 
 
-@dataclass(frozen=True)
+@frozen
 class Format(Generic[R]):
     """How one result type is written in one format.
 
@@ -84,7 +85,7 @@ def _always_done(_: object) -> Outcome:
     return DONE
 
 
-@dataclass(frozen=True)
+@frozen
 class Output(Generic[R, F]):
     """One result type's output contract, registered by its class in :data:`REGISTRY`."""
 

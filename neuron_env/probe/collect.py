@@ -13,11 +13,12 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from neuron_env.facts import HostFacts, ProbeError
+from neuron_env.frozen import frozen
 from neuron_env.probe.driver import probe_driver
 from neuron_env.probe.environment import probe_environment
 from neuron_env.probe.imds import probe_ec2
@@ -29,7 +30,7 @@ from neuron_env.probe.system import probe_system
 DEFAULT_TIMEOUTS = {"os": 3.0, "ec2": 1.0, "driver": 8.0, "system": 3.0, "python": 15.0, "env": 3.0}
 
 
-@dataclass(frozen=True)
+@frozen
 class ProbeOptions:
     """Where to look and how long each probe may take (seconds)."""
 

@@ -15,10 +15,10 @@ so many bytes, never blocking on a FIFO or a device planted where a file should 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from neuron_env.errors import BadInput
+from neuron_env.frozen import frozen
 from neuron_env.input_files import InputRejected, Unreadable, read_bytes, read_head
 
 MAX_LINK_HOPS = 40  # Linux's own limit (MAXSYMLINKS) before ELOOP
@@ -40,7 +40,7 @@ class Refused(BadInput):
         super().__init__(message, hint=REFUSED_HINT)
 
 
-@dataclass(frozen=True)
+@frozen
 class Sysroot:
     """The root of the host being probed (``/`` for this machine)."""
 

@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import CliRunner
 from tests.integration.conftest import python_here
-from tests.integration.install_helpers import (
+from tests.support.install_helpers import (
     flat,
     install_env,
     leftovers,

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.integration.conftest import installed
-from tests.integration.indexes import Indexes, start_indexes
-from tests.integration.install_helpers import (
+from tests.support.indexes import Indexes, start_indexes
+from tests.support.install_helpers import (
     PrebuiltEnvs,
     fingerprint,
     flat,

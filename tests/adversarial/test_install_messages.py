@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.integration.conftest import python_here
-from tests.integration.indexes import Indexes, start_indexes
-from tests.integration.install_helpers import (
+from tests.support.indexes import Indexes, start_indexes
+from tests.support.install_helpers import (
     flat,
     install_env,
     leftovers,

@@ -24,8 +24,8 @@ from tests.adversarial.test_signals import (
     interrupted_lines,
     wait_for_new_request,
 )
-from tests.integration.indexes import Indexes, start_indexes
-from tests.integration.install_helpers import install_env, start_install, write_install_matrix
+from tests.support.indexes import Indexes, start_indexes
+from tests.support.install_helpers import install_env, start_install, write_install_matrix
 
 pytestmark = pytest.mark.integration
 

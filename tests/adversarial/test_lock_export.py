@@ -24,8 +24,8 @@ import pytest
 
 from tests.conftest import Result
 from tests.integration.conftest import installed, python_here
-from tests.integration.indexes import Indexes, start_indexes
-from tests.integration.install_helpers import (
+from tests.support.indexes import Indexes, start_indexes
+from tests.support.install_helpers import (
     fingerprint,
     flat,
     install_env,

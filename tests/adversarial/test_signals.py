@@ -23,8 +23,8 @@ import pytest
 
 from tests.conftest import cli_argv
 from tests.integration.conftest import isolated_environment
-from tests.integration.indexes import Indexes, start_indexes
-from tests.integration.install_helpers import write_install_matrix
+from tests.support.indexes import Indexes, start_indexes
+from tests.support.install_helpers import write_install_matrix
 
 pytestmark = pytest.mark.integration
 

@@ -24,8 +24,8 @@ import pytest
 
 from tests.conftest import Result
 from tests.integration.conftest import installed, python_here
-from tests.integration.indexes import Indexes, start_indexes
-from tests.integration.install_helpers import flat, install_env, run_cli, write_install_matrix
+from tests.support.indexes import Indexes, start_indexes
+from tests.support.install_helpers import flat, install_env, run_cli, write_install_matrix
 
 pytestmark = pytest.mark.integration
 MANIFEST = "neuron-env-wheelhouse.json"

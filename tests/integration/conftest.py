@@ -27,8 +27,8 @@ import pytest
 
 from neuron_env.probe.os_release import probe_os
 from tests.conftest import REPO, Result, cli_runner
-from tests.integration.indexes import DATA, Indexes, start_indexes
 from tests.support.aws import MotoServer, reset
+from tests.support.indexes import DATA, Indexes, start_indexes
 
 FAKE_NEURONX = REPO / "tests" / "fakes" / "torch-neuronx"
 TORCH_PIN = "torch==2.13.0"

@@ -44,6 +44,10 @@ WHEELHOUSE = "neuron-env-wheelhouse.tar.gz"
 TOOL = "/opt/neuron-env/tool/bin/neuron-env"
 TAG = "Key=neuron-env:status,Value={}"
 
+# The release the launch templates install here, 2.33.1, carries the known issues Neuron 2.34.0
+# fixes (python.known-issues): a healthy boot is ready, with that warning.
+READY = "warn"
+
 
 @dataclass
 class Machine:
@@ -180,10 +184,10 @@ def test_first_boot_installs_what_is_missing_then_validates_and_publishes(
         f"neuron-env doctor --release 2.33.1 --torch 2.14 --level 1 --python {venv}/bin/python"
         f" --format json --output {healthy.path('/var/log/neuron-env/doctor.json')}.tmp",
         "aws --region us-east-2 ec2 create-tags --resources i-0123456789abcdef0 --tags "
-        + TAG.format("ok"),
+        + TAG.format(READY),
     ]
     assert [c.split()[1] for c in calls if c.startswith("gpg ")] == ["--batch", "--batch"]
-    assert healthy.status() == "ok"
+    assert healthy.status() == READY
     assert healthy.path("/var/lib/neuron-env/ready").exists()
     assert healthy.path("/usr/local/bin/neuron-env").resolve() == Path(tool(healthy))
 
@@ -192,7 +196,7 @@ def test_the_report_is_the_doctor_s_json_and_a_dated_copy_is_kept(healthy: Machi
     assert healthy.run().returncode == 0
     report = json.loads(healthy.path("/var/log/neuron-env/doctor.json").read_text())
     assert (report["schema"], report["status"], report["release"]) == (
-        "neuron-env/doctor/v1", "ok", "2.33.1",
+        "neuron-env/doctor/v1", READY, "2.33.1",
     )  # fmt: skip
     (dated,) = healthy.path("/var/log/neuron-env").glob("doctor-*.json")
     assert json.loads(dated.read_text()) == report
@@ -205,8 +209,9 @@ def test_the_log_records_each_stage_and_command(healthy: Machine) -> None:
         assert f"neuron-env-bootstrap: {stage}: starting" in log
         assert f"neuron-env-bootstrap: {stage}: done" in log
     assert "neuron-env-bootstrap: + apt-get update" in log
-    assert "validate: ok (neuron-env doctor exit 0; report /var/log/neuron-env/doctor.json)" in log
-    assert "tag: neuron-env:status=ok on i-0123456789abcdef0" in log
+    report = "report /var/log/neuron-env/doctor.json"
+    assert f"validate: {READY} (neuron-env doctor exit 0; {report})" in log
+    assert f"tag: neuron-env:status={READY} on i-0123456789abcdef0" in log
 
 
 def test_a_second_run_repeats_no_work_and_validates_again(healthy: Machine) -> None:
@@ -289,7 +294,7 @@ def test_an_efa_installer_with_a_bad_signature_is_never_run(healthy: Machine) ->
 def test_a_denied_tag_is_logged_and_does_not_fail_the_boot(healthy: Machine) -> None:
     result = healthy.run(STUB_AWS_FAIL="1")
     assert result.returncode == 0
-    assert healthy.status() == "ok"
+    assert healthy.status() == READY
     assert "tag: not permitted or failed; the instance profile needs ec2:CreateTags" in (
         healthy.bootstrap_log()
     )
@@ -303,7 +308,7 @@ def test_without_the_aws_cli_the_marker_file_still_holds_the_result(
     (stubs / "aws").unlink()
     result = healthy.run(PATH=f"{stubs}:/usr/bin:/bin", STUBS=str(stubs))
     assert result.returncode == 0
-    assert healthy.status() == "ok"
+    assert healthy.status() == READY
     assert "tag: the aws CLI is not installed; neuron-env:status not published" in (
         healthy.bootstrap_log()
     )
@@ -316,7 +321,7 @@ def test_an_image_build_leaves_no_verdict_in_the_image(healthy: Machine) -> None
     assert not healthy.path("/var/lib/neuron-env/ready").exists()
     assert not healthy.path("/var/log/neuron-env/doctor.json").exists()
     kept = json.loads(healthy.path("/var/log/neuron-env/image-build-doctor.json").read_text())
-    assert kept["status"] == "ok"
+    assert kept["status"] == READY
     assert healthy.path("/var/lib/neuron-env/stages/tool.done").read_text() == f"pypi {SPEC}\n"
 
 
@@ -354,7 +359,7 @@ def test_a_wheel_url_is_checked_against_its_sha256_before_it_is_installed(
     ]
     assert f"tool: {WHEEL} matches sha256 {SHA256}" in healthy.bootstrap_log()
     assert not download.exists()
-    assert healthy.status() == "ok"
+    assert healthy.status() == READY
 
 
 def test_a_tampered_wheel_is_refused_and_nothing_is_installed(healthy: Machine) -> None:
@@ -431,7 +436,7 @@ def test_the_image_s_own_copy_is_used_as_it_is(healthy: Machine) -> None:
     result = healthy.run_from("ami", None)
     assert result.returncode == 0, result.stderr
     assert tool_installs(healthy) == []
-    assert healthy.status() == "ok"
+    assert healthy.status() == READY
 
 
 @pytest.mark.parametrize(

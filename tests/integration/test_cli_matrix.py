@@ -11,7 +11,7 @@ import pytest
 
 from neuron_env import __version__
 from tests.conftest import DATA, CliRunner
-from tests.integration.pasted import in_fresh_shell
+from tests.support.pasted import in_fresh_shell
 
 pytestmark = pytest.mark.integration
 
@@ -63,7 +63,16 @@ def test_resolve_json_for_the_issue_example(cli: CliRunner) -> None:
 
 
 def test_resolve_on_ubuntu_24_04_answers_with_a_warning_and_exit_0(cli: CliRunner) -> None:
-    args = ["matrix", "resolve", "--torch", "2.14", "--python", "3.12", "--release", "2.33.0"]
+    args = [
+        "matrix",
+        "resolve",
+        "--torch",
+        "2.14",
+        "--python-version",
+        "3.12",
+        "--release",
+        "2.33.0",
+    ]
     result = cli(*args, "--os", "ubuntu-24.04")
     assert result.returncode == 0
     assert "! Neuron 2.33.0 publishes no torch-neuronx pip wheels for Ubuntu 24.04" in result.stdout
@@ -75,7 +84,8 @@ def test_resolve_on_ubuntu_24_04_answers_with_a_warning_and_exit_0(cli: CliRunne
     [
         (["--torch", "2.15"], "PyTorch 2.13 and 2.14 only, not 2.15"),
         (["--torch", "2.15", "--release", "2.33.0"], "PyTorch 2.13 and 2.14 only, not 2.15"),
-        (["--torch", "2.14", "--python", "3.11"], "supports Python 3.12–3.14, not 3.11"),
+        (["--torch", "2.14", "--python-version", "3.11"], "supports Python 3.12–3.14, not 3.11"),
+        (["--torch", "2.14", "--python-version", "3"], "--python-version '3' is not a version"),
         (["--torch", "2.14", "--instance-type", "trn1.32xlarge"], "Trn1 is not supported"),
         (["--torch", "2.14", "--release", "1.0.0"], "Known releases: 2.33.0, 2.33.1, 2.34.0"),
     ],
@@ -89,6 +99,24 @@ def test_unsupported_requests_exit_2_with_a_message_and_no_traceback(
     assert says in " ".join(result.stderr.split())
     assert "Traceback" not in result.stderr
     assert result.stdout == ""
+
+
+def test_the_old_python_spelling_still_resolves_and_says_it_is_deprecated(cli: CliRunner) -> None:
+    """``--python X.Y`` was the version before ``--python-version``: scripts keep working."""
+    wanted = ["matrix", "resolve", "--torch", "2.14", "--release", "2.33.0", "--json"]
+    old, new = cli(*wanted, "--python", "3.12"), cli(*wanted, "--python-version", "3.12")
+    assert (old.returncode, new.returncode) == (0, 0), old.stderr + new.stderr
+    assert old.stdout == new.stdout and json.loads(old.stdout)["target"]["python"] == "3.12"
+    (note,) = old.stderr.splitlines()
+    assert "--python X.Y is deprecated" in note and "--python-version" in note
+    assert new.stderr == ""
+    assert cli(*wanted, "--python", "3.11").returncode == 2  # still judged like the new spelling
+    both = cli(*wanted, "--python", "3.12", "--python-version", "3.13")
+    assert both.returncode == 2 and "Traceback" not in both.stderr
+    (error,) = json.loads(both.stdout)["errors"]
+    assert "--python 3.12 and --python-version 3.13 disagree" in error["message"]
+    assert "--python-version" in cli("matrix", "resolve", "--help").stdout
+    assert "--python " not in cli("matrix", "resolve", "--help").stdout  # hidden
 
 
 def test_debug_shows_the_traceback(cli: CliRunner) -> None:

@@ -9,63 +9,37 @@ import shutil
 import stat
 import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import DATA, CliRunner, cli_runner
-from tests.integration.pasted import in_fresh_shell
-from tests.support.hosts import (
-    build_sysroot,
-    build_target,
-    imds_environment,
-    load_scenario,
-    write_matrix,
-)
+from tests.support.hosts import Host, scenario_host
 from tests.support.junit import assert_valid_junit, totals
+from tests.support.pasted import in_fresh_shell
 
 pytestmark = pytest.mark.integration
 
 SNAPSHOTS = DATA / "snapshots"
 
 
-@dataclass(frozen=True)
-class Host:
-    sysroot: Path
-    python: Path
-    matrix: Path
-    env: dict[str, str]
-
-    def args(self, *extra: str) -> list[str]:
-        base = ["--matrix-dir", str(self.matrix), "doctor", "--sysroot", str(self.sysroot)]
-        return [*base, "--python", str(self.python), *extra]
-
-
-def _host(name: str, where: Path) -> Iterator[Host]:
-    scenario = load_scenario(name)
-    sysroot, python = build_sysroot(scenario, where), build_target(scenario, where)
-    with imds_environment(scenario) as env:
-        yield Host(sysroot, python, write_matrix(scenario.matrix, where), {**env, **scenario.env})
-
-
 @pytest.fixture
 def healthy(tmp_path: Path) -> Iterator[Host]:
-    yield from _host("healthy-trn2-ubuntu-26.04", tmp_path)
+    yield from scenario_host("healthy-trn2-ubuntu-26.04", tmp_path)
 
 
 @pytest.fixture
 def warning_host(tmp_path: Path) -> Iterator[Host]:
-    yield from _host("kernel-headers-missing", tmp_path)
+    yield from scenario_host("kernel-headers-missing", tmp_path)
 
 
 @pytest.fixture
 def failing_host(tmp_path: Path) -> Iterator[Host]:
-    yield from _host("driver-not-loaded", tmp_path)
+    yield from scenario_host("driver-not-loaded", tmp_path)
 
 
 def test_healthy_host_text_report(cli: CliRunner, healthy: Host) -> None:
-    result = cli(*healthy.args(), env=healthy.env)
+    result = cli(*healthy.args("doctor"), env=healthy.env)
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     assert "neuron-env doctor · trn2-node-01 (trn2.48xlarge)" in out
@@ -78,7 +52,7 @@ def test_healthy_host_text_report(cli: CliRunner, healthy: Host) -> None:
 
 
 def test_failures_show_the_fix_under_the_finding(cli: CliRunner, failing_host: Host) -> None:
-    result = cli(*failing_host.args(), env=failing_host.env)
+    result = cli(*failing_host.args("doctor"), env=failing_host.env)
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     at = next(i for i, line in enumerate(lines) if "✗ driver.module" in line)
@@ -87,35 +61,36 @@ def test_failures_show_the_fix_under_the_finding(cli: CliRunner, failing_host: H
 
 
 def test_warnings_pass_unless_strict(cli: CliRunner, warning_host: Host) -> None:
-    assert cli(*warning_host.args(), env=warning_host.env).returncode == 0
-    strict = cli(*warning_host.args("--strict"), env=warning_host.env)
+    assert cli(*warning_host.args("doctor"), env=warning_host.env).returncode == 0
+    strict = cli(*warning_host.args("doctor", "--strict"), env=warning_host.env)
     assert strict.returncode == 1
     assert "(--strict: warnings fail)" in strict.stdout
 
 
 def test_verbose_shows_details_of_passing_checks(cli: CliRunner, healthy: Host) -> None:
     env = {**healthy.env, "NEURON_RT_LOG_LEVEL": "INFO"}
-    plain = cli(*healthy.args(), env=env).stdout
-    verbose = cli(*healthy.args("-v"), env=env).stdout
+    plain = cli(*healthy.args("doctor"), env=env).stdout
+    verbose = cli(*healthy.args("doctor", "-v"), env=env).stdout
     assert "NEURON_RT_LOG_LEVEL=INFO" not in plain
     assert "NEURON_RT_LOG_LEVEL=INFO" in verbose
 
 
 def test_check_and_skip_select_checks(cli: CliRunner, failing_host: Host) -> None:
     only = cli(
-        *failing_host.args("--check", "platform.os", "--format", "json"), env=failing_host.env
+        *failing_host.args("doctor", "--check", "platform.os", "--format", "json"),
+        env=failing_host.env,
     )
     assert [f["check"] for f in json.loads(only.stdout)["findings"]] == ["platform.os"]
     assert only.returncode == 0
     skipped = cli(
-        *failing_host.args("--skip", "driver.module", "--skip", "driver.devices"),
+        *failing_host.args("doctor", "--skip", "driver.module", "--skip", "driver.devices"),
         env=failing_host.env,
     )
     assert skipped.returncode == 0 and "driver.module" not in skipped.stdout
 
 
 def test_unknown_check_id_is_bad_input_with_a_suggestion(cli: CliRunner, healthy: Host) -> None:
-    result = cli(*healthy.args("--check", "driver.modules"), env=healthy.env)
+    result = cli(*healthy.args("doctor", "--check", "driver.modules"), env=healthy.env)
     assert result.returncode == 2
     assert "did you mean 'driver.module'?" in result.stderr
 
@@ -134,7 +109,8 @@ def test_json_report_embeds_facts_that_doctor_can_judge_again(
 ) -> None:
     report = tmp_path / "report.json"
     live = cli(
-        *failing_host.args("--format", "json", "--output", str(report)), env=failing_host.env
+        *failing_host.args("doctor", "--format", "json", "--output", str(report)),
+        env=failing_host.env,
     )
     assert live.returncode == 1 and live.stdout == ""
     doc = json.loads(report.read_text())
@@ -167,8 +143,8 @@ def test_facts_snapshot_judged_elsewhere_gives_the_same_verdict(
 
 
 def test_judging_against_a_release_and_torch_on_request(cli: CliRunner, healthy: Host) -> None:
-    result = cli(*healthy.args("--release", "2.33.0", "--torch", "2.13", "--format", "json"),
-                 env=healthy.env)  # fmt: skip
+    args = healthy.args("doctor", "--release", "2.33.0", "--torch", "2.13", "--format", "json")
+    result = cli(*args, env=healthy.env)
     doc = json.loads(result.stdout)
     assert (doc["release"], doc["torch"]) == ("2.33.0", "2.13.0")
     assert doc["release_reason"] == "requested with --release"
@@ -209,7 +185,7 @@ def test_junit_has_one_testcase_per_check(
     cli: CliRunner, failing_host: Host, tmp_path: Path
 ) -> None:
     out = tmp_path / "doctor.xml"
-    cli(*failing_host.args("--format", "junit", "-o", str(out)), env=failing_host.env)
+    cli(*failing_host.args("doctor", "--format", "junit", "-o", str(out)), env=failing_host.env)
     root = assert_valid_junit(out)
     assert root.tag == "testsuites" and totals(root)["failures"] == 2
     cases = {case.get("name"): case for case in root.iter("testcase")}
@@ -225,7 +201,7 @@ def test_github_format_writes_the_step_summary_and_annotations(
     summary = tmp_path / "summary.md"
     summary.write_text("earlier step\n")
     env = {**failing_host.env, "GITHUB_STEP_SUMMARY": str(summary)}
-    result = cli(*failing_host.args("--format", "github"), env=env)
+    result = cli(*failing_host.args("doctor", "--format", "github"), env=env)
     assert result.returncode == 1
     assert result.stdout.splitlines()[0].startswith("::error title=neuron-env driver.module::")
     assert "%0Afix: sudo modprobe neuron" in result.stdout
@@ -279,8 +255,8 @@ def test_a_global_option_after_the_command_gets_a_hint(cli: CliRunner, tmp_path:
 def test_doctor_verbose_shows_what_each_passing_check_read_and_where(
     cli: CliRunner, healthy: Host
 ) -> None:
-    plain = cli(*healthy.args(), env=healthy.env)
-    verbose = cli(*healthy.args("-v"), env=healthy.env)
+    plain = cli(*healthy.args("doctor"), env=healthy.env)
+    verbose = cli(*healthy.args("doctor", "-v"), env=healthy.env)
     assert verbose.returncode == 0, verbose.stdout + verbose.stderr
     assert "read: " not in plain.stdout  # the plain report stays short
     blocks = re.split(r"\n  (?=[✓✗!?-] )", verbose.stdout)

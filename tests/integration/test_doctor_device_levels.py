@@ -132,7 +132,7 @@ def test_the_smoke_fix_for_a_target_without_torch_is_the_exact_install(tmp_path:
     findings = run_scenario_doctor("no-torch", tmp_path)
     (matrix,) = tmp_path.glob("matrix-*")  # the scenario's --matrix-dir, carried into the fix
     install = (
-        f"{NEURON_ENV} --matrix-dir {matrix} install --torch 2.14 --release 2.33.1 "
+        f"{NEURON_ENV} --matrix-dir {matrix} install --torch 2.14 --release 2.34.0 "
         f"--venv {tmp_path / 'target'}"
     )
     assert findings["python.torch"]["fix"] == install

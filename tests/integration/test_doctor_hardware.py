@@ -7,21 +7,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from neuron_env.checks.registry import CHECKS
 from tests.conftest import CliRunner
-from tests.support.hosts import (
-    Scenario,
-    build_sysroot,
-    build_target,
-    imds_environment,
-    load_scenario,
-    write_matrix,
-)
+from tests.support.hosts import Host, load_scenario, scenario_host
 from tests.support.junit import assert_valid_junit
 
 pytestmark = pytest.mark.integration
@@ -33,33 +26,16 @@ VERDICT = (
 )
 
 
-@dataclass(frozen=True)
-class Host:
-    sysroot: Path
-    python: Path
-    matrix: Path
-    env: dict[str, str]
-
-    def args(self, command: str, *extra: str) -> list[str]:
-        where = ["--sysroot", str(self.sysroot), "--python", str(self.python)]
-        return ["--matrix-dir", str(self.matrix), command, *where, *extra]
-
-
-def _host(scenario: Scenario, where: Path) -> Iterator[Host]:
-    sysroot, python = build_sysroot(scenario, where), build_target(scenario, where)
-    with imds_environment(scenario) as aws:
-        yield Host(sysroot, python, write_matrix(scenario.matrix, where), {**aws, "NO_COLOR": "1"})
-
-
 @pytest.fixture
 def workstation(tmp_path: Path) -> Iterator[Host]:
-    yield from _host(load_scenario("workstation-ready"), tmp_path)
+    yield from scenario_host("workstation-ready", tmp_path, NO_COLOR="1")
 
 
 @pytest.fixture
 def ci_runner_on_ec2(tmp_path: Path) -> Iterator[Host]:
     """The same environment on an EC2 instance that is not a Neuron one (a CI runner)."""
-    yield from _host(replace(load_scenario("workstation-ready"), imds="c5.xlarge"), tmp_path)
+    scenario = replace(load_scenario("workstation-ready"), imds="c5.xlarge")
+    yield from scenario_host(scenario, tmp_path, NO_COLOR="1")
 
 
 def test_a_host_without_a_neuron_device_is_ready_except_what_needs_hardware(

@@ -10,34 +10,18 @@ from __future__ import annotations
 import json
 import socket
 import sys
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import DATA, CliRunner, Result
-from tests.support.hosts import (
-    build_sysroot,
-    build_target,
-    imds_environment,
-    load_scenario,
-    write_matrix,
-)
+from tests.support.hosts import Host, scenario_host
 
 pytestmark = pytest.mark.integration
 
 COMMON = {"schema", "neuron_env_version", "command", "status", "exit_code", "errors"}
-
-
-@dataclass(frozen=True)
-class Host:
-    sysroot: Path
-    python: Path
-    env: dict[str, str]
-
-    def probe(self) -> list[str]:
-        return ["--sysroot", str(self.sysroot), "--python", str(self.python)]
 
 
 @dataclass(frozen=True)
@@ -59,19 +43,10 @@ class World:
         return folder
 
 
-def _host(name: str, where: Path) -> Generator[Host, None, None]:
-    scenario = load_scenario(name)
-    where.mkdir()
-    sysroot, python = build_sysroot(scenario, where), build_target(scenario, where)
-    matrix = write_matrix(scenario.matrix, where)
-    with imds_environment(scenario) as aws:
-        yield Host(sysroot, python, {**aws, "NEURON_ENV_MATRIX_DIR": str(matrix)})
-
-
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[World]:
-    ready = _host("healthy-trn2-ubuntu-26.04", tmp_path / "ready")
-    broken = _host("driver-not-loaded", tmp_path / "broken")
+    ready = scenario_host("healthy-trn2-ubuntu-26.04", tmp_path / "ready")
+    broken = scenario_host("driver-not-loaded", tmp_path / "broken")
     yield World(tmp_path, next(ready), next(broken))
     for host in (ready, broken):
         host.close()

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import CliRunner
-from tests.support.hosts import build_sysroot, build_target, load_scenario, write_matrix
+from tests.support.hosts import Host, build_sysroot, build_target, load_scenario, write_matrix
 from tests.support.imds import imds_server, instance_metadata
 
 HOST_NAME = "trn2-node-01"  # the healthy tree's /etc/hostname
@@ -33,12 +32,6 @@ SECTIONS = (
 )
 
 
-@dataclass(frozen=True)
-class Host:
-    args: tuple[str, ...]
-    env: dict[str, str | None]
-
-
 @pytest.fixture
 def host(tmp_path: Path) -> Iterator[Host]:
     scenario = load_scenario("healthy-trn2-ubuntu-26.04")
@@ -47,18 +40,18 @@ def host(tmp_path: Path) -> Iterator[Host]:
     sysroot, python = build_sysroot(scenario, tmp_path), build_target(scenario, home)
     matrix = write_matrix(scenario.matrix, tmp_path)
     with imds_server(instance_metadata("trn2.48xlarge")) as imds:
-        env: dict[str, str | None] = {
+        env = {
             "AWS_EC2_METADATA_SERVICE_ENDPOINT": imds.endpoint,
             "NEURON_RT_ROOT_COMM_ID": f"{ADDRESSES[0]}:62182",
             "NEURON_COMPILE_CACHE_URL": f"s3://cache-{ACCOUNT_ID}/neff",
             "NEURON_RT_NOTE": f"eth0 {MAC} {ADDRESSES[1]}",
             "NEURON_ENV_MATRIX_DIR": str(matrix),
         }
-        yield Host(("--sysroot", str(sysroot), "--python", str(python)), env)
+        yield Host(sysroot, python, matrix, env)
 
 
 def test_text_is_a_markdown_report_with_every_section(cli: CliRunner, host: Host) -> None:
-    result = cli("facts", *host.args, "--format", "text", env=host.env)
+    result = cli("facts", *host.probe(), "--format", "text", env=host.env)
     assert result.returncode == 0, result.stderr
     for section in SECTIONS:
         assert f"\n{section}\n" in f"\n{result.stdout}", section
@@ -72,7 +65,7 @@ def test_text_is_a_markdown_report_with_every_section(cli: CliRunner, host: Host
 def test_redact_removes_what_identifies_the_host_and_keeps_versions(
     cli: CliRunner, host: Host, output_format: str
 ) -> None:
-    result = cli("facts", *host.args, "--format", output_format, "--redact", env=host.env)
+    result = cli("facts", *host.probe(), "--format", output_format, "--redact", env=host.env)
     assert result.returncode == 0, result.stderr
     for secret in (HOST_NAME, INSTANCE_ID, ACCOUNT_ID, *ADDRESSES, MAC, f"/{USER}/"):
         assert secret not in result.stdout, secret
@@ -85,7 +78,7 @@ def test_a_redacted_snapshot_is_still_judged_by_doctor(
     cli: CliRunner, host: Host, tmp_path: Path
 ) -> None:
     saved = tmp_path / "host.json"
-    collected = cli("facts", *host.args, "--redact", "-o", str(saved), env=host.env)
+    collected = cli("facts", *host.probe(), "--redact", "-o", str(saved), env=host.env)
     assert collected.returncode == 0, collected.stderr
     assert json.loads(saved.read_text())["facts"]["hostname"] == "<host>"
     judged = cli("doctor", "--facts", str(saved), env=host.env)
@@ -94,7 +87,7 @@ def test_a_redacted_snapshot_is_still_judged_by_doctor(
 
 
 def test_doctor_redact_hides_the_user_in_its_findings(cli: CliRunner, host: Host) -> None:
-    result = cli("doctor", *host.args, "--redact", "--format", "json", env=host.env)
+    result = cli("doctor", *host.probe(), "--redact", "--format", "json", env=host.env)
     assert f"/{USER}/" not in result.stdout
     assert HOST_NAME not in result.stdout
     assert json.loads(result.stdout)["facts"]["python"]["distributions"]["torch"]["version"] == (

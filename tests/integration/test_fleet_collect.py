@@ -26,13 +26,13 @@ from neuron_env.fleet.collect import CollectOptions, collect
 from neuron_env.fleet.ssm import Invocation, SsmGateway, Throttled
 from neuron_env.invocation import command
 from tests.conftest import DATA, NEURON_ENV, CliRunner
-from tests.integration.pasted import in_fresh_shell
 from tests.support.hosts import (
     build_sysroot,
     build_target,
     load_scenario,
     write_matrix,
 )
+from tests.support.pasted import in_fresh_shell
 from tests.support.validators import assert_shellcheck_clean
 
 pytestmark = pytest.mark.integration
@@ -164,7 +164,7 @@ def test_a_mixed_fleet_keeps_every_answer_and_says_why_the_others_are_missing(
     matrix = write_matrix("allows-test-python", tmp_path)
     report = cli("--matrix-dir", str(matrix), "fleet", "report", str(out), "--format", "json")
     doc = json.loads(report.stdout)
-    assert doc["counts"] == {"ok": 2, "fail": 1}
+    assert doc["counts"] == {"warn": 2, "fail": 1}  # 2.33-era torch-neuronx: its known issues
     assert {m["name"] for m in doc["missing"]} == set(ids[3:])
     assert {g["check"] for g in doc["groups"]} >= {"driver.module", "driver.devices"}
 

@@ -17,15 +17,15 @@ import pytest
 
 from tests.conftest import NEURON_ENV
 from tests.integration.conftest import NeuronEnv
-from tests.integration.install_helpers import flat
-from tests.integration.pasted import (
+from tests.support.hosts import build_target, load_scenario
+from tests.support.install_helpers import flat
+from tests.support.pasted import (
     assert_runs,
     elsewhere,
     quoted_command,
     run_pasted,
     shipped,
 )
-from tests.support.hosts import build_target, load_scenario
 
 pytestmark = pytest.mark.integration
 

@@ -13,8 +13,8 @@ import pytest
 from neuron_env.probe.os_release import probe_os
 from tests.conftest import Result
 from tests.integration.conftest import NeuronEnv, StartIndexes, installed, python_here
-from tests.integration.indexes import Indexes, start_indexes
-from tests.integration.install_helpers import (
+from tests.support.indexes import Indexes, start_indexes
+from tests.support.install_helpers import (
     flat,
     install,
     install_env,

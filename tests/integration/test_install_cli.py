@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import NEURON_ENV
 from tests.integration.conftest import NeuronEnv, python_here
-from tests.integration.install_helpers import flat
+from tests.support.install_helpers import flat
 
 pytestmark = pytest.mark.integration
 

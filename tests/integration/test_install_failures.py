@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.conftest import NeuronEnv, StartIndexes, installed
-from tests.integration.install_helpers import (
+from tests.support.install_helpers import (
     PrebuiltEnvs,
     fingerprint,
     flat,

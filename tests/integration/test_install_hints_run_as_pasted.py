@@ -20,9 +20,9 @@ import pytest
 
 from tests.conftest import NEURON_ENV
 from tests.integration.conftest import NeuronEnv
-from tests.integration.indexes import DATA
-from tests.integration.install_helpers import flat
-from tests.integration.pasted import (
+from tests.support.indexes import DATA
+from tests.support.install_helpers import flat
+from tests.support.pasted import (
     PLACEHOLDERS,
     assert_runs,
     quoted_command,

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.integration.conftest import NeuronEnv, StartIndexes, installed
-from tests.integration.indexes import WheelSpec, build_wheel
-from tests.integration.install_helpers import flat
+from tests.support.indexes import WheelSpec, build_wheel
+from tests.support.install_helpers import flat
 
 pytestmark = pytest.mark.integration
 

@@ -19,8 +19,8 @@ from tests.integration.conftest import (
     isolated_environment,
     python_here,
 )
-from tests.integration.indexes import Indexes, start_indexes
-from tests.integration.install_helpers import flat, install, leftovers
+from tests.support.indexes import Indexes, start_indexes
+from tests.support.install_helpers import flat, install, leftovers
 
 pytestmark = pytest.mark.integration
 

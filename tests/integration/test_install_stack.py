@@ -17,8 +17,8 @@ import pytest
 
 from tests.conftest import NEURON_ENV, CliRunner
 from tests.integration.conftest import installed, python_here
-from tests.integration.indexes import Indexes, start_indexes
-from tests.integration.install_helpers import PrebuiltEnvs, fingerprint, flat, install_env, run_cli
+from tests.support.indexes import Indexes, start_indexes
+from tests.support.install_helpers import PrebuiltEnvs, fingerprint, flat, install_env, run_cli
 
 pytestmark = pytest.mark.integration
 

@@ -13,8 +13,8 @@ import pytest
 
 from tests.conftest import NEURON_ENV, cli_argv
 from tests.integration.conftest import NeuronEnv
-from tests.integration.indexes import DATA
-from tests.integration.install_helpers import flat
+from tests.support.indexes import DATA
+from tests.support.install_helpers import flat
 
 pytestmark = pytest.mark.integration
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from neuron_env.invocation import SYSTEM_PATH
 from tests.conftest import NEURON_ENV
 from tests.integration.conftest import StartIndexes
-from tests.integration.install_helpers import flat
+from tests.support.install_helpers import flat
 
 HARDWARE_VERDICT = re.compile(
     r"^Ready except what needs Trainium hardware: (?P<checks>[\w.\-, ]+) "

@@ -34,7 +34,7 @@ from tests.conftest import DATA, CliRunner, Result, cli_runner
 pytestmark = pytest.mark.integration
 
 SCENARIOS = DATA / "verify"
-SERVER = str(Path(__file__).with_name("index_server.py"))
+SERVER = str(Path(__file__).parents[1] / "support" / "index_server.py")
 _SERVER_IDS = itertools.count()
 
 
@@ -398,7 +398,7 @@ def test_write_leaves_an_overlay_that_changes_what_resolve_answers(
     assert '"==2.14.3.1.*"' in shipped.stdout
     resolved = cli(
         "--matrix-dir", str(overlay_dir), "matrix", "resolve", "--torch", "2.14",
-        "--python", "3.12", "--os", "ubuntu-24.04", "--release", "2.34.0", "--json",
+        "--python-version", "3.12", "--os", "ubuntu-24.04", "--release", "2.34.0", "--json",
     )  # fmt: skip
     assert resolved.returncode == 0, resolved.stderr
     target = json.loads(resolved.stdout)["target"]
@@ -408,7 +408,7 @@ def test_write_leaves_an_overlay_that_changes_what_resolve_answers(
     assert not [n for n in target["notes"] if n["code"] == "os.no-wheels"]
 
     no_cp314 = cli(
-        "matrix", "resolve", "--torch", "2.14", "--python", "3.14", "--release", "2.34.0",
+        "matrix", "resolve", "--torch", "2.14", "--python-version", "3.14", "--release", "2.34.0",
         env={"NEURON_ENV_MATRIX_DIR": str(overlay_dir)},
     )  # fmt: skip
     assert no_cp314.returncode == 2 and "3.12–3.13" in no_cp314.stderr

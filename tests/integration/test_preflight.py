@@ -6,34 +6,21 @@ import json
 import shutil
 import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import DATA, NEURON_ENV, CliRunner
-from tests.support.hosts import (
-    build_sysroot,
-    build_target,
-    imds_environment,
-    load_scenario,
-    write_matrix,
-)
+from tests.support.hosts import Host, scenario_host
 from tests.support.junit import assert_valid_junit, totals
 from tests.support.validators import assert_shellcheck_clean
 
 pytestmark = pytest.mark.integration
 
 
-@dataclass(frozen=True)
-class Host:
-    sysroot: Path
-    python: Path
-    env: dict[str, str]
-
-    def args(self, *extra: str) -> list[str]:
-        base = ["preflight", "--level", "0", "--sysroot", str(self.sysroot)]
-        return [*base, "--python", str(self.python), *extra]
+def preflight(host: Host, *extra: str) -> list[str]:
+    """``preflight --level 0`` on ``host`` (its matrix from the environment), then ``extra``."""
+    return ["preflight", "--level", "0", *host.probe(), *extra]
 
 
 def failures(path: Path) -> int:
@@ -41,57 +28,47 @@ def failures(path: Path) -> int:
     return totals(assert_valid_junit(path))["failures"]
 
 
-def _host(name: str, tmp_path: Path) -> Iterator[Host]:
-    scenario = load_scenario(name)
-    where = tmp_path / name
-    where.mkdir()
-    sysroot, python = build_sysroot(scenario, where), build_target(scenario, where)
-    matrix = write_matrix(scenario.matrix, where)
-    with imds_environment(scenario) as aws:
-        yield Host(sysroot, python, {**aws, "NEURON_ENV_MATRIX_DIR": str(matrix)})
-
-
 @pytest.fixture
 def healthy(tmp_path: Path) -> Iterator[Host]:
-    yield from _host("healthy-trn2-ubuntu-26.04", tmp_path)
+    yield from scenario_host("healthy-trn2-ubuntu-26.04", tmp_path / "healthy-trn2-ubuntu-26.04")
 
 
 @pytest.fixture
 def warning_host(tmp_path: Path) -> Iterator[Host]:
-    yield from _host("kernel-headers-missing", tmp_path)
+    yield from scenario_host("kernel-headers-missing", tmp_path / "kernel-headers-missing")
 
 
 @pytest.fixture
 def failing_host(tmp_path: Path) -> Iterator[Host]:
-    yield from _host("driver-not-loaded", tmp_path)
+    yield from scenario_host("driver-not-loaded", tmp_path / "driver-not-loaded")
 
 
 def test_exit_code_contract(
     cli: CliRunner, healthy: Host, warning_host: Host, failing_host: Host
 ) -> None:
-    assert cli(*healthy.args(), env=healthy.env).returncode == 0
-    assert cli(*warning_host.args(), env=warning_host.env).returncode == 0
-    assert cli(*warning_host.args("--strict"), env=warning_host.env).returncode == 1
-    assert cli(*failing_host.args(), env=failing_host.env).returncode == 1
-    assert cli(*failing_host.args("--format", "yaml"), env=failing_host.env).returncode == 2
+    assert cli(*preflight(healthy), env=healthy.env).returncode == 0
+    assert cli(*preflight(warning_host), env=warning_host.env).returncode == 0
+    assert cli(*preflight(warning_host, "--strict"), env=warning_host.env).returncode == 1
+    assert cli(*preflight(failing_host), env=failing_host.env).returncode == 1
+    assert cli(*preflight(failing_host, "--format", "yaml"), env=failing_host.env).returncode == 2
 
 
 def test_allowed_checks_fail_visibly_without_failing_the_run(
     cli: CliRunner, failing_host: Host
 ) -> None:
-    args = failing_host.args("--allow", "driver.module", "--allow", "driver.devices")
+    args = preflight(failing_host, "--allow", "driver.module", "--allow", "driver.devices")
     result = cli(*args, env=failing_host.env)
     assert result.returncode == 0
     assert "✗ driver.module" in result.stdout
     assert "(allowed by --allow: does not fail the run)" in result.stdout
-    partly = cli(*failing_host.args("--allow", "driver.module"), env=failing_host.env)
+    partly = cli(*preflight(failing_host, "--allow", "driver.module"), env=failing_host.env)
     assert partly.returncode == 1  # driver.devices still fails
 
 
 def test_the_verdict_says_which_failures_were_allowed(
     cli: CliRunner, failing_host: Host, tmp_path: Path
 ) -> None:
-    args = failing_host.args("--allow", "driver.module", "--allow", "driver.devices")
+    args = preflight(failing_host, "--allow", "driver.module", "--allow", "driver.devices")
     last = cli(*args, env=failing_host.env).stdout.rstrip().splitlines()[-1]
     # 2.33-era torch-neuronx carries the known issues 2.34.0 fixes: one warning. The counts are
     # the JSON report's (the allowed failures among them); the note says which were allowed.
@@ -106,7 +83,7 @@ def test_the_verdict_says_which_failures_were_allowed(
 
 
 def test_allowing_an_unknown_check_is_bad_input(cli: CliRunner, healthy: Host) -> None:
-    result = cli(*healthy.args("--allow", "driver.modul"), env=healthy.env)
+    result = cli(*preflight(healthy, "--allow", "driver.modul"), env=healthy.env)
     assert result.returncode == 2 and "did you mean 'driver.module'?" in result.stderr
 
 
@@ -115,7 +92,7 @@ def test_output_directory_gets_the_report_and_json(
 ) -> None:
     out = tmp_path / "reports"
     result = cli(
-        *failing_host.args("--format", "junit", "--output", f"{out}/"), env=failing_host.env
+        *preflight(failing_host, "--format", "junit", "--output", f"{out}/"), env=failing_host.env
     )
     assert result.returncode == 1
     assert "✗ driver.module" in result.stdout  # the human report still goes to the log
@@ -129,11 +106,14 @@ def test_junit_validates_against_the_schema_with_allowed_and_strict_checks(
 ) -> None:
     strict = tmp_path / "strict.xml"
     cli(
-        *warning_host.args("--strict", "--format", "junit", "-o", str(strict)), env=warning_host.env
+        *preflight(warning_host, "--strict", "--format", "junit", "-o", str(strict)),
+        env=warning_host.env,
     )
     assert failures(strict) == 2  # the warnings fail when strict: headers, known issues
     allowed = tmp_path / "allowed.xml"
-    args = failing_host.args("--allow", "driver.module", "--format", "junit", "-o", str(allowed))
+    args = preflight(
+        failing_host, "--allow", "driver.module", "--format", "junit", "-o", str(allowed)
+    )
     cli(*args, env=failing_host.env)
     assert failures(allowed) == 1  # driver.devices only
 
@@ -141,7 +121,7 @@ def test_junit_validates_against_the_schema_with_allowed_and_strict_checks(
 def test_github_actions_defaults(cli: CliRunner, failing_host: Host, tmp_path: Path) -> None:
     summary = tmp_path / "step-summary.md"
     env = {**failing_host.env, "GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)}
-    result = cli(*failing_host.args(), env=env)
+    result = cli(*preflight(failing_host), env=env)
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     assert lines[0].startswith("::error title=neuron-env driver.module::")
@@ -153,7 +133,7 @@ def test_gitlab_defaults_write_junit_and_json_for_the_artifacts(
     cli: CliRunner, healthy: Host, tmp_path: Path
 ) -> None:
     env = {**healthy.env, "GITLAB_CI": "true", "CI_PROJECT_DIR": str(tmp_path)}
-    result = cli(*healthy.args(), env=env)
+    result = cli(*preflight(healthy), env=env)
     assert result.returncode == 0 and "Ready" in result.stdout
     assert_valid_junit(tmp_path / "neuron-env-preflight" / "preflight.xml")
     # ready, with the known issues of its 2.33-era torch-neuronx as a warning
@@ -164,7 +144,7 @@ def test_gitlab_defaults_write_junit_and_json_for_the_artifacts(
 
 
 def test_json_to_stdout_for_machines(cli: CliRunner, healthy: Host) -> None:
-    result = cli(*healthy.args("--format", "json"), env=healthy.env)
+    result = cli(*preflight(healthy, "--format", "json"), env=healthy.env)
     doc = json.loads(result.stdout)
     assert doc["schema"] == "neuron-env/preflight/v1" and doc["exit_code"] == 0
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import NEURON_ENV, CliRunner
-from tests.integration.install_helpers import flat
+from tests.support.install_helpers import flat
 
 pytestmark = pytest.mark.integration
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -116,6 +116,40 @@ def imds_environment(scenario: Scenario) -> Iterator[dict[str, str]]:
         else:
             server = stack.enter_context(imds_server(instance_metadata(scenario.imds)))
             yield {"AWS_EC2_METADATA_SERVICE_ENDPOINT": server.endpoint}
+
+
+@dataclass(frozen=True)
+class Host:
+    """A scenario host built under a test's folder (the one ``Host`` the tests share): its sysroot,
+    target interpreter, matrix folder, and the variables that point neuron-env at its IMDS and
+    matrix (plus the scenario's own)."""
+
+    sysroot: Path
+    python: Path
+    matrix: Path
+    env: dict[str, str]
+
+    def probe(self) -> list[str]:
+        """The options that make a command look at this host instead of the running one."""
+        return ["--sysroot", str(self.sysroot), "--python", str(self.python)]
+
+    def args(self, command: str, *extra: str) -> list[str]:
+        """``command`` judged on this host against its matrix, followed by ``extra``."""
+        return ["--matrix-dir", str(self.matrix), command, *self.probe(), *extra]
+
+
+def scenario_host(scenario: Scenario | str, where: Path, **env: str) -> Generator[Host, None, None]:
+    """Build ``scenario`` (or the one so named) under ``where`` and yield it while its IMDS
+    answers; ``env`` adds variables (e.g. ``NO_COLOR``). A generator: ``yield from`` it in a
+    fixture, or ``next()`` it and ``close()`` it when done."""
+    if isinstance(scenario, str):
+        scenario = load_scenario(scenario)
+    where.mkdir(parents=True, exist_ok=True)
+    sysroot, python = build_sysroot(scenario, where), build_target(scenario, where)
+    matrix = write_matrix(scenario.matrix, where)
+    with imds_environment(scenario) as aws:
+        matrix_env = {"NEURON_ENV_MATRIX_DIR": str(matrix)}
+        yield Host(sysroot, python, matrix, {**aws, **matrix_env, **scenario.env, **env})
 
 
 def write_matrix(kind: str, where: Path) -> Path:

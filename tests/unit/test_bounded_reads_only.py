@@ -31,14 +31,12 @@ PARSERS = {"json", "tomllib", "tomli", "pickle", "marshal"}  # their load/loads 
 ALLOWED: dict[tuple[str, str], str] = {
     # Runs inside the target interpreter, stdlib only (the worker contracts): it reads its own
     # request on stdin and its children's pipes, which the harness bounds on the other side.
-    ("selftest/worker/main.py", "read"): "the worker's own request on stdin",
-    ("selftest/worker/main.py", "json.loads"): "the worker's own request on stdin",
+    ("worker/target/protocol.py", "read"): "a job's own request on stdin (selftest, evaluate)",
+    ("worker/target/protocol.py", "json.loads"): "a job's own request on stdin",
     ("selftest/worker/distributed.py", "json.loads"): "rank results from its own children",
     ("collectives/worker/main.py", "json.loads"): "its request (argv) and ranks' records (store)",
     # A line of the ranks' JSON lines, capped by StreamingCommand's max_line.
     ("collectives/workflow.py", "json.loads"): "one line of the ranks' events (max_line)",
-    ("evaluate/worker/main.py", "read"): "the worker's own request on stdin",
-    ("evaluate/worker/main.py", "json.loads"): "the worker's own request on stdin",
     # The harness side: _Reader.read is our own method, reading lines capped by worker/stream.
     ("selftest/harness.py", "read"): "worker/stream.py's line reader (MAX_LINE, MAX_OUTPUT)",
     ("evaluate/harness.py", "read"): "worker/stream.py's line reader (MAX_LINE, MAX_OUTPUT)",

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from neuron_env.install.diagnose import explain
-from tests.unit.install_fixtures import plan_for
+from tests.support.install_fixtures import plan_for
 
 OUTPUTS = Path(__file__).resolve().parents[1] / "data" / "install" / "backend-output"
 

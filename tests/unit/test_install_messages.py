@@ -8,7 +8,7 @@ from pathlib import Path
 
 from neuron_env.install.diagnose import explain
 from neuron_env.install.transaction import describe_os_error
-from tests.unit.install_fixtures import plan_for
+from tests.support.install_fixtures import plan_for
 
 
 def test_a_full_disk_while_copying_the_environment_is_not_a_list_repr(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from neuron_env.errors import BadInput
-from tests.unit.install_fixtures import plan_for
+from tests.support.install_fixtures import plan_for
 
 
 def test_neuron_packages_route_to_the_neuron_index_and_torch_to_pytorch() -> None:

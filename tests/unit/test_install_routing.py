@@ -11,7 +11,7 @@ from neuron_env.install import live
 from neuron_env.install.backends import PipBackend, UvBackend, choose_backend
 from neuron_env.install.backends.uv import misrouted, parse_resolution, project_toml
 from neuron_env.install.plan import InstallPlan, legacy_leftovers
-from tests.unit.install_fixtures import plan_for
+from tests.support.install_fixtures import plan_for
 
 OUTPUTS = Path(__file__).resolve().parents[1] / "data" / "install" / "backend-output"
 NEURON, PYTORCH = "http://127.0.0.1:8101/simple", "http://127.0.0.1:8102/simple"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from neuron_env.install.verify import Problem, TorchImport, problems
-from tests.unit.install_fixtures import plan_for
+from tests.support.install_fixtures import plan_for
 
 GOOD = {
     "torch": "2.14.0+cpu",

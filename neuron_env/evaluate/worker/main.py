@@ -9,7 +9,6 @@ device, or ``kind: "entry"`` when the user's entry failed), ``start``/``result``
 from __future__ import annotations
 
 import functools
-import json
 import sys
 import time
 import traceback
@@ -17,8 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...worker.target import protocol
-from ...worker.target.errors import require_torch
-from ...worker.target.protocol import Fatal, emit
+from ...worker.target.protocol import emit
 from .frames import describe_exception
 
 DEFAULT_REPEATS = 5
@@ -27,27 +25,12 @@ ISOLATION_SHARE = 0.5  # of the stage timeout, for finding the ops that made com
 
 def main(argv: list[str]) -> int:
     protocol.open_channel()
-    try:
-        require_torch()
-        request = _read_request()
-        from ...worker.target.device import Device
-
-        device = Device(request["device"], request.get("compile_backend"))
-    except Fatal as fatal:
-        emit("fatal", kind=fatal.kind, message=fatal.message, hint=fatal.hint)
+    started = protocol.start(lambda request: request["entry"]["text"])
+    if started is None:
         return 3
-    emit("hello", info=device.describe())
+    device, request = started
     sys.path[:0] = [str(p) for p in request.get("sys_path") or ()]
     return _evaluate(device, request)
-
-
-def _read_request() -> dict[str, Any]:
-    try:
-        request = json.loads(sys.stdin.read())
-        request["device"], request["entry"]["text"]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise Fatal("bad-request", f"unreadable request on stdin: {exc}") from None
-    return dict(request)
 
 
 def _evaluate(device: Any, request: dict[str, Any]) -> int:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import sys
 import traceback
 from typing import Any
 
 from ...worker.target import protocol
 from ...worker.target.errors import require_torch
-from ...worker.target.protocol import Fatal, emit
+from ...worker.target.protocol import emit
 from .cases import split_variant
 
 DEFAULT_REPEATS = 5
@@ -22,30 +20,15 @@ def main(argv: list[str]) -> int:
         from .distributed import rank_main
 
         return rank_main(argv[1:])
-    try:
-        require_torch()
-        request = _read_request()
-        from ...worker.target.device import Device
-
-        device = Device(request["device"], request.get("compile_backend"))
-    except Fatal as fatal:
-        emit("fatal", kind=fatal.kind, message=fatal.message, hint=fatal.hint)
+    started = protocol.start(lambda request: request["variants"])
+    if started is None:
         return 3
-    emit("hello", info=device.describe())
+    device, request = started
     for name in request["variants"]:
         emit("start", name=name)
         emit("result", name=name, **run_variant(device, name, request))
     emit("done")
     return 0
-
-
-def _read_request() -> dict[str, Any]:
-    try:
-        request = json.loads(sys.stdin.read())
-        request["device"], request["variants"]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise Fatal("bad-request", f"unreadable request on stdin: {exc}") from None
-    return dict(request)
 
 
 def run_variant(device: Any, name: str, request: dict[str, Any]) -> dict[str, Any]:

@@ -17,6 +17,7 @@ import json
 import math
 import os
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 _channel: TextIO | None = None
@@ -57,3 +58,31 @@ class Fatal(Exception):
         self.kind = kind
         self.message = message
         self.hint = hint
+
+
+def start(check_request: Callable[[dict[str, Any]], object]) -> tuple[Any, dict[str, Any]] | None:
+    """A job's first steps: import torch, read the JSON request on stdin (``check_request`` looks
+    up what the job needs in it), open its device and emit ``hello``. Returns the device and the
+    request, or None after a ``fatal`` event (the job then exits 3)."""
+    from .errors import require_torch
+
+    try:
+        require_torch()
+        request = _read_request(check_request)
+        from .device import Device
+
+        device = Device(request["device"], request.get("compile_backend"))
+    except Fatal as fatal:
+        emit("fatal", kind=fatal.kind, message=fatal.message, hint=fatal.hint)
+        return None
+    emit("hello", info=device.describe())
+    return device, request
+
+
+def _read_request(check_request: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
+    try:
+        request = json.loads(sys.stdin.read())
+        request["device"], check_request(request)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise Fatal("bad-request", f"unreadable request on stdin: {exc}") from None
+    return dict(request)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from neuron_env.invocation import SYSTEM_PATH
 from tests.conftest import NEURON_ENV
-from tests.integration.install_helpers import flat
+from tests.support.install_helpers import flat
 
 QUOTED = re.compile(r"'(/[^']+)'")  # a command by its path (prose has apostrophes)
 PLACEHOLDERS = re.compile(r"\bX\.Y\b|\bFILE\b")

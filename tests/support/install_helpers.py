@@ -72,7 +72,7 @@ def install_env(tmp: Path, matrix_dir: Path) -> dict[str, str]:
 def write_install_matrix(directory: Path) -> Path:
     """The install tests' release file, listing this host's OS (see ``install_matrix_dir``)."""
     from neuron_env.probe.os_release import probe_os
-    from tests.integration.indexes import DATA
+    from tests.support.indexes import DATA
 
     text = (DATA / "matrix" / "2.90.0.toml").read_text()
     key = probe_os(Path("/")).key
@@ -142,7 +142,7 @@ class PrebuiltEnvs:
             path.write_bytes(path.read_bytes().replace(old, new))
 
     def _build(self, tmp: Path, key: tuple[str, ...]) -> tuple[Path, list[Path]]:
-        from tests.integration.indexes import start_indexes
+        from tests.support.indexes import start_indexes
 
         running = start_indexes(tmp / "indexes")
         venv = tmp / "env"
