@@ -7,7 +7,9 @@ The snapshot is then shown as ``facts --redact`` shows it (JSON, and the Markdow
 ``--format text``), judged and shown as ``doctor --facts FILE --redact`` shows it (text, JSON,
 JUnit, GitHub), and judged as one host of a fleet as ``fleet report DIR --redact`` shows it
 (text, JSON, JUnit, GitHub, HTML): the planted value appears in none of them, not even split
-across a wrapped line, and every document still parses.
+across a wrapped line, and every document still parses. The same kinds are planted in the
+reports of a user's own runs, as ``scan --redact`` (text, JSON, SARIF), ``evaluate --redact``
+(text, JSON, HTML, the tracebacks) and ``collectives --redact`` (text, JSON, JUnit, HTML) show them.
 
 The planted values copy their real shapes: AWS's documented example keys (``AKIAIOSFODNN7EXAMPLE``,
 ``wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY``), an S3 SigV4 presigned URL, EC2's private DNS names
