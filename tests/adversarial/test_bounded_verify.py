@@ -30,7 +30,7 @@ import tomllib
 from packaging.utils import canonicalize_name
 
 from tests.conftest import Result, cli_argv
-from tests.integration.test_matrix_verify import SCENARIOS, wheel_names
+from tests.support.page_indexes import SCENARIOS, wheel_names
 
 pytestmark = pytest.mark.integration
 

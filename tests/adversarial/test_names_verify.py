@@ -16,7 +16,7 @@ import tomllib
 
 from neuron_env.matrix import load_release_file
 from tests.conftest import DATA, CliRunner, Result, cli_runner
-from tests.integration.test_matrix_verify import Server, serve, write_tree
+from tests.support.page_indexes import Server, serve, write_tree
 
 pytestmark = pytest.mark.integration
 

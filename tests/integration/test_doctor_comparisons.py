@@ -23,8 +23,7 @@ from neuron_env.facts import HostFacts, read_snapshot
 from neuron_env.matrix import Matrix, Release
 from neuron_env.matrix.load import load_matrix
 from tests.conftest import cli_runner
-from tests.integration.test_doctor_scenarios import run_doctor
-from tests.support.hosts import load_scenario, write_matrix
+from tests.support.hosts import load_scenario, run_doctor, write_matrix
 
 pytestmark = pytest.mark.integration
 

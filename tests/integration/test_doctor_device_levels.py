@@ -127,7 +127,7 @@ def test_preflight_runs_the_smoke_test_by_default(
 
 def test_the_smoke_fix_for_a_target_without_torch_is_the_exact_install(tmp_path: Path) -> None:
     """The worker only knows an example PyTorch; the doctor knows the release and pairing."""
-    from tests.integration.test_doctor_host_kinds import run_scenario_doctor
+    from tests.support.hosts import run_scenario_doctor
 
     findings = run_scenario_doctor("no-torch", tmp_path)
     (matrix,) = tmp_path.glob("matrix-*")  # the scenario's --matrix-dir, carried into the fix

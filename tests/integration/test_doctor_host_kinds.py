@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CliRunner
-from tests.support.hosts import build_sysroot, load_scenario
+from tests.support.hosts import build_sysroot, load_scenario, run_scenario_doctor
 
 pytestmark = pytest.mark.integration
 
@@ -65,14 +65,6 @@ def test_the_facts_snapshot_records_holders_dkms_builds_and_efa_binding(
     assert facts["driver"]["dkms_builds"] == [{"version": "2.31.8.0", "kernel": "6.17.0-1004-aws"}]
     assert facts["driver"]["module_for_kernel"] is None  # loaded: the module tree is not walked
     assert len(facts["system"]["efa_bound"]) == 16
-
-
-def run_scenario_doctor(name: str, where: Path, *extra: str) -> dict[str, dict[str, str]]:
-    from tests.integration.test_doctor_scenarios import run_doctor
-
-    result = run_doctor(load_scenario(name), where, "--format", "json", "--level", "1", *extra)
-    assert result.returncode == 1, result.stderr
-    return {f["check"]: f for f in json.loads(result.stdout)["findings"]}
 
 
 def test_the_smoke_test_refuses_to_start_on_cores_another_process_holds(tmp_path: Path) -> None:

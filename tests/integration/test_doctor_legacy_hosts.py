@@ -16,8 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.test_doctor_scenarios import run_doctor
-from tests.support.hosts import HEALTHY_PYTHON, Scenario, load_scenario
+from tests.support.hosts import HEALTHY_PYTHON, Scenario, load_scenario, run_doctor
 
 pytestmark = pytest.mark.integration
 

@@ -7,64 +7,21 @@ the summaries and fixes that matter, and the exit code.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from neuron_env.checks.registry import CHECKS
-from tests.conftest import NEURON_ENV, CliRunner, Result, cli_runner
+from tests.conftest import NEURON_ENV
 from tests.support.hosts import (
-    Scenario,
-    build_sysroot,
-    build_target,
-    imds_environment,
     load_scenario,
+    run_doctor,
     scenario_names,
-    write_matrix,
 )
 
 pytestmark = pytest.mark.integration
-
-
-# Root may open any file; without these capabilities, file permissions apply to it too.
-DROP_ROOT_OVERRIDE = [
-    "setpriv",
-    "--bounding-set=-dac_override,-dac_read_search",
-    "--inh-caps=-dac_override,-dac_read_search",
-    "--",
-]
-
-
-def run_doctor(scenario: Scenario, where: Path, *extra: str) -> Result:
-    with scenario_doctor(scenario, where) as doctor:
-        return doctor(*extra)
-
-
-@contextmanager
-def scenario_doctor(scenario: Scenario, where: Path) -> Iterator[CliRunner]:
-    """The doctor judging ``scenario``'s host, built under ``where`` (``sysroot``, ``target``,
-    ``matrix-KIND``): call it with more arguments, as often as needed, while IMDS answers."""
-    sysroot, python = build_sysroot(scenario, where), build_target(scenario, where)
-    matrix = write_matrix(scenario.matrix, where)
-    args = ["--matrix-dir", str(matrix), "doctor", "--sysroot", str(sysroot)]
-    args += ["--python", str(python)]
-    args += ["--release", scenario.release] if scenario.release else []
-    args += ["--torch", scenario.torch] if scenario.torch else []
-    prefix: list[str] = []
-    if scenario.unprivileged:
-        for node in (sysroot / "dev").glob("neuron*"):
-            node.chmod(0)
-        prefix = DROP_ROOT_OVERRIDE if os.getuid() == 0 else []
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEURON_", "AWS_", "XLA_"))}
-    with imds_environment(scenario) as aws:
-        env.update({**aws, **scenario.env, "NO_COLOR": "1"})
-        run = cli_runner(where, base_env=env, timeout=120, prefix=prefix)
-        yield lambda *extra, **kwargs: run(*args, *extra, **kwargs)
 
 
 @pytest.mark.parametrize("name", scenario_names())

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import machine_env
-from tests.integration.test_doctor_scenarios import scenario_doctor
-from tests.support.hosts import load_scenario
+from tests.support.hosts import load_scenario, scenario_doctor
 from tests.support.pasted import elsewhere, in_fresh_shell, quoted_command, run_pasted
 
 pytestmark = pytest.mark.integration

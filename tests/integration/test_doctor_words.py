@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from neuron_env.wording import shorten_words
-from tests.integration.test_doctor_scenarios import run_doctor, scenario_doctor
-from tests.support.hosts import load_scenario
+from tests.support.hosts import load_scenario, run_doctor, scenario_doctor
 
 pytestmark = pytest.mark.integration
 

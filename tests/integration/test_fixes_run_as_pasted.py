@@ -54,8 +54,7 @@ from pathlib import Path
 import pytest
 
 from neuron_env.invocation import SYSTEM_PATH
-from tests.integration.test_doctor_scenarios import scenario_doctor
-from tests.support.hosts import load_scenario, scenario_names
+from tests.support.hosts import load_scenario, scenario_doctor, scenario_names
 
 pytestmark = pytest.mark.integration
 

@@ -9,88 +9,25 @@ closed port, ``--status 500`` and a socket that listens but never answers.
 
 from __future__ import annotations
 
-import hashlib
-import itertools
 import json
 import os
 import re
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 import tomllib
-from packaging.utils import canonicalize_name
 
 from neuron_env.matrix.model import INSTANCE_FACTS
 from neuron_env.resources import shipped_matrix_dir
-from tests.conftest import DATA, CliRunner, Result, cli_runner
+from tests.conftest import CliRunner, Result, cli_runner
+from tests.support.page_indexes import SCENARIOS, Server, serve, write_tree
 
 pytestmark = pytest.mark.integration
-
-SCENARIOS = DATA / "verify"
-SERVER = str(Path(__file__).parents[1] / "support" / "index_server.py")
-_SERVER_IDS = itertools.count()
-
-
-def wheel_names(entry: dict[str, Any]) -> list[str]:
-    if "files" in entry:
-        return list(entry["files"])
-    dist = str(entry["name"]).replace("-", "_")
-    pythons = entry["python"]
-    assert isinstance(pythons, list)
-    return [
-        f"{dist}-{entry['version']}-cp{py.replace('.', '')}-cp{py.replace('.', '')}-"
-        f"{entry['platform']}.whl"
-        for py in pythons
-    ]
-
-
-def write_tree(root: Path, entries: list[dict[str, Any]]) -> None:
-    """Both page formats for every project of ``entries``; the wheels themselves are not needed."""
-    projects: dict[str, list[str]] = {}
-    for entry in entries:
-        projects.setdefault(canonicalize_name(str(entry["name"])), []).extend(wheel_names(entry))
-    for project, names in projects.items():
-        folder = root / "simple" / project
-        folder.mkdir(parents=True)
-        digests = {name: hashlib.sha256(name.encode()).hexdigest() for name in names}
-        links = "".join(f'<a href="{n}#sha256={d}">{n}</a><br>\n' for n, d in digests.items())
-        (folder / "index.html").write_text(f"<!DOCTYPE html><html><body>\n{links}</body></html>\n")
-        files = [{"filename": n, "url": n, "hashes": {"sha256": d}} for n, d in digests.items()]
-        doc = {"meta": {"api-version": "1.0"}, "name": project, "files": files}
-        (folder / "index.json").write_text(json.dumps(doc))
-
-
-@dataclass
-class Server:
-    url: str
-    log: Path
-    process: subprocess.Popen[bytes]
-
-    def requests(self) -> str:
-        return self.log.read_text() if self.log.exists() else ""
-
-
-def serve(root: Path, *flags: str, scheme: str = "http") -> Server:
-    root.mkdir(parents=True, exist_ok=True)
-    tag = next(_SERVER_IDS)
-    port_file, log = (
-        root.with_name(f"{root.name}.{tag}.port"),
-        root.with_name(f"{root.name}.{tag}.log"),
-    )
-    argv = [sys.executable, SERVER, str(root), "--port-file", str(port_file), "--access-log"]
-    process = subprocess.Popen([*argv, str(log), *flags])
-    deadline = time.monotonic() + 30
-    while not port_file.exists():
-        assert process.poll() is None and time.monotonic() < deadline, f"{root}: no server"
-        time.sleep(0.02)  # the server writes its port file once it listens
-    return Server(f"{scheme}://127.0.0.1:{port_file.read_text()}", log, process)
 
 
 @pytest.fixture(scope="module")

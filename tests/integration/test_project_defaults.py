@@ -15,13 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CliRunner, cli_runner
-from tests.support.hosts import (
-    build_sysroot,
-    build_target,
-    imds_environment,
-    load_scenario,
-    write_matrix,
-)
+from tests.support.hosts import scenario_host
 
 
 @dataclass(frozen=True)
@@ -36,19 +30,12 @@ class Project:
 
 
 def project_on(scenario_name: str, tmp_path: Path) -> Iterator[Project]:
-    scenario = load_scenario(scenario_name)
-    sysroot, python = build_sysroot(scenario, tmp_path), build_target(scenario, tmp_path)
-    matrix = write_matrix(scenario.matrix, tmp_path)
     folder = tmp_path / "project"
     (folder / ".git").mkdir(parents=True)  # the repository root ends the search
     (folder / "src").mkdir()
-    with imds_environment(scenario) as env:
-        yield Project(
-            folder,
-            cli_runner(folder / "src"),  # run from a subfolder: the project's file still counts
-            ("--sysroot", str(sysroot), "--python", str(python)),
-            {**env, "NEURON_ENV_MATRIX_DIR": str(matrix)},
-        )
+    for host in scenario_host(scenario_name, tmp_path):
+        # run from a subfolder: the project's file still counts
+        yield Project(folder, cli_runner(folder / "src"), tuple(host.probe()), {**host.env})
 
 
 @pytest.fixture

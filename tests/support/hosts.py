@@ -11,6 +11,8 @@ permissions.
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import sys
 from collections.abc import Generator, Iterator
@@ -21,7 +23,7 @@ from typing import Any
 
 import tomllib
 
-from tests.conftest import DATA
+from tests.conftest import DATA, CliRunner, Result, cli_runner
 from tests.support.dists import WRONG_PACKAGE, add_distribution, make_venv
 from tests.support.imds import imds_server, instance_metadata, silent_endpoint
 
@@ -174,3 +176,46 @@ def write_matrix(kind: str, where: Path) -> Path:
         text = text.replace('python = ["3.12", "3.13", "3.14"]', f"python = [{', '.join(pythons)}]")
         (folder / path.name).write_text(text)
     return folder
+
+
+# Root may open any file; without these capabilities, file permissions apply to it too.
+DROP_ROOT_OVERRIDE = [
+    "setpriv",
+    "--bounding-set=-dac_override,-dac_read_search",
+    "--inh-caps=-dac_override,-dac_read_search",
+    "--",
+]
+
+
+def run_doctor(scenario: Scenario, where: Path, *extra: str) -> Result:
+    with scenario_doctor(scenario, where) as doctor:
+        return doctor(*extra)
+
+
+@contextmanager
+def scenario_doctor(scenario: Scenario, where: Path) -> Iterator[CliRunner]:
+    """The doctor judging ``scenario``'s host, built under ``where`` (``sysroot``, ``target``,
+    ``matrix-KIND``): call it with more arguments, as often as needed, while IMDS answers."""
+    sysroot, python = build_sysroot(scenario, where), build_target(scenario, where)
+    matrix = write_matrix(scenario.matrix, where)
+    args = ["--matrix-dir", str(matrix), "doctor", "--sysroot", str(sysroot)]
+    args += ["--python", str(python)]
+    args += ["--release", scenario.release] if scenario.release else []
+    args += ["--torch", scenario.torch] if scenario.torch else []
+    prefix: list[str] = []
+    if scenario.unprivileged:
+        for node in (sysroot / "dev").glob("neuron*"):
+            node.chmod(0)
+        prefix = DROP_ROOT_OVERRIDE if os.getuid() == 0 else []
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEURON_", "AWS_", "XLA_"))}
+    with imds_environment(scenario) as aws:
+        env.update({**aws, **scenario.env, "NO_COLOR": "1"})
+        run = cli_runner(where, base_env=env, timeout=120, prefix=prefix)
+        yield lambda *extra, **kwargs: run(*args, *extra, **kwargs)
+
+
+def run_scenario_doctor(name: str, where: Path, *extra: str) -> dict[str, dict[str, str]]:
+    """The findings, by check, of ``doctor --level 1`` on the scenario so named (it must fail)."""
+    result = run_doctor(load_scenario(name), where, "--format", "json", "--level", "1", *extra)
+    assert result.returncode == 1, result.stderr
+    return {f["check"]: f for f in json.loads(result.stdout)["findings"]}
