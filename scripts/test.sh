@@ -103,6 +103,10 @@ if ! "$torch_venv/bin/python" -c "import torch" >/dev/null 2>&1; then
   # The machine's pip configuration on purpose: it provides the CPU build of torch.
   "$torch_venv/bin/python" -m pip install --quiet torch==2.13.0
 fi
+# Each change of pyproject.toml makes a new test venv (about 800 MB): keep the two used last.
+touch "$venv"
+find "$cache" -mindepth 1 -maxdepth 1 -name 'test-*' -type d -printf '%T@ %p\n' | sort -rn |
+  tail -n +3 | cut -d' ' -f2- | while IFS= read -r old; do rm -rf -- "$old"; done
 flock --unlock "$lock"
 export NEURON_ENV_TEST_TORCH_VENV=$torch_venv
 

@@ -13,6 +13,7 @@ from neuron_env.cli.options import (
     PeakInstanceTypeOption,
     PythonOption,
     QuietOption,
+    RedactOption,
     ReportOutputOption,
     format_option,
 )
@@ -118,6 +119,7 @@ def collectives(
     ] = "text",
     output: ReportOutputOption = None,
     quiet: QuietOption = False,
+    redact: RedactOption = False,
 ) -> None:
     """All-reduce, all-gather, reduce-scatter, all-to-all and broadcast over a size sweep.
 
@@ -149,4 +151,9 @@ def collectives(
         sizes=parse_sizes(sizes) if sizes else None,
     )  # fmt: skip
     choice = chosen_format(CollectivesFormat, output_format)
-    raise typer.Exit(emit(COLLECTIVES, run_collectives(request), choice, output))
+    result = run_collectives(request)
+    if redact:  # each host becomes host-N, in every format
+        from neuron_env.redact_text import local_redactor, redact_object
+
+        result = redact_object(result, local_redactor(result.hosts))
+    raise typer.Exit(emit(COLLECTIVES, result, choice, output))

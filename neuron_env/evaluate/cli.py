@@ -18,6 +18,7 @@ from neuron_env.cli.options import (
     DeviceOption,
     PythonOption,
     QuietOption,
+    RedactOption,
     RepeatsOption,
     ReportOutputOption,
     StageTimeoutOption,
@@ -64,6 +65,7 @@ def evaluate(
     output: ReportOutputOption = None,
     verbose: VerboseOption = False,
     quiet: QuietOption = False,
+    redact: RedactOption = False,
 ) -> None:
     """Run your model on the device and compare it with the CPU: numerics, CPU fallback, timings.
 
@@ -114,6 +116,10 @@ def evaluate(
         progress=None if quiet else views.progress,
     )
     result = evaluate_entry(request)
+    if redact:  # before anything is shown: the tracebacks, every format
+        from neuron_env.redact_text import local_redactor, redact_object
+
+        result = redact_object(result, local_redactor())
     if settings(ctx).debug:
         views.print_tracebacks(console(stderr=True), result)
     choice = chosen_format(EvaluationFormat, format)

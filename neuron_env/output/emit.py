@@ -151,8 +151,8 @@ def write_text(path: Path | None, text: str, *, append: bool = False) -> None:
         return
     from neuron_env.output.files import refuse_planted_link, write_file
 
-    refuse_planted_link(path)  # before a folder is made through a planted link
     try:
+        refuse_planted_link(path)  # before a folder is made through a planted link
         _make_parent(path.parent)
         write_file(path, text.encode("utf-8"), append=append)
     except OSError as exc:

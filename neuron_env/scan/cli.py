@@ -12,6 +12,7 @@ from neuron_env.cli._common import chosen_format, console, settings
 from neuron_env.cli.options import (
     FixDryRunOption,
     FixYesOption,
+    RedactOption,
     ReleaseOption,
     ReportOutputOption,
     format_option,
@@ -67,6 +68,7 @@ def scan(
     list_rules: Annotated[
         bool, typer.Option("--list-rules", help="List the release's rules and exit.")
     ] = False,
+    redact: RedactOption = False,
 ) -> None:
     """Find code that needs changes for TorchNeuron: PyTorch/XLA idioms, APIs the release does
     not support, float64, torch.compile options, hard-coded CUDA devices.
@@ -82,6 +84,8 @@ def scan(
       neuron-env scan . --format sarif -o neuron-env.sarif
 
       neuron-env scan train.py --fix --dry-run
+
+      neuron-env scan . --format sarif --redact -o neuron-env.sarif
     """
     from neuron_env.output.emit import emit
     from neuron_env.scan.output import RULES, SCAN, FixConsole
@@ -105,6 +109,10 @@ def scan(
     result = run_scan(request, review)
     if isinstance(result, RuleListing):
         raise typer.Exit(emit(RULES, result, choice, output))
+    if redact:  # the paths and the code quoted: the user's name, keys, tokens, addresses
+        from neuron_env.redact_text import local_redactor, redact_object
+
+        result = redact_object(result, local_redactor())
     raise typer.Exit(emit(SCAN, result, choice, output))
 
 

@@ -7,7 +7,9 @@ The snapshot is then shown as ``facts --redact`` shows it (JSON, and the Markdow
 ``--format text``), judged and shown as ``doctor --facts FILE --redact`` shows it (text, JSON,
 JUnit, GitHub), and judged as one host of a fleet as ``fleet report DIR --redact`` shows it
 (text, JSON, JUnit, GitHub, HTML): the planted value appears in none of them, not even split
-across a wrapped line, and every document still parses.
+across a wrapped line, and every document still parses. The same kinds are planted in the
+reports of a user's own runs, as ``scan --redact`` (text, JSON, SARIF), ``evaluate --redact``
+(text, JSON, HTML, the tracebacks) and ``collectives --redact`` (text, JSON, JUnit, HTML) show them.
 
 The planted values copy their real shapes: AWS's documented example keys (``AKIAIOSFODNN7EXAMPLE``,
 ``wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY``), an S3 SigV4 presigned URL, EC2's private DNS names
@@ -17,6 +19,7 @@ The planted values copy their real shapes: AWS's documented example keys (``AKIA
 from __future__ import annotations
 
 import json
+import tempfile
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
@@ -192,3 +195,201 @@ def test_fleet_report_redact_from_the_command_line(cli: CliRunner, tmp_path: Pat
     assert page.returncode == plain.returncode, page.stderr
     assert "i-0abcdef1234567890" in plain.stdout and "i-0abcdef1234567890" not in page.stdout
     assert "host-1" in page.stdout
+
+
+# --- scan, evaluate and collectives: reports of the user's own run -------------------------------
+# Each command redacts its result before any format is laid out (``redact_object`` with
+# ``local_redactor``, as its ``--redact`` does); the value is planted in one of the places where
+# the user's run puts text: the scanned folder, the model's names and errors, a rank's host, ...
+
+SCAN_PLACES = ["root"]
+EVALUATE_PLACES = [
+    "entry", "python", "info.python", "info.name", "model.name", "model.class", "model.source",
+    "model.warning", "input.name", "comparison.tensor", "eager.message", "fallback_op", "op_count",
+    "eager.traceback", "compile.message", "graph_break", "compile.error", "failed_op",
+    "failed_op.error", "advice", "traceback", "problem", "problem.fix",
+]  # fmt: skip
+COLLECTIVES_PLACES = [
+    "host",
+    "failure.message",
+    "failure.host",
+    "note",
+    "nccom.message",
+    "nccom.command",
+]
+LOCAL_PLACES = (
+    [("scan", p) for p in SCAN_PLACES]
+    + [("evaluate", p) for p in EVALUATE_PLACES]
+    + [("collectives", p) for p in COLLECTIVES_PLACES]
+)
+
+
+def scan_rendered(value: str, tmp: Path) -> dict[str, str]:
+    """``scan --redact`` in every format, of a folder whose path holds ``value`` (a presigned
+    URL's parameters become folders of their own: no file name may pass 255 bytes)."""
+    from neuron_env.output.formats import ScanFormat
+    from neuron_env.redact_text import local_redactor, redact_object
+    from neuron_env.scan.output import SCAN
+    from neuron_env.scan.workflow import ScanRequest, ScanResult, run_scan
+
+    parts = [p for p in value.replace("&", "/&").split("/") if p not in ("", ".", "..")]
+    root = Path(tempfile.mkdtemp(dir=tmp)).joinpath(*parts)
+    root.mkdir(parents=True)
+    (root / "train.py").write_text("import torch_xla.core.xla_model as xm\ndev = xm.xla_device()\n")
+    result = run_scan(ScanRequest(paths=(root,), root=root))
+    assert isinstance(result, ScanResult) and result.report.findings
+    shown = redact_object(result, local_redactor())
+    return {f"scan-{f.value}": SCAN.to_format(f).render(shown) for f in ScanFormat}
+
+
+def evaluation_with(place: str, text: str) -> Any:
+    """An evaluation shaped as ``evaluate`` reports one (tests/unit/test_evaluate_html.py), with
+    ``text`` at ``place``."""
+    from neuron_env.evaluate import (
+        Evaluation,
+        FailedOp,
+        GraphBreak,
+        ModelInfo,
+        StageResult,
+        TensorInfo,
+    )
+    from neuron_env.selftest.models import Comparison, DeviceInfo, Problem
+
+    def at(name: str, default: str) -> str:
+        return text if place == name else default
+
+    info = DeviceInfo("neuron", "neuron", True, 2, "3.12.3", at("info.python", "/venv/bin/python"),
+                      "2.14.0", name=at("info.name", "Trainium2"), compile_backend="neuron",
+                      torch_neuronx="2.14.3.0")  # fmt: skip
+    model = ModelInfo(at("model.name", "Net"), at("model.class", "pkg.Net"),
+                      at("model.source", "train.py:3"), 1000, 1000, ("fp32",),
+                      (TensorInfo(at("input.name", "x"), (2, 8), "fp32"),), False, True, False,
+                      warnings=(at("model.warning", "dropout is active"),))  # fmt: skip
+    compared = Comparison(at("comparison.tensor", "output"), False, 3, 10, 1e-3, 1e-3, 2e-4, 5e-4,
+                          1.0, 0.2)  # fmt: skip
+    eager = StageResult("eager", "fallback", at("eager.message", "fell back"), (compared,),
+                        fallback_ops=(at("fallback_op", "aten::nonzero"),),
+                        op_counts={"aten::mm": 3, at("op_count", "aten::add"): 1},
+                        first_call_s=2.5, steady_s=0.004, repeats=5,
+                        traceback=at("eager.traceback", ""))  # fmt: skip
+    compiled = StageResult("compile", "error", at("compile.message", "compilation failed"),
+                           graphs=2, graph_breaks=(GraphBreak(at("graph_break", "print()"), 1),),
+                           error=at("compile.error", "neuronx-cc failed"),
+                           failed_ops=(FailedOp(at("failed_op", "aten::sort"),
+                                                at("failed_op.error", "unsupported")),),
+                           first_call_s=30.0)  # fmt: skip
+    problem = None
+    if place.startswith("problem"):
+        problem = Problem("model-raised", at("problem", "make() raised"), at("problem.fix", "Fix"))
+    return Evaluation(at("entry", "train.py:make"), "neuron", at("python", "/venv/bin/python"),
+                      info, model, (eager, compiled), problem, at("traceback", ""),
+                      compile=True, advice=(at("advice", "Use bf16."),))  # fmt: skip
+
+
+def evaluate_rendered(place: str, value: str) -> dict[str, str]:
+    """``evaluate --redact`` in every format, and the tracebacks ``--debug`` prints."""
+    import io
+
+    from rich.console import Console
+
+    from neuron_env.evaluate.output import EVALUATION, print_tracebacks
+    from neuron_env.output.formats import EvaluationFormat
+    from neuron_env.redact_text import local_redactor, redact_object
+
+    shown = redact_object(evaluation_with(place, value), local_redactor())
+    outputs = {
+        f"evaluate-{f.value}": EVALUATION.to_format(f).render(shown, verbose=True)
+        for f in EvaluationFormat
+    }
+    stream = io.StringIO()
+    print_tracebacks(Console(file=stream, width=80), shown)
+    return outputs | {"evaluate-tracebacks": stream.getvalue()}
+
+
+def collectives_rendered(place: str, text: str) -> dict[str, str]:
+    """``collectives --redact`` in every format, of a run shaped as
+    tests/unit/test_collectives_figures.py builds one, with ``text`` at ``place``."""
+    from neuron_env.collectives.models import CollectivesResult, Failure, NccomOp, NccomRow, Row
+    from neuron_env.collectives.output import COLLECTIVES
+    from neuron_env.output.formats import CollectivesFormat
+    from neuron_env.redact_text import local_redactor, redact_object
+
+    def at(name: str, default: str) -> str:
+        return text if place == name else default
+
+    rows = [Row("all_reduce", s, s // 4, "float32", "sum", 1e-3, 1e-3, 1e-3, s / 1e6, s / 1e6, 0)
+            for s in (1024, 2048)]  # fmt: skip
+    theirs = tuple(NccomRow(r.size, 1e-4, r.busbw / 2, r.busbw / 2, 2.0) for r in rows)
+    host = at("host", "trn2-node-1")
+    result = CollectivesResult(
+        "gloo", 2, "float32", hosts=[host, "trn2-node-2"], rows=rows, complete=True,
+        failures=[Failure("crash", at("failure.message", f"rank 1 on {host} exited 1"), 1,
+                          host=at("failure.host", host))],
+        notes=[at("note", "warm-up 5 iterations")],
+        nccom=[NccomOp("all_reduce", "ran", at("nccom.command", "allr"), rows=theirs),
+               NccomOp("broadcast", "failed", None, at("nccom.message", "nccom-test failed"))],
+    )  # fmt: skip
+    shown = redact_object(result, local_redactor(result.hosts))
+    return {
+        f"collectives-{f.value}": COLLECTIVES.to_format(f).render(shown) for f in CollectivesFormat
+    }
+
+
+@pytest.mark.usefixtures("running_user")
+@pytest.mark.parametrize("kind", list(KINDS))
+@settings(
+    max_examples=10,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.filter_too_much,
+        HealthCheck.too_slow,
+    ],
+)
+@given(where=st.sampled_from(LOCAL_PLACES), around=AROUND)
+def test_nothing_planted_survives_in_scan_evaluate_and_collectives_reports(
+    tmp_path: Path, kind: str, where: tuple[str, str], around: tuple[str, str]
+) -> None:
+    value, secrets = KINDS[kind]
+    command, place = where
+    planted_value = around[0] + value + around[1]
+    if command == "scan":
+        assume(kind != "secret-key")  # a key is no folder name: its slashes make it a path
+        outputs = scan_rendered(planted_value, tmp_path)
+    elif command == "evaluate":
+        outputs = evaluate_rendered(place, planted_value)
+    else:
+        outputs = collectives_rendered(place, planted_value)
+    for name, text in outputs.items():
+        assert_parses(name, text)
+        unwrapped = "".join(text.split())
+        for secret in secrets:
+            assert secret not in text and secret not in unwrapped, (name, place, kind)
+
+
+def test_scan_evaluate_and_collectives_keep_what_judges_the_run() -> None:
+    """Versions, sizes and figures stay: only what identifies a host or a person goes."""
+    page = evaluate_rendered("entry", "train.py:make")
+    for kept in ("2.14.3.0", "train.py:make", "aten::sort", "3.12.3"):
+        assert kept in page["evaluate-json"], kept
+    runs = collectives_rendered("note", "warm-up 5 iterations")
+    document = json.loads(runs["collectives-json"])
+    assert document["hosts"] == ["host-1", "host-2"]
+    assert "trn2-node-1" not in "".join(runs.values())
+    assert "2048" in runs["collectives-text"]
+
+
+def test_scan_redact_from_the_command_line(cli: CliRunner, tmp_path: Path) -> None:
+    """``scan --redact --format sarif``: the scanned folder's user name leaves the SARIF root."""
+    root = tmp_path / "home" / "alice" / "project"
+    root.mkdir(parents=True)
+    (root / "train.py").write_text("import torch_xla.core.xla_model as xm\n")
+    args = ("scan", str(root), "--root", str(root), "--format", "sarif")
+    plain, redacted = cli(*args), cli(*args, "--redact")
+    assert plain.returncode == redacted.returncode == 1, redacted.stderr
+    assert "/home/alice/project" in plain.stdout
+    assert "alice" not in redacted.stdout
+    document = json.loads(redacted.stdout)
+    base = document["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+    assert base.startswith("file:///") and base.endswith("/home/%3Cuser%3E/project/")

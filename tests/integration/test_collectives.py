@@ -549,3 +549,16 @@ def test_ranks_with_different_neuron_rt_root_comm_id_are_named_before_any_collec
     )
     assert "Nrt::BuildGlobalComm failed" in env["message"]
     assert doc["rows"] == []
+
+
+def test_redact_shows_each_host_as_host_n(cli: CliRunner, torch_python: Path) -> None:
+    """``--redact`` (issue 38 §3): the ranks' host name leaves every report; the figures stay."""
+    import socket
+
+    plain = collectives(cli, torch_python, "--format", "json")
+    result = collectives(cli, torch_python, "--format", "json", "--redact")
+    assert result.returncode == plain.returncode == 0, result.stderr
+    assert json.loads(plain.stdout)["hosts"] == [socket.gethostname()]
+    document = json.loads(result.stdout)
+    assert document["hosts"] == ["host-1"]
+    assert len(document["rows"]) == len(json.loads(plain.stdout)["rows"])
