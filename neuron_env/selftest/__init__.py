@@ -18,10 +18,10 @@ import time
 from collections.abc import Sequence
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from neuron_env.selftest.harness import Progress, ProgressCallback
+    from neuron_env.selftest.harness import Progress, ProgressCallback, Request
     from neuron_env.selftest.models import (
         STATUSES,
         CaseListing,
@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     )
     from neuron_env.selftest.worker.cases import CASES, LEVELS, Case
     from neuron_env.worker.devices import check_device
+
+_Result = TypeVar("_Result", bound="SuiteResult")
 
 # The names below load their module on first use (PEP 562): a command that only needs one of
 # this package's modules (doctor's progress, the CLI's options) does not import the harness, the
@@ -141,7 +143,7 @@ def run_suite(
     After a case hangs or the worker dies the rest are reported ``skipped`` (not run), unless
     ``keep_going``.
     """
-    from neuron_env.selftest.harness import Request, run_variants
+    from neuron_env.selftest.harness import Request
     from neuron_env.selftest.models import SuiteResult
     from neuron_env.worker.devices import check_device, check_timeout
 
@@ -150,19 +152,10 @@ def run_suite(
         python, check_device(device), check_timeout(timeout), compile_backend, repeats, peak,
         keep_going,
     )  # fmt: skip
-    start = time.monotonic()
-    run = run_variants(request, variants, progress)
-    return SuiteResult(
-        level=level,
-        device=device,
-        python=str(python),
-        info=run.info,
-        cases=tuple(run.results),
-        problem=run.problem,
-        wall_s=time.monotonic() - start,
-        allow_fallback=allow_fallback,
-        peak=peak,
-    )
+    return _timed_run(
+        SuiteResult, request, variants, progress, level=level, device=device, python=str(python),
+        allow_fallback=allow_fallback, peak=peak,
+    )  # fmt: skip
 
 
 def run_smoke(
@@ -178,20 +171,35 @@ def run_smoke(
 
     Like :func:`run_suite`, it reports rather than raises for anything the target does.
     """
-    from neuron_env.selftest.harness import Request, run_variants
+    from neuron_env.selftest.harness import Request
     from neuron_env.selftest.models import SmokeResult
     from neuron_env.selftest.worker.cases import SMOKE_VARIANTS
     from neuron_env.worker.devices import check_device, check_timeout
 
     request = Request(python, check_device(device), check_timeout(timeout), keep_going=keep_going)
-    start = time.monotonic()
-    run = run_variants(request, SMOKE_VARIANTS, progress)
-    return SmokeResult(
-        level="smoke",
-        device=device,
+    return _timed_run(
+        SmokeResult, request, SMOKE_VARIANTS, progress, level="smoke", device=device,
         python=str(python),
+    )  # fmt: skip
+
+
+def _timed_run(
+    result: type[_Result],
+    request: Request,
+    variants: Sequence[str],
+    progress: ProgressCallback | None,
+    **fields: Any,
+) -> _Result:
+    """Run ``variants`` in the worker and say how it went as ``result`` (with ``fields``): the
+    device found, one result per variant, why it stopped if it did, and the wall time."""
+    from neuron_env.selftest.harness import run_variants
+
+    start = time.monotonic()
+    run = run_variants(request, variants, progress)
+    return result(
         info=run.info,
         cases=tuple(run.results),
         problem=run.problem,
         wall_s=time.monotonic() - start,
+        **fields,
     )
