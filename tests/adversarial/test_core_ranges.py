@@ -15,13 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import cli_runner
-from tests.support.hosts import (
-    build_sysroot,
-    build_target,
-    imds_environment,
-    load_scenario,
-    write_matrix,
-)
+from tests.support.hosts import running_host
 
 pytestmark = pytest.mark.integration
 
@@ -45,14 +39,12 @@ def limit_memory() -> None:
 def test_a_huge_core_range_is_said_in_bounded_memory(
     tmp_path: Path, command: tuple[str, ...]
 ) -> None:
-    scenario = load_scenario("core-range-huge")  # another process holds devices: cores compared
-    sysroot, python = build_sysroot(scenario, tmp_path), build_target(scenario, tmp_path)
-    matrix = write_matrix(scenario.matrix, tmp_path)
-    with imds_environment(scenario) as aws:
+    # another process holds devices: cores compared; the scenario sets HUGE
+    with running_host("core-range-huge", tmp_path) as host:
+        assert host.env.items() >= HUGE.items()
         run = cli_runner(tmp_path, timeout=120)
-        host = ("--sysroot", str(sysroot), "--python", str(python))
-        args = ("--matrix-dir", str(matrix), *command, *host)
-        result = run(*args, env={**aws, **HUGE}, preexec_fn=limit_memory)
+        args = ("--matrix-dir", str(host.matrix), *command, *host.probe())
+        result = run(*args, env=host.env, preexec_fn=limit_memory)
     assert "Traceback" not in result.stderr and "MemoryError" not in result.stderr, result.stderr
     said = " ".join(result.stdout.split())
     if command[0] == "facts":

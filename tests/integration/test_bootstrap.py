@@ -23,13 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DATA, NEURON_ENV, REPO
-from tests.support.hosts import (
-    build_sysroot,
-    build_target,
-    imds_environment,
-    load_scenario,
-    write_matrix,
-)
+from tests.support.hosts import scenario_host
 
 pytestmark = pytest.mark.integration
 
@@ -123,10 +117,6 @@ def efa_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def machine_for(scenario_name: str, tmp_path: Path, efa_url: str) -> Iterator[Machine]:
-    scenario = load_scenario(scenario_name)
-    host = tmp_path / "host"
-    host.mkdir()
-    sysroot, python = build_sysroot(scenario, host), build_target(scenario, host)
     root, log = tmp_path / "root", tmp_path / "calls.log"
     root.mkdir()
     s3 = tmp_path / "s3"
@@ -134,7 +124,7 @@ def machine_for(scenario_name: str, tmp_path: Path, efa_url: str) -> Iterator[Ma
     (s3 / "my-bucket" / "tools" / WHEEL).write_bytes(WHEEL_BYTES)
     (tmp_path / "index").mkdir()
     (tmp_path / "index" / WHEEL).write_bytes(WHEEL_BYTES)
-    with imds_environment(scenario) as aws:
+    for host in scenario_host(scenario_name, tmp_path / "host"):
         env = {
             "PATH": f"{STUBS}:/usr/bin:/bin",
             "NEURON_ENV_ROOT": str(root),
@@ -143,10 +133,9 @@ def machine_for(scenario_name: str, tmp_path: Path, efa_url: str) -> Iterator[Ma
             "STUB_S3_DIR": str(s3),
             "STUB_PIP_WHEEL": str(tmp_path / "index" / WHEEL),
             "REAL_NEURON_ENV": str(NEURON_ENV),
-            "HOST_SYSROOT": str(sysroot),
-            "HOST_PYTHON": str(python),
-            "NEURON_ENV_MATRIX_DIR": str(write_matrix(scenario.matrix, host)),
-            **aws,
+            "HOST_SYSROOT": str(host.sysroot),
+            "HOST_PYTHON": str(host.python),
+            **host.env,  # its IMDS and matrix
         }
         yield Machine(root, env, log, efa_url)
 

@@ -20,13 +20,8 @@ import pytest
 import yaml
 
 from tests.conftest import DATA, NEURON_ENV, REPO, machine_env
-from tests.support.hosts import (
-    build_sysroot,
-    build_target,
-    imds_environment,
-    load_scenario,
-    write_matrix,
-)
+from tests.support.hosts import scenario_host
+from tests.support.slurm import write_healthcheck
 from tests.support.validators import assert_shellcheck_clean
 
 pytestmark = pytest.mark.integration
@@ -55,21 +50,8 @@ def free_port() -> int:
 def healthcheck(tmp_path: Path, scenario: str) -> Iterator[tuple[Path, dict[str, str]]]:
     """The node health check as `preflight --emit slurm-healthcheck` renders it for a host."""
     where = tmp_path / scenario
-    where.mkdir()
-    loaded = load_scenario(scenario)
-    sysroot, python = build_sysroot(loaded, where), build_target(loaded, where)
-    matrix = write_matrix(loaded.matrix, where)
-    with imds_environment(loaded) as aws:
-        env = {**machine_env(), **aws, "NEURON_ENV_MATRIX_DIR": str(matrix)}
-        rendered = subprocess.run(
-            [str(NEURON_ENV), "preflight", "--emit", "slurm-healthcheck",
-             "--sysroot", str(sysroot), "--python", str(python)],
-            env=env, capture_output=True, text=True, check=True, timeout=60,
-        )  # fmt: skip
-        script = where / "healthcheck.sh"
-        script.write_text(rendered.stdout)
-        script.chmod(0o755)
-        yield script, env
+    for host in scenario_host(scenario, where):
+        yield write_healthcheck(host, where), {**machine_env(), **host.env}
 
 
 @pytest.fixture

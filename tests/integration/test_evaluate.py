@@ -4,7 +4,6 @@ device (with injected faults) and on the CPU."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import uuid
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 
 from tests.conftest import DATA, CliRunner, Result
 from tests.support.html_pages import assert_self_contained, render_in_chromium
+from tests.support.processes import processes_with
 
 pytestmark = pytest.mark.integration
 
@@ -272,18 +272,6 @@ def test_no_device_and_no_torch_are_clear_failures(
     assert doc["status"] == "error" and doc["stages"] == []
 
 
-def _processes_with(marker: str) -> list[int]:
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            environ = Path(f"/proc/{pid}/environ").read_bytes()
-        except OSError:
-            continue
-        if marker.encode() in environ:
-            found.append(int(pid))
-    return found
-
-
 def test_a_hanging_stage_times_out_and_keeps_what_ran_before(
     cli: CliRunner, neuron_python: Path
 ) -> None:
@@ -298,7 +286,7 @@ def test_a_hanging_stage_times_out_and_keeps_what_ran_before(
     eager = stages(doc)["eager"]
     assert eager["status"] == "timeout"
     assert eager["message"] == "did not finish within 10 s; the worker was killed"
-    assert _processes_with(marker) == []  # the hung worker is gone, not left behind
+    assert processes_with(marker) == []  # the hung worker is gone, not left behind
 
 
 def test_an_entry_that_never_returns_times_out_with_a_clear_message(

@@ -21,13 +21,7 @@ from neuron_env.matrix import load_matrix
 from tests.conftest import DATA, REPO, CliRunner, Result, cli_runner
 from tests.support.dockerfile import Instruction, command, labels, parse_dockerfile, run_commands
 from tests.support.golden import check_golden
-from tests.support.hosts import (
-    build_sysroot,
-    build_target,
-    imds_environment,
-    load_scenario,
-    write_matrix,
-)
+from tests.support.hosts import running_host, write_matrix
 from tests.support.validators import HADOLINT
 
 pytestmark = pytest.mark.integration
@@ -471,18 +465,15 @@ def test_the_healthcheck_passes_inside_the_container_it_describes(
     (health,) = [i for i in instructions if i.keyword == "HEALTHCHECK"]
     argv = json.loads(health.args.split(" CMD ", 1)[1])
     assert any(i.args.startswith('container="oci"') for i in instructions if i.keyword == "ENV")
-    host = load_scenario("container-image")
-    sysroot, python = build_sysroot(host, tmp_path), build_target(host, tmp_path)
-    if marker != "dockerenv":
-        (sysroot / ".dockerenv").unlink()
-    if marker == "environ":
-        (sysroot / "proc" / "1").mkdir(parents=True)
-        (sysroot / "proc" / "1" / "environ").write_bytes(b"PATH=/opt/venv/bin\0container=oci\0")
-    argv = [str(python) if a == "/opt/venv/bin/python" else a for a in argv]
-    matrix = write_matrix(host.matrix, tmp_path)
-    with imds_environment(host) as aws:
-        env = {**aws, "NEURON_ENV_MATRIX_DIR": str(matrix)}
-        result = run(*argv[1:], "--sysroot", str(sysroot), env=env)
+    with running_host("container-image", tmp_path) as host:
+        if marker != "dockerenv":
+            (host.sysroot / ".dockerenv").unlink()
+        if marker == "environ":
+            proc = host.sysroot / "proc" / "1"
+            proc.mkdir(parents=True)
+            (proc / "environ").write_bytes(b"PATH=/opt/venv/bin\0container=oci\0")
+        argv = [str(host.python) if a == "/opt/venv/bin/python" else a for a in argv]
+        result = run(*argv[1:], "--sysroot", str(host.sysroot), env=host.env)
     assert result.returncode == code, result.stdout + result.stderr
     if marker == "none":
         assert "aws-neuronx-dkms" in result.stdout

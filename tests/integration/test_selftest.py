@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 import uuid
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 from neuron_env.selftest import select_variants
 from tests.conftest import CliRunner, Result
 from tests.support.junit import assert_valid_junit
+from tests.support.processes import processes_with
 
 pytestmark = pytest.mark.integration
 
@@ -115,18 +115,6 @@ def test_an_op_that_falls_back_to_cpu_is_reported_as_such(
     assert allowed.returncode == 0
 
 
-def _processes_with(marker: str) -> list[int]:
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            environ = Path(f"/proc/{pid}/environ").read_bytes()
-        except OSError:
-            continue
-        if marker.encode() in environ:
-            found.append(int(pid))
-    return found
-
-
 def test_a_hung_case_is_killed_at_the_timeout_and_the_rest_still_run(
     cli: CliRunner, neuron_python: Path
 ) -> None:
@@ -151,7 +139,7 @@ def test_a_hung_case_is_killed_at_the_timeout_and_the_rest_still_run(
     assert cases["cumsum/fp32/eager"]["status"] == "timeout"
     assert "did not finish within 5 s" in cases["cumsum/fp32/eager"]["message"]
     assert cases["sort/fp32/eager"]["status"] == "pass"  # a fresh worker carried on
-    assert _processes_with(marker) == []  # the hung worker is gone, not left behind
+    assert processes_with(marker) == []  # the hung worker is gone, not left behind
 
 
 def test_after_a_hang_the_rest_is_not_run_and_says_why(cli: CliRunner, neuron_python: Path) -> None:

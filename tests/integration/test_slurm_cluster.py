@@ -25,15 +25,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NEURON_ENV, REPO, machine_env
+from tests.conftest import NEURON_ENV, REPO
 from tests.support import slurm
-from tests.support.hosts import (
-    build_sysroot,
-    build_target,
-    imds_environment,
-    load_scenario,
-    write_matrix,
-)
+from tests.support.hosts import scenario_host
 
 pytestmark = pytest.mark.integration
 
@@ -112,19 +106,9 @@ def render_check(folder: Path, scenario: str) -> Iterator[tuple[Path, dict[str, 
     """The health check `preflight --emit slurm-healthcheck` renders for a scenario's host, in a
     wrapper that counts its runs, and the environment it needs (the scenario's IMDS, matrix)."""
     where = folder / scenario
-    where.mkdir()
-    loaded = load_scenario(scenario)
-    sysroot, python = build_sysroot(loaded, where), build_target(loaded, where)
-    matrix = write_matrix(loaded.matrix, where)
-    with imds_environment(loaded) as aws:
-        env = {**aws, "NEURON_ENV_MATRIX_DIR": str(matrix)}
-        rendered = subprocess.run(
-            [str(NEURON_ENV), "preflight", "--emit", "slurm-healthcheck",
-             "--sysroot", str(sysroot), "--python", str(python)],
-            env={**machine_env(), **env}, capture_output=True, text=True, check=True, timeout=60,
-        )  # fmt: skip
-        script = where / "healthcheck.sh"
-        script.write_text(rendered.stdout)
+    for host in scenario_host(scenario, where):
+        env = host.env  # the scenario's IMDS and matrix
+        script = slurm.write_healthcheck(host, where)
         # A wrapper that counts its runs (node and task) and gives the check its environment,
         # as the Prolog, which slurmd runs with its own environment, needs.
         wrapper = where / "counted-healthcheck.sh"

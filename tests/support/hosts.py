@@ -154,6 +154,12 @@ def scenario_host(scenario: Scenario | str, where: Path, **env: str) -> Generato
         yield Host(sysroot, python, matrix, {**aws, **matrix_env, **scenario.env, **env})
 
 
+@contextmanager
+def running_host(scenario: Scenario | str, where: Path, **env: str) -> Iterator[Host]:
+    """:func:`scenario_host` for a ``with`` block: its IMDS stops when the block ends."""
+    yield from scenario_host(scenario, where, **env)
+
+
 def write_matrix(kind: str, where: Path) -> Path:
     """Matrix files that allow (or forbid) the Python running the tests.
 

@@ -24,6 +24,12 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tests.conftest import NEURON_ENV, machine_env
+
+if TYPE_CHECKING:
+    from tests.support.hosts import Host
 
 NODES = ("n1", "n2")
 CPUS = 4  # per node: more than this machine has is fine (config_overrides)
@@ -212,3 +218,16 @@ def _wait_gone(pid: int | None, timeout: float = 20) -> None:
         time.sleep(0.2)
     if pid is not None:
         os.kill(pid, signal.SIGKILL)
+
+
+def write_healthcheck(host: Host, where: Path) -> Path:
+    """``where/healthcheck.sh``, executable: the node health check that ``preflight --emit
+    slurm-healthcheck`` renders for ``host``."""
+    rendered = subprocess.run(
+        [str(NEURON_ENV), "preflight", "--emit", "slurm-healthcheck", *host.probe()],
+        env={**machine_env(), **host.env}, capture_output=True, text=True, check=True, timeout=60,
+    )  # fmt: skip
+    script = where / "healthcheck.sh"
+    script.write_text(rendered.stdout)
+    script.chmod(0o755)
+    return script
