@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CliRunner
-from tests.integration.conftest import python_here
 from tests.support.install_helpers import (
     flat,
     install_env,
     leftovers,
     obeying_permissions,
+    python_here,
     run_cli,
     write_install_matrix,
 )

@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import installed
 from tests.support.indexes import Indexes, start_indexes
 from tests.support.install_helpers import (
     PrebuiltEnvs,
     fingerprint,
     flat,
     install_env,
+    installed,
     leftovers,
     run_cli,
     run_in,

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import python_here
 from tests.support.indexes import Indexes, start_indexes
 from tests.support.install_helpers import (
     flat,
     install_env,
     leftovers,
+    python_here,
     run_cli,
     write_install_matrix,
 )

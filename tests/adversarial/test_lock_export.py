@@ -23,13 +23,14 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Result
-from tests.integration.conftest import installed, python_here
 from tests.support.indexes import Indexes, start_indexes
 from tests.support.install_helpers import (
     fingerprint,
     flat,
     install_env,
+    installed,
     leftovers,
+    python_here,
     run_cli,
     write_install_matrix,
 )

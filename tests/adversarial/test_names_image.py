@@ -20,10 +20,15 @@ import pytest
 from packaging.requirements import Requirement
 
 from tests.conftest import CliRunner, cli_runner
-from tests.integration.conftest import python_here
 from tests.support.dockerfile import command, parse_dockerfile, run_commands
 from tests.support.indexes import Indexes, start_indexes
-from tests.support.install_helpers import flat, install_env, run_cli, write_install_matrix
+from tests.support.install_helpers import (
+    flat,
+    install_env,
+    python_here,
+    run_cli,
+    write_install_matrix,
+)
 
 pytestmark = pytest.mark.integration
 

@@ -22,9 +22,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import cli_argv
-from tests.integration.conftest import isolated_environment
 from tests.support.indexes import Indexes, start_indexes
-from tests.support.install_helpers import write_install_matrix
+from tests.support.install_helpers import isolated_environment, write_install_matrix
 
 pytestmark = pytest.mark.integration
 

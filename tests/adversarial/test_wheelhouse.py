@@ -23,9 +23,15 @@ from typing import Any
 import pytest
 
 from tests.conftest import Result
-from tests.integration.conftest import installed, python_here
 from tests.support.indexes import Indexes, start_indexes
-from tests.support.install_helpers import flat, install_env, run_cli, write_install_matrix
+from tests.support.install_helpers import (
+    flat,
+    install_env,
+    installed,
+    python_here,
+    run_cli,
+    write_install_matrix,
+)
 
 pytestmark = pytest.mark.integration
 MANIFEST = "neuron-env-wheelhouse.json"

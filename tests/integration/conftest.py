@@ -15,20 +15,24 @@ For the install tests: a test matrix, isolated pip/uv settings, local indexes (`
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 import sysconfig
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from neuron_env.probe.os_release import probe_os
-from tests.conftest import REPO, Result, cli_runner
+from tests.conftest import REPO, cli_runner
 from tests.support.aws import MotoServer, reset
 from tests.support.indexes import DATA, Indexes, start_indexes
+from tests.support.install_helpers import (
+    NeuronEnv,
+    StartIndexes,
+    isolated_environment,
+)
 
 FAKE_NEURONX = REPO / "tests" / "fakes" / "torch-neuronx"
 TORCH_PIN = "torch==2.13.0"
@@ -122,9 +126,6 @@ def aws(moto_session: MotoServer) -> MotoServer:
 
 # --- install tests ------------------------------------------------------------------------------
 
-NeuronEnv = Callable[..., Result]
-StartIndexes = Callable[..., Indexes]
-
 
 @pytest.fixture(scope="session")
 def install_matrix_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -142,28 +143,6 @@ def install_matrix_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def isolated_env(tmp_path: Path, install_matrix_dir: Path) -> dict[str, str]:
     """The machine's pip and uv configuration left out, caches and logs under tmp_path."""
     return isolated_environment(tmp_path, install_matrix_dir)
-
-
-def isolated_environment(tmp_path: Path, install_matrix_dir: Path) -> dict[str, str]:
-    """The isolated environment of the install tests (no pip/uv configuration of this machine)."""
-    dropped = ("PIP_", "UV_", "NEURON_ENV_", "VIRTUAL_ENV")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(dropped)}
-    env.update(
-        PIP_CONFIG_FILE=os.devnull,
-        PIP_DISABLE_PIP_VERSION_CHECK="1",
-        PIP_RETRIES="0",
-        PIP_DEFAULT_TIMEOUT="20",
-        PIP_CACHE_DIR=str(tmp_path / "pip-cache"),
-        UV_NO_CONFIG="1",
-        UV_CACHE_DIR=str(tmp_path / "uv-cache"),
-        UV_HTTP_RETRIES="0",
-        UV_PYTHON_DOWNLOADS="never",
-        XDG_STATE_HOME=str(tmp_path / "state"),
-        NEURON_ENV_MATRIX_DIR=str(install_matrix_dir),
-        NO_COLOR="1",
-        COLUMNS="200",
-    )
-    return env
 
 
 @pytest.fixture
@@ -184,21 +163,3 @@ def indexes(tmp_path: Path) -> Iterator[StartIndexes]:
     yield start
     for running in started:
         running.stop()
-
-
-def installed(venv: Path) -> dict[str, str]:
-    """Distribution name → version in ``venv``, read by its own interpreter."""
-    code = (
-        "import json; from importlib import metadata; print(json.dumps("
-        "{d.metadata['Name'].lower(): d.version for d in metadata.distributions()}))"
-    )
-    out = subprocess.run(
-        [str(venv / "bin" / "python"), "-I", "-c", code], capture_output=True, text=True, check=True
-    ).stdout
-    versions: dict[str, str] = json.loads(out)
-    return versions
-
-
-def python_here() -> str:
-    """The interpreter running the tests: the base for the environments the tests create."""
-    return sys.executable

@@ -16,9 +16,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import NEURON_ENV
-from tests.integration.conftest import NeuronEnv
 from tests.support.hosts import build_target, load_scenario
-from tests.support.install_helpers import flat
+from tests.support.install_helpers import NeuronEnv, flat
 from tests.support.pasted import (
     assert_runs,
     elsewhere,

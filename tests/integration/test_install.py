@@ -12,13 +12,16 @@ import pytest
 
 from neuron_env.probe.os_release import probe_os
 from tests.conftest import Result
-from tests.integration.conftest import NeuronEnv, StartIndexes, installed, python_here
 from tests.support.indexes import Indexes, start_indexes
 from tests.support.install_helpers import (
+    NeuronEnv,
+    StartIndexes,
     flat,
     install,
     install_env,
+    installed,
     leftovers,
+    python_here,
     run_cli,
     run_in,
     write_install_matrix,

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import NEURON_ENV
-from tests.integration.conftest import NeuronEnv, python_here
-from tests.support.install_helpers import flat
+from tests.support.install_helpers import NeuronEnv, flat, python_here
 
 pytestmark = pytest.mark.integration
 

@@ -7,12 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import NeuronEnv, StartIndexes, installed
 from tests.support.install_helpers import (
+    NeuronEnv,
     PrebuiltEnvs,
+    StartIndexes,
     fingerprint,
     flat,
     install,
+    installed,
     leftovers,
     run_in,
     start_install,

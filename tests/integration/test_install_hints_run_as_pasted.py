@@ -19,9 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import NEURON_ENV
-from tests.integration.conftest import NeuronEnv
 from tests.support.indexes import DATA
-from tests.support.install_helpers import flat
+from tests.support.install_helpers import NeuronEnv, flat
 from tests.support.pasted import (
     PLACEHOLDERS,
     assert_runs,

@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import NeuronEnv, StartIndexes, installed
 from tests.support.indexes import WheelSpec, build_wheel
-from tests.support.install_helpers import flat
+from tests.support.install_helpers import NeuronEnv, StartIndexes, flat, installed
 
 pytestmark = pytest.mark.integration
 

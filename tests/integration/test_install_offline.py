@@ -12,15 +12,17 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import cli_runner
-from tests.integration.conftest import (
+from tests.support.indexes import Indexes, start_indexes
+from tests.support.install_helpers import (
     NeuronEnv,
     StartIndexes,
+    flat,
+    install,
     installed,
     isolated_environment,
+    leftovers,
     python_here,
 )
-from tests.support.indexes import Indexes, start_indexes
-from tests.support.install_helpers import flat, install, leftovers
 
 pytestmark = pytest.mark.integration
 

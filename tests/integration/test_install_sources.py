@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import StartIndexes, installed, python_here
 from tests.support.indexes import WheelSpec, build_wheel
-from tests.support.install_helpers import run_cli
+from tests.support.install_helpers import StartIndexes, installed, python_here, run_cli
 
 pytestmark = pytest.mark.integration
 

@@ -16,9 +16,16 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import NEURON_ENV, CliRunner
-from tests.integration.conftest import installed, python_here
 from tests.support.indexes import Indexes, start_indexes
-from tests.support.install_helpers import PrebuiltEnvs, fingerprint, flat, install_env, run_cli
+from tests.support.install_helpers import (
+    PrebuiltEnvs,
+    fingerprint,
+    flat,
+    install_env,
+    installed,
+    python_here,
+    run_cli,
+)
 
 pytestmark = pytest.mark.integration
 

@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import NEURON_ENV, cli_argv
-from tests.integration.conftest import NeuronEnv
 from tests.support.indexes import DATA
-from tests.support.install_helpers import flat
+from tests.support.install_helpers import NeuronEnv, flat
 
 pytestmark = pytest.mark.integration
 

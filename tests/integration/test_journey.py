@@ -11,8 +11,7 @@ from pathlib import Path
 
 from neuron_env.invocation import SYSTEM_PATH
 from tests.conftest import NEURON_ENV
-from tests.integration.conftest import StartIndexes
-from tests.support.install_helpers import flat
+from tests.support.install_helpers import StartIndexes, flat
 
 HARDWARE_VERDICT = re.compile(
     r"^Ready except what needs Trainium hardware: (?P<checks>[\w.\-, ]+) "

@@ -4,14 +4,59 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import json
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from tests.conftest import Result, cli_argv, cli_runner
-from tests.integration.conftest import NeuronEnv, isolated_environment, python_here
+from tests.support.indexes import Indexes
+
+NeuronEnv = Callable[..., Result]
+StartIndexes = Callable[..., Indexes]
+
+
+def isolated_environment(tmp_path: Path, install_matrix_dir: Path) -> dict[str, str]:
+    """The isolated environment of the install tests (no pip/uv configuration of this machine)."""
+    dropped = ("PIP_", "UV_", "NEURON_ENV_", "VIRTUAL_ENV")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(dropped)}
+    env.update(
+        PIP_CONFIG_FILE=os.devnull,
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+        PIP_RETRIES="0",
+        PIP_DEFAULT_TIMEOUT="20",
+        PIP_CACHE_DIR=str(tmp_path / "pip-cache"),
+        UV_NO_CONFIG="1",
+        UV_CACHE_DIR=str(tmp_path / "uv-cache"),
+        UV_HTTP_RETRIES="0",
+        UV_PYTHON_DOWNLOADS="never",
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        NEURON_ENV_MATRIX_DIR=str(install_matrix_dir),
+        NO_COLOR="1",
+        COLUMNS="200",
+    )
+    return env
+
+
+def installed(venv: Path) -> dict[str, str]:
+    """Distribution name → version in ``venv``, read by its own interpreter."""
+    code = (
+        "import json; from importlib import metadata; print(json.dumps("
+        "{d.metadata['Name'].lower(): d.version for d in metadata.distributions()}))"
+    )
+    out = subprocess.run(
+        [str(venv / "bin" / "python"), "-I", "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    versions: dict[str, str] = json.loads(out)
+    return versions
+
+
+def python_here() -> str:
+    """The interpreter running the tests: the base for the environments the tests create."""
+    return sys.executable
 
 
 def install(
