@@ -15,7 +15,10 @@ pytestmark = pytest.mark.integration
 
 
 def test_one_warning_is_one_warning(tmp_path: Path) -> None:
-    result = run_doctor(load_scenario("kernel-headers-missing"), tmp_path)
+    # Its one warning: missing kernel headers (its 2.33-era torch-neuronx also has known issues,
+    # a second warning, left out here).
+    scenario = load_scenario("kernel-headers-missing")
+    result = run_doctor(scenario, tmp_path, "--skip", "python.known-issues")
     verdict = result.stdout.rstrip().splitlines()[-1]
     assert verdict.startswith("Ready, with warnings:"), verdict
     assert " 1 warning" in verdict and "1 warnings" not in verdict
