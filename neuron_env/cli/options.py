@@ -10,6 +10,7 @@ meaning has its own name here, beside the others.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -196,6 +197,51 @@ ResolveOsOption = Annotated[
     typer.Option(
         "--os", metavar="ID-VERSION", help="OS as ID-VERSION of /etc/os-release, e.g. ubuntu-26.04."
     ),
+]
+
+
+def _deprecated_python(value: str | None) -> str | None:
+    """``--python X.Y`` still works for scripts written before ``--python-version``; it says so."""
+    if value is not None:
+        sys.stderr.write(
+            "neuron-env: --python X.Y is deprecated for 'matrix resolve' (elsewhere --python is "
+            "an interpreter's path): use --python-version X.Y.\n"
+        )
+    return value
+
+
+# matrix resolve's old spelling of --python-version, declared here with the other --python flags.
+DeprecatedPythonOption = Annotated[
+    str | None,
+    typer.Option(
+        "--python",
+        metavar="X.Y",
+        hidden=True,
+        callback=_deprecated_python,
+        help="Deprecated: --python-version.",
+    ),
+]
+# --python-version: a Python version (X.Y) wherever it is taken; --python is an interpreter.
+NewVenvPythonVersionOption = Annotated[
+    str | None,
+    typer.Option(
+        "--python-version",
+        metavar="X.Y",
+        help="With a new --venv: the pairing's Python to create it with, e.g. 3.12 (found on "
+        "PATH, in pyenv or among uv's Pythons).",
+    ),
+]
+WheelhousePythonVersionOption = Annotated[
+    str | None,
+    typer.Option(
+        "--python-version",
+        metavar="X.Y",
+        help="Python of the machine that will install, e.g. 3.12 (default: this host's).",
+    ),
+]
+ResolvePythonVersionOption = Annotated[
+    str | None,
+    typer.Option("--python-version", metavar="X.Y", help="Python version, e.g. 3.12."),
 ]
 InstallPythonOption = Annotated[
     Path | None,

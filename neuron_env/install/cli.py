@@ -25,32 +25,17 @@ from neuron_env.cli.options import (
     InstallTorchOption,
     JsonOption,
     NeuronIndexOption,
+    NewVenvPythonVersionOption,
     NoConfigOption,
     PytorchIndexOption,
     ReleaseOption,
     RequirementOption,
+    WheelhousePythonVersionOption,
     YesOption,
 )
 from neuron_env.output.formats import DocumentFormat
 
 # The options only this command takes (the shared ones are in cli/options.py).
-NewVenvPythonVersionOption = Annotated[
-    str | None,
-    typer.Option(
-        "--python-version",
-        metavar="X.Y",
-        help="With a new --venv: the pairing's Python to create it with, e.g. 3.12 (found on "
-        "PATH, in pyenv or among uv's Pythons).",
-    ),
-]
-WheelhousePythonVersionOption = Annotated[
-    str | None,
-    typer.Option(
-        "--python-version",
-        metavar="X.Y",
-        help="Python of the machine that will install, e.g. 3.12 (default: this host's).",
-    ),
-]
 
 PackagesArgument = Annotated[
     list[str] | None,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -11,6 +10,7 @@ import typer
 from neuron_env.cli._common import chosen_format, settings
 from neuron_env.cli.options import (
     AnyInstanceTypeOption,
+    DeprecatedPythonOption,
     DocumentFormatOption,
     JsonOption,
     NeuronIndexOption,
@@ -18,37 +18,11 @@ from neuron_env.cli.options import (
     ReleaseOption,
     RequestTimeoutOption,
     ResolveOsOption,
+    ResolvePythonVersionOption,
     TorchOption,
 )
 from neuron_env.errors import BadInput
 from neuron_env.output.formats import DocumentFormat
-
-
-def _deprecated_python(value: str | None) -> str | None:
-    """``--python X.Y`` still works for scripts written before ``--python-version``; it says so."""
-    if value is not None:
-        sys.stderr.write(
-            "neuron-env: --python X.Y is deprecated for 'matrix resolve' (elsewhere --python is "
-            "an interpreter's path): use --python-version X.Y.\n"
-        )
-    return value
-
-
-# The options only this command takes (the shared ones are in cli/options.py).
-PythonVersionOption = Annotated[
-    str | None,
-    typer.Option("--python-version", metavar="X.Y", help="Python version, e.g. 3.12."),
-]
-DeprecatedPythonOption = Annotated[
-    str | None,
-    typer.Option(
-        "--python",
-        metavar="X.Y",
-        hidden=True,
-        callback=_deprecated_python,
-        help="Deprecated: --python-version.",
-    ),
-]
 
 app = typer.Typer(
     help="The versioned support matrix: which torch, torch-neuronx, Python, OS and instance "
@@ -99,7 +73,7 @@ def show(
 def resolve(
     ctx: typer.Context,
     torch: TorchOption,
-    python_version: PythonVersionOption = None,
+    python_version: ResolvePythonVersionOption = None,
     os: ResolveOsOption = None,
     arch: Annotated[
         str | None, typer.Option("--arch", metavar="ARCH", help="CPU architecture, e.g. x86_64.")
