@@ -41,7 +41,7 @@ def test_the_install_fixes_carry_the_opt_in_and_run_here(
     )
     output = " ".join((result.stdout + result.stderr).split())
     assert result.returncode == 0, output
-    assert "Debian GNU/Linux 12 (bookworm) is not an OS Neuron 2.33.1 lists" in output
+    assert "Debian GNU/Linux 12 (bookworm) is not an OS Neuron 2.34.0 lists" in output
     assert "nobody supports the result" in output
 
 
@@ -81,7 +81,7 @@ def test_install_refuses_an_unlisted_os_naming_the_supported_ways(
     assert result.returncode == 2, result.stderr
     said = " ".join(result.stderr.split())
     assert (
-        "This host runs Debian GNU/Linux 12 (bookworm), which Neuron 2.33.1 does not list" in said
+        "This host runs Debian GNU/Linux 12 (bookworm), which Neuron 2.34.0 does not list" in said
     )
     assert "a Neuron DLAMI (Ubuntu 24.04 LTS or Ubuntu 26.04 LTS)" in said
     assert f"add{OPT_IN}." in said
