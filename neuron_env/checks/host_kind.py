@@ -74,9 +74,10 @@ def apt_step(facts: HostFacts, command: str) -> str:
 
 
 def apt_elsewhere(facts: HostFacts) -> bool:
-    """Not a container, and an OS whose apt cannot reach the Neuron repository (not Ubuntu)."""
+    """An OS whose apt cannot reach the Neuron repository (not Ubuntu), a container's included:
+    a Debian image's apt cannot install the runtime either."""
     os_id = facts.os.id if facts.os else None
-    return not in_container(facts) and os_id not in (None, "ubuntu")
+    return os_id not in (None, "ubuntu")
 
 
 def device_fix(facts: HostFacts) -> str:
