@@ -82,13 +82,16 @@ def scan_file(path: Path, display: str, rules: RuleSet) -> list[Finding]:
         kind = kind_of(path, raw.split(b"\n", 1)[0])
         if kind == "notebook":
             return _scan_notebook(path, display, raw, rules)
-        source = SourceFile.decode(path, display, raw)
         if kind in SHELL_VIEWS:
+            # Shell, Dockerfile and YAML have no encoding declaration: a stray non-UTF-8 byte (in
+            # a comment or a value) becomes U+FFFD, one character, so lines and columns hold and
+            # the rest of the file is still read (Python's rule would refuse the whole file).
+            source = SourceFile(path, display, raw.decode("utf-8", "replace"), "utf-8")
             if not rules.may_match(source.text):
                 return []
             shell_text = SHELL_VIEWS[kind](source.text)
             return shell_findings(SourceFile(path, display, shell_text), rules)
-        return _scan_python(source, rules)
+        return _scan_python(SourceFile.decode(path, display, raw), rules)
     except NotASourceFile as exc:
         return [_scan_error(rules, path, display, str(exc))]
     except OSError as exc:

@@ -89,6 +89,24 @@ def test_a_fifo_or_a_loop_inside_a_directory_is_a_scan_error_not_a_hang(
     assert any(f["rule"] == "xla-import" for f in doc["findings"])
 
 
+@pytest.mark.parametrize(
+    ("name", "content", "line"),
+    [
+        ("launch.sh", b"# caf\xe9 \x1b[31m::error::x\nexport NEURON_PJRT_PROCESS_INDEX=0\n", 2),
+        ("Dockerfile", b"FROM ubuntu:24.04\n# \xff\xfe\nENV NEURON_PJRT_PROCESS_INDEX=0\n", 3),
+        ("job.yaml", b"# \xc3\nenv:\n  - name: NEURON_PJRT_PROCESS_INDEX\n    value: '0'\n", 3),
+    ],
+)
+def test_a_launch_file_with_a_stray_non_utf8_byte_is_still_read(
+    cli: CliRunner, tmp_path: Path, name: str, content: bytes, line: int
+) -> None:
+    # Shell, Dockerfile and YAML files declare no encoding; a Latin-1 comment must not turn the
+    # file into "not valid Python" and hide the variable below it.
+    (tmp_path / name).write_bytes(content)
+    doc = json.loads(cli("scan", name, "--format", "json").stdout)
+    assert [(f["rule"], f["line"]) for f in doc["findings"]] == [("xla-pjrt-env", line)]
+
+
 def test_a_file_over_10_mib_is_a_scan_error(cli: CliRunner, tmp_path: Path) -> None:
     (tmp_path / "huge.py").write_bytes(b"x = 1\n" * (2 * 1024 * 1024))  # 12 MiB
     doc = json.loads(cli("scan", "huge.py", "--format", "json").stdout)
