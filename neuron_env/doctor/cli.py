@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import chosen_format, project_defaults, settings
+from neuron_env.cli._common import chosen_format, settings
 from neuron_env.cli.options import (
     DoctorLevelOption,
     DocumentOutputOption,
@@ -126,45 +126,30 @@ def doctor(
 
       neuron-env doctor --facts host.json --format json
     """
-    from neuron_env.doctor.output import DOCTOR
-    from neuron_env.doctor.request import DoctorOptions, DoctorRequest, FactsRequest
-    from neuron_env.doctor.workflow import run_doctor
-    from neuron_env.output.emit import emit
+    from neuron_env.doctor.entry import DoctorArgs, run_doctor_command
 
     choice = chosen_format(ReportFormat, output_format)
     if list_checks:
         raise typer.Exit(_list_checks(choice, output))
-    defaults = project_defaults(no_config)
-    request = DoctorRequest(
-        facts=FactsRequest(
-            python=python,
-            sysroot=sysroot,
-            probe_timeout=probe_timeout,
-            level=level,
-            device_progress=device_progress,
-        ),
-        judging=DoctorOptions(
-            release=release or defaults.release,
-            torch=torch or defaults.torch,
-            only=tuple(check or ()),
-            skipped=tuple(skip or ()),
-            strict=strict,
-            level=level,
-            allow=tuple(defaults.allow),
-            allow_reasons=defaults.allow,
-            config=defaults.config,
-            config_ignored=defaults.ignored_reasons,
-            hardware_optional=True,
-        ),
+    args = DoctorArgs(
+        python=python,
+        sysroot=sysroot,
+        probe_timeout=probe_timeout,
         facts_file=facts_file,
-        matrix_dirs=settings(ctx).matrix_dirs,
+        release=release,
+        torch=torch,
+        level=level,
+        check=tuple(check or ()),
+        skip=tuple(skip or ()),
+        output_format=output_format,
+        output=output,
+        strict=strict,
+        verbose=verbose,
+        redact=redact,
+        no_config=no_config,
+        matrix_dirs=tuple(settings(ctx).matrix_dirs),
     )
-    report = run_doctor(request)
-    if redact:
-        from neuron_env.redact import redact_report
-
-        report = redact_report(report)
-    raise typer.Exit(emit(DOCTOR, report, choice, output, verbose=verbose))
+    raise typer.Exit(run_doctor_command(args))
 
 
 def _list_checks(choice: ReportFormat, output: Path | None) -> int:
