@@ -153,12 +153,10 @@ def load_command(name: str) -> Any:
 
 def __getattr__(name: str) -> Any:
     """The typer group's names (``app``, ``LazyGroup``, ...), from :mod:`neuron_env.cli.group`."""
-    if name.startswith("__"):
-        raise AttributeError(name)
-    from neuron_env.cli import group
-
+    if name.startswith("__") or name == "group":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     try:
-        return getattr(group, name)
+        return getattr(import_module("neuron_env.cli.group"), name)
     except AttributeError:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
 
