@@ -153,11 +153,11 @@ def seconds_at_least(minimum: float) -> Callable[[typer.CallbackParam, float], f
 
 
 def option_group(
-    group: Callable[..., object], *, into: str, after: str
+    group: Callable[..., object], *, into: str, after: str | None
 ) -> Callable[[Command], Command]:
     """Give a command the options declared as ``group``'s parameters, listed (in ``--help`` too)
-    right after the command's own parameter ``after``; the command receives what ``group``
-    builds from them (a request) as its parameter ``into``.
+    right after the command's own parameter ``after`` (None: first); the command receives what
+    ``group`` builds from them (a request) as its parameter ``into``.
 
     Commands that take the same block of options declare it, and turn it into a request, once:
     click's shared option decorators, for typer (which reads a command's signature).
@@ -166,7 +166,8 @@ def option_group(
 
     def decorate(command: Command) -> Command:
         own = _evaluated_parameters(command, leaving_out=into)
-        cut = next(i for i, p in enumerate(own) if p.name == after) + 1
+        names = [p.name for p in own]
+        cut = 0 if after is None else names.index(after) + 1
         parameters = [*own[:cut], *shared, *own[cut:]]
 
         @functools.wraps(command)
