@@ -54,20 +54,13 @@ def facts(
       neuron-env facts --format text --redact > report.md
     """
     from neuron_env.doctor.output import FACTS, FactsReport
-    from neuron_env.doctor.request import FactsRequest
+    from neuron_env.doctor.request import probe_request
     from neuron_env.doctor.workflow import probe_host_facts
     from neuron_env.output.emit import emit
     from neuron_env.redact import redact_facts
 
-    request = FactsRequest(
-        python=python,
-        sysroot=sysroot,
-        probe_timeout=probe_timeout,
-        level=level,
-        device_progress=device_progress,
-    )
     choice = chosen_format(FactsFormat, output_format)
-    probed = probe_host_facts(request)
+    probed = probe_host_facts(probe_request(python, sysroot, probe_timeout, level, device_progress))
     markdown = ""
     if choice is FactsFormat.text:
         from neuron_env.doctor.facts_report import markdown_report
@@ -127,35 +120,25 @@ def doctor(
       neuron-env doctor --facts host.json --format json
     """
     from neuron_env.doctor.output import DOCTOR
-    from neuron_env.doctor.request import DoctorOptions, DoctorRequest, FactsRequest
+    from neuron_env.doctor.request import DoctorOptions, DoctorRequest, probe_request
     from neuron_env.doctor.workflow import run_doctor
     from neuron_env.output.emit import emit
 
     choice = chosen_format(ReportFormat, output_format)
     if list_checks:
         raise typer.Exit(_list_checks(choice, output))
-    defaults = project_defaults(no_config)
+    judging = DoctorOptions(
+        release=release,
+        torch=torch,
+        only=tuple(check or ()),
+        skipped=tuple(skip or ()),
+        strict=strict,
+        level=level,
+        hardware_optional=True,
+    )
     request = DoctorRequest(
-        facts=FactsRequest(
-            python=python,
-            sysroot=sysroot,
-            probe_timeout=probe_timeout,
-            level=level,
-            device_progress=device_progress,
-        ),
-        judging=DoctorOptions(
-            release=release or defaults.release,
-            torch=torch or defaults.torch,
-            only=tuple(check or ()),
-            skipped=tuple(skip or ()),
-            strict=strict,
-            level=level,
-            allow=tuple(defaults.allow),
-            allow_reasons=defaults.allow,
-            config=defaults.config,
-            config_ignored=defaults.ignored_reasons,
-            hardware_optional=True,
-        ),
+        facts=probe_request(python, sysroot, probe_timeout, level, device_progress),
+        judging=judging.over(project_defaults(no_config)),
         facts_file=facts_file,
         matrix_dirs=settings(ctx).matrix_dirs,
     )
