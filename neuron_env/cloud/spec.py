@@ -39,6 +39,7 @@ class LaunchRequest:
     release: str | None = None
     os: str | None = None
     ami: str | None = None
+    resolve_ami: bool = False  # the DLAMI's SSM parameter resolved to an id now, not at launch
     subnet: str | None = None
     security_groups: tuple[str, ...] = ()
     key_name: str | None = None
