@@ -24,12 +24,14 @@ DEFAULT_TIMEOUT = 300.0
 
 @dataclass(frozen=True, kw_only=True)
 class SmokeRequest:
-    """The smoke test: where it runs (``python`` None: the active virtualenv, else our own)."""
+    """The smoke test: where it runs (``python`` None: the active virtualenv, else our own);
+    ``matrix_dirs`` tell the held-cores gate the chips of newer releases."""
 
     python: Path | None = None
     device: str = "neuron"
     timeout: float = DEFAULT_TIMEOUT
     keep_going: bool = False
+    matrix_dirs: Sequence[Path] = ()
     progress: DeviceProgress | None = None
 
 
@@ -58,7 +60,7 @@ def run_smoke_test(request: SmokeRequest) -> SmokeResult:
     """Bad input (an unknown device, no such interpreter) is said before the worker starts."""
     from neuron_env.selftest import run_smoke
 
-    target = device_run_target(request.python, request.device)
+    target = device_run_target(request.python, request.device, request.matrix_dirs)
     with _progress(request.progress) as report:
         return run_smoke(
             target,
