@@ -50,6 +50,19 @@ def held_cores(
     return verdict if verdict.status == "warn" else None
 
 
+def device_run_target(python: Path | None, device: str, matrix_dirs: Sequence[Path] = ()) -> Path:
+    """The interpreter a device run (smoke, selftest, evaluate) starts its worker in, once the
+    device is one neuron-env knows and, on ``neuron``, no other process holds its cores: bad input
+    and held cores are said before any worker starts."""
+    from neuron_env.probe.python_env import find_target_python
+    from neuron_env.worker.devices import check_device
+
+    check_device(device)
+    target = find_target_python(python)
+    refuse_on_held_cores(device, matrix_dirs=matrix_dirs)
+    return target
+
+
 def refuse_on_held_cores(
     device: str, sysroot: Path = Path("/"), matrix_dirs: Sequence[Path] = ()
 ) -> None:

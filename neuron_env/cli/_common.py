@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import os
 import sys
@@ -16,6 +18,7 @@ from neuron_env.errors import check_format as check_format  # the one unknown --
 from neuron_env.output.formats import OutputFormat
 
 F = TypeVar("F", bound=OutputFormat)
+Command = TypeVar("Command", bound=Callable[..., None])
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -147,3 +150,51 @@ def seconds_at_least(minimum: float) -> Callable[[typer.CallbackParam, float], f
         return value
 
     return check
+
+
+def option_group(
+    group: Callable[..., object], *, into: str, after: str | None
+) -> Callable[[Command], Command]:
+    """Give a command the options declared as ``group``'s parameters, listed (in ``--help`` too)
+    right after the command's own parameter ``after`` (None: first); the command receives what
+    ``group`` builds from them (a request) as its parameter ``into``.
+
+    Commands that take the same block of options declare it, and turn it into a request, once:
+    click's shared option decorators, for typer (which reads a command's signature).
+    """
+    shared = _evaluated_parameters(group)
+
+    def decorate(command: Command) -> Command:
+        own = _evaluated_parameters(command, leaving_out=into)
+        names = [p.name for p in own]
+        cut = 0 if after is None else names.index(after) + 1
+        parameters = [*own[:cut], *shared, *own[cut:]]
+
+        @functools.wraps(command)
+        def run(**options: Any) -> None:
+            grouped = {p.name: options.pop(p.name) for p in shared}
+            command(**options, **{into: group(**grouped)})
+
+        del run.__wrapped__  # typer reads the signature below, not the command's own
+        run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in parameters}
+        return run  # type: ignore[return-value]
+
+    return decorate
+
+
+def _evaluated_parameters(
+    function: Callable[..., object], leaving_out: str = ""
+) -> list[inspect.Parameter]:
+    """``function``'s parameters but ``leaving_out``, their annotations evaluated in its module (a
+    command module writes them as strings, ``from __future__ import annotations``). The return
+    type and ``leaving_out`` are not evaluated: they may name types imported for the type checker
+    only."""
+    namespace = function.__globals__
+    return [
+        p.replace(annotation=eval(p.annotation, namespace))  # noqa: S307  # the module's own text
+        if isinstance(p.annotation, str)
+        else p
+        for p in inspect.signature(function).parameters.values()
+        if p.name != leaving_out
+    ]

@@ -19,16 +19,15 @@ from neuron_env.cloud.base_image import dlami_image
 from neuron_env.cloud.bootstrap import DEFAULT_VENV, INSTALLED_PATH, BootstrapArgs, bootstrap_script
 from neuron_env.cloud.spec import (
     MIN_ROOT_GIB,
-    default_os,
     instance_facts,
-    pairing_of,
     require_wheels,
+    resolve_host,
     root_device,
 )
 from neuron_env.cloud.tool_source import tool_source
 from neuron_env.errors import BadInput, UnsupportedCombination
 from neuron_env.input_files import InputRejected, MiB, read_text
-from neuron_env.matrix import Matrix, Note, Release, Request, resolve_target
+from neuron_env.matrix import Matrix, Note, Release
 from neuron_env.matrix.model import Pairing
 from neuron_env.templating import render
 
@@ -68,15 +67,9 @@ class AmiRecipe:
 
 def build_ami_recipe(matrix: Matrix, request: AmiRequest) -> AmiRecipe:
     """Render the Packer template, its provisioning script and the bootstrap script."""
-    release = matrix.get(request.release)
-    os_id = request.os or default_os(release)
-    target = resolve_target(
-        matrix,
-        Request(
-            request.torch, os=os_id, instance_type=request.builder, release=str(release.version)
-        ),
+    release, os_id, target, pairing = resolve_host(
+        matrix, request.torch, request.release, request.os, request.builder
     )
-    pairing = pairing_of(release, target.torch)
     instance_facts(release, request.builder)
     source = _source_image(release, pairing, request.base, os_id)
     if source.venv is None:

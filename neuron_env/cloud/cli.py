@@ -7,11 +7,11 @@ loads boto3 or jinja2.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import chosen_format, settings
+from neuron_env.cli._common import chosen_format, option_group, settings
 from neuron_env.cli.options import (
     AmiBaseOption,
     BootLevelOption,
@@ -34,6 +34,9 @@ from neuron_env.cli.options import (
 )
 from neuron_env.cloud.session import aws_session
 from neuron_env.output.formats import DocumentFormat, JsonOnly, LaunchTemplateFormat, TextOnly
+
+if TYPE_CHECKING:
+    from neuron_env.cloud.spec import LaunchRequest
 
 # The options only this command takes (the shared ones are in cli/options.py).
 AmiOption = Annotated[
@@ -116,9 +119,7 @@ ami_app = typer.Typer(
 )
 
 
-@launch_template_app.command("render")
-def render(
-    ctx: typer.Context,
+def _launch_options(
     instance_type: InstanceTypeOption,
     torch: TorchOption,
     release: ReleaseOption = None,
@@ -138,6 +139,26 @@ def render(
     neuron_env_source: HostSourceOption = None,
     neuron_env_sha256: Sha256Option = None,
     neuron_env_spec: SpecOption = None,
+) -> LaunchRequest:
+    """The options 'launch-template render' and 'create' share: the host and how it launches."""
+    from neuron_env.cloud.spec import LaunchRequest
+
+    return LaunchRequest(
+        instance_type=instance_type, torch=torch, release=release, os=os, ami=ami,
+        resolve_ami=resolve_ami, subnet=subnet, security_groups=tuple(security_group or ()),
+        key_name=key_name, iam_instance_profile=iam_instance_profile,
+        capacity_block=capacity_block, capacity_reservation=capacity_reservation,
+        placement_group=placement_group, volume_size=volume_size, containers=containers,
+        level=level, neuron_env_source=neuron_env_source, neuron_env_sha256=neuron_env_sha256,
+        neuron_env_spec=neuron_env_spec,
+    )  # fmt: skip
+
+
+@launch_template_app.command("render")
+@option_group(_launch_options, into="launch", after="ctx")
+def render(
+    ctx: typer.Context,
+    launch: LaunchRequest,
     output_format: Annotated[
         str,
         format_option(
@@ -167,50 +188,21 @@ def render(
           --security-group sg-0123456789abcdef0 --format terraform -o lt.tf
     """
     from neuron_env.cloud.output import LAUNCH_TEMPLATE
-    from neuron_env.cloud.spec import LaunchRequest
     from neuron_env.cloud.workflow import RenderRequest, render_launch_template
     from neuron_env.output.emit import emit
 
     choice = chosen_format(LaunchTemplateFormat, output_format)  # checked before AWS is asked
-    launch = LaunchRequest(
-        instance_type=instance_type, torch=torch, release=release, os=os, ami=ami, subnet=subnet,
-        security_groups=tuple(security_group or ()), key_name=key_name,
-        iam_instance_profile=iam_instance_profile, capacity_block=capacity_block,
-        capacity_reservation=capacity_reservation, placement_group=placement_group,
-        volume_size=volume_size, containers=containers, level=level,
-        neuron_env_source=neuron_env_source, neuron_env_sha256=neuron_env_sha256,
-        neuron_env_spec=neuron_env_spec,
-    )  # fmt: skip
-    request = RenderRequest(
-        launch=launch, resolve_ami=resolve_ami, matrix_dirs=settings(ctx).matrix_dirs
-    )
+    request = RenderRequest(launch=launch, matrix_dirs=settings(ctx).matrix_dirs)
     template = render_launch_template(request, lambda: aws_session(region, profile))
     raise typer.Exit(emit(LAUNCH_TEMPLATE, template, choice, output))
 
 
 @launch_template_app.command("create")
+@option_group(_launch_options, into="launch", after="name")
 def create(
     ctx: typer.Context,
     name: Annotated[str, typer.Option("--name", metavar="NAME", help="Launch-template name.")],
-    instance_type: InstanceTypeOption,
-    torch: TorchOption,
-    release: ReleaseOption = None,
-    os: OsOption = None,
-    ami: AmiOption = None,
-    resolve_ami: ResolveAmiOption = False,
-    subnet: SubnetOption = None,
-    security_group: SecurityGroupOption = None,
-    key_name: KeyNameOption = None,
-    iam_instance_profile: ProfileNameOption = None,
-    capacity_block: CapacityBlockOption = None,
-    capacity_reservation: CapacityReservationOption = None,
-    placement_group: PlacementGroupOption = None,
-    volume_size: VolumeSizeOption = 512,
-    containers: ContainersOption = False,
-    level: BootLevelOption = 1,
-    neuron_env_source: HostSourceOption = None,
-    neuron_env_sha256: Sha256Option = None,
-    neuron_env_spec: SpecOption = None,
+    launch: LaunchRequest,
     set_default: Annotated[
         bool, typer.Option("--set-default", help="Make the resulting version the default.")
     ] = False,
@@ -232,25 +224,14 @@ def create(
           --torch 2.14 --neuron-env-source URL --neuron-env-sha256 HEX --set-default
     """
     from neuron_env.cloud.output import CREATED
-    from neuron_env.cloud.spec import LaunchRequest
     from neuron_env.cloud.workflow import CreateRequest, create_launch_template
     from neuron_env.output.emit import emit
 
-    launch = LaunchRequest(
-        instance_type=instance_type, torch=torch, release=release, os=os, ami=ami, subnet=subnet,
-        security_groups=tuple(security_group or ()), key_name=key_name,
-        iam_instance_profile=iam_instance_profile, capacity_block=capacity_block,
-        capacity_reservation=capacity_reservation, placement_group=placement_group,
-        volume_size=volume_size, containers=containers, level=level,
-        neuron_env_source=neuron_env_source, neuron_env_sha256=neuron_env_sha256,
-        neuron_env_spec=neuron_env_spec,
-    )  # fmt: skip
     request = CreateRequest(
         launch=launch,
         name=name,
         set_default=set_default,
         dry_run=dry_run,
-        resolve_ami=resolve_ami,
         matrix_dirs=settings(ctx).matrix_dirs,
     )
     created = create_launch_template(request, lambda: aws_session(region, profile))

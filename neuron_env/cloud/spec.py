@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from neuron_env.cloud import values
 from neuron_env.cloud.base_image import ImageChoice, custom_image, dlami_image, image_notes
@@ -17,7 +17,7 @@ from neuron_env.cloud.bootstrap import DEFAULT_VENV, STATUS_TAG, BootstrapArgs
 from neuron_env.cloud.efa import NetworkInterface, efa_layout
 from neuron_env.cloud.tool_source import tool_source
 from neuron_env.errors import BadInput, UnsupportedCombination
-from neuron_env.matrix import Matrix, Note, Release, Request, resolve_target
+from neuron_env.matrix import Matrix, Note, Release, Request, Target, resolve_target
 from neuron_env.matrix.model import InstanceType, Pairing
 from neuron_env.resources import shipped_matrix_dir
 from neuron_env.schema import did_you_mean
@@ -39,6 +39,7 @@ class LaunchRequest:
     release: str | None = None
     os: str | None = None
     ami: str | None = None
+    resolve_ami: bool = False  # the DLAMI's SSM parameter resolved to an id now, not at launch
     subnet: str | None = None
     security_groups: tuple[str, ...] = ()
     key_name: str | None = None
@@ -103,20 +104,37 @@ class LaunchSpec:
         return dataclasses.replace(self, image=self.image.resolved(image_id))
 
 
+class Resolved(NamedTuple):
+    """What a launch template, an AMI or an image is built for: the release, the OS, the target
+    the matrix resolves and its pairing."""
+
+    release: Release
+    os: str
+    target: Target
+    pairing: Pairing
+
+
+def resolve_host(
+    matrix: Matrix,
+    torch: str,
+    release: str | None,
+    os: str | None,
+    instance_type: str | None = None,
+) -> Resolved:
+    """Resolve a build's options: the release (default: the latest), the OS (default: the newest
+    with pip wheels), the PyTorch minor and the instance type; unsupported ones raise."""
+    chosen = matrix.get(release)
+    os_id = os or default_os(chosen)
+    request = Request(torch, os=os_id, instance_type=instance_type, release=str(chosen.version))
+    target = resolve_target(matrix, request)
+    return Resolved(chosen, os_id, target, pairing_of(chosen, target.torch))
+
+
 def build_launch_spec(matrix: Matrix, request: LaunchRequest) -> LaunchSpec:
     """Decide the launch template for ``request``; bad or unsupported input raises BadInput."""
-    release = matrix.get(request.release)
-    os_id = request.os or default_os(release)
-    target = resolve_target(
-        matrix,
-        Request(
-            request.torch,
-            os=os_id,
-            instance_type=request.instance_type,
-            release=str(release.version),
-        ),
+    release, os_id, target, pairing = resolve_host(
+        matrix, request.torch, request.release, request.os, request.instance_type
     )
-    pairing = pairing_of(release, target.torch)
     instance = instance_facts(release, request.instance_type)
     image = _image(release, pairing, os_id, request.ami)
     bootstrap = _bootstrap_args(release, pairing, image, request)

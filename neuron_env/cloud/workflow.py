@@ -25,7 +25,6 @@ SessionFactory = Callable[[], Any]
 @dataclass(frozen=True, kw_only=True)
 class RenderRequest:
     launch: LaunchRequest
-    resolve_ami: bool = False
     matrix_dirs: Sequence[Path] = ()
 
 
@@ -47,7 +46,7 @@ def render_launch_template(request: RenderRequest, session: SessionFactory) -> L
     from neuron_env.matrix import load_matrix
 
     spec = build_launch_spec(load_matrix(list(request.matrix_dirs)), request.launch)
-    if request.resolve_ami:
+    if request.launch.resolve_ami:
         spec = _resolve_image(spec, session())
     return LaunchTemplate(spec)
 
@@ -58,7 +57,6 @@ class CreateRequest:
     name: str
     set_default: bool = False
     dry_run: bool = False
-    resolve_ami: bool = False
     matrix_dirs: Sequence[Path] = ()
 
 
@@ -82,7 +80,7 @@ def create_launch_template(
     name = template_name(request.name)
     spec = build_launch_spec(load_matrix(list(request.matrix_dirs)), request.launch)
     opened = session()
-    if request.resolve_ami:
+    if request.launch.resolve_ami:
         spec = _resolve_image(spec, opened)
     data = launch_template_data(spec, user_data(spec))
     with aws_call("ec2 client"):

@@ -54,20 +54,13 @@ def facts(
       neuron-env facts --format text --redact > report.md
     """
     from neuron_env.doctor.output import FACTS, FactsReport
-    from neuron_env.doctor.request import FactsRequest
+    from neuron_env.doctor.request import probe_request
     from neuron_env.doctor.workflow import probe_host_facts
     from neuron_env.output.emit import emit
     from neuron_env.redact import redact_facts
 
-    request = FactsRequest(
-        python=python,
-        sysroot=sysroot,
-        probe_timeout=probe_timeout,
-        level=level,
-        device_progress=device_progress,
-    )
     choice = chosen_format(FactsFormat, output_format)
-    probed = probe_host_facts(request)
+    probed = probe_host_facts(probe_request(python, sysroot, probe_timeout, level, device_progress))
     markdown = ""
     if choice is FactsFormat.text:
         from neuron_env.doctor.facts_report import markdown_report

@@ -39,7 +39,7 @@ class DoctorArgs:
 def run_doctor_command(args: DoctorArgs) -> int:
     """Judge the host (or ``--facts``) as ``args`` ask, write the report; the exit code."""
     from neuron_env.doctor.output import DOCTOR
-    from neuron_env.doctor.request import DoctorOptions, DoctorRequest, FactsRequest
+    from neuron_env.doctor.request import DoctorOptions, DoctorRequest, probe_request
     from neuron_env.doctor.workflow import run_doctor
     from neuron_env.output.emit import emit
     from neuron_env.output.formats import ReportFormat
@@ -47,28 +47,20 @@ def run_doctor_command(args: DoctorArgs) -> int:
     from neuron_env.selftest.progress import device_progress
 
     choice = ReportFormat(args.output_format)
-    defaults = load_project_defaults(enabled=not args.no_config)
+    judging = DoctorOptions(
+        release=args.release,
+        torch=args.torch,
+        only=args.check,
+        skipped=args.skip,
+        strict=args.strict,
+        level=args.level,
+        hardware_optional=True,
+    )
     request = DoctorRequest(
-        facts=FactsRequest(
-            python=args.python,
-            sysroot=args.sysroot,
-            probe_timeout=args.probe_timeout,
-            level=args.level,
-            device_progress=device_progress,
+        facts=probe_request(
+            args.python, args.sysroot, args.probe_timeout, args.level, device_progress
         ),
-        judging=DoctorOptions(
-            release=args.release or defaults.release,
-            torch=args.torch or defaults.torch,
-            only=args.check,
-            skipped=args.skip,
-            strict=args.strict,
-            level=args.level,
-            allow=tuple(defaults.allow),
-            allow_reasons=defaults.allow,
-            config=defaults.config,
-            config_ignored=defaults.ignored_reasons,
-            hardware_optional=True,
-        ),
+        judging=judging.over(load_project_defaults(enabled=not args.no_config)),
         facts_file=args.facts_file,
         matrix_dirs=list(args.matrix_dirs),
     )

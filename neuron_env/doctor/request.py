@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from neuron_env.frozen import frozen
 
 if TYPE_CHECKING:  # a type only: a doctor run at level 0 imports nothing of the self-test
+    from neuron_env.project_config import ProjectDefaults
     from neuron_env.selftest.workflow import DeviceProgress
 
 
@@ -28,6 +29,24 @@ class FactsRequest:
     probe_timeout: float = 15.0
     level: int = 0
     device_progress: DeviceProgress | None = None
+
+
+def probe_request(
+    python: Path | None,
+    sysroot: Path,
+    probe_timeout: float,
+    level: int,
+    device_progress: DeviceProgress,
+) -> FactsRequest:
+    """What a command line (``facts``, ``doctor``, ``preflight``) asks to probe, in the order of
+    its flags, with the view that shows the device levels' progress."""
+    return FactsRequest(
+        python=python,
+        sysroot=sysroot,
+        probe_timeout=probe_timeout,
+        level=level,
+        device_progress=device_progress,
+    )
 
 
 @frozen
@@ -51,6 +70,21 @@ class DoctorOptions:
     """The project file applied (where ``allow_reasons`` come from), as messages name it."""
     config_ignored: tuple[tuple[str, str], ...] = ()
     """Project files found but not trusted: (path, why)."""
+
+    def over(self, defaults: ProjectDefaults) -> DoctorOptions:
+        """These options (the flags) over a project file's ``defaults``: its release and PyTorch
+        where no flag names one, its allowed checks and then the flags' own, and the file's name
+        and the files ignored, as the report says them."""
+        allow = (*defaults.allow, *(a for a in self.allow if a not in defaults.allow))
+        return dataclasses.replace(
+            self,
+            release=self.release or defaults.release,
+            torch=self.torch or defaults.torch,
+            allow=allow,
+            allow_reasons=defaults.allow,
+            config=defaults.config,
+            config_ignored=defaults.ignored_reasons,
+        )
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -43,16 +43,12 @@ class EvaluateRequest:
 def evaluate_entry(request: EvaluateRequest) -> Evaluation:
     """Bad input (the entry, the shapes, the device, the interpreter) is said before the worker
     starts; what the model does comes back in the evaluation."""
-    from neuron_env.device_gate import refuse_on_held_cores
+    from neuron_env.device_gate import device_run_target
     from neuron_env.evaluate import Request, evaluate, parse_entry, parse_shapes
-    from neuron_env.probe.python_env import find_target_python
-    from neuron_env.worker.devices import check_device
 
     entry = parse_entry(request.entry)
     shapes = parse_shapes(request.shapes)
-    check_device(request.device)
-    target = find_target_python(request.python)
-    refuse_on_held_cores(request.device, matrix_dirs=request.matrix_dirs)
+    target = device_run_target(request.python, request.device, request.matrix_dirs)
     if request.before_run is not None:
         request.before_run()
     compiling = request.compile or bool(shapes)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from neuron_env.cli._common import chosen_format, console, settings
+from neuron_env.cli._common import chosen_format, console, option_group, settings
 from neuron_env.cli.options import (
     DocumentFormatOption,
     FleetFormatOption,
@@ -28,7 +28,7 @@ from neuron_env.output.formats import DocumentFormat, FleetFormat
 if TYPE_CHECKING:
     from neuron_env.fleet.collect import CollectResult
     from neuron_env.fleet.ssm import SsmGateway
-    from neuron_env.fleet.workflow import CollectRequest
+    from neuron_env.fleet.workflow import CollectRequest, GatewayFactory
 
 app = typer.Typer(
     help="Validate many Trainium hosts: collect their facts (AWS Systems Manager or any other "
@@ -104,8 +104,7 @@ def report(
     raise typer.Exit(emit(FLEET, result, choice, output, verbose=verbose))
 
 
-@app.command("collect")
-def collect(
+def _collect_options(
     output: SnapshotsOption,
     targets: TargetsOption = None,
     instance_ids: InstanceIdsOption = None,
@@ -116,6 +115,30 @@ def collect(
     timeout: HostTimeoutOption = 120,
     python: FleetPythonOption = None,
     refresh: RefreshOption = False,
+) -> tuple[CollectRequest, GatewayFactory]:
+    """The options 'fleet collect' and 'fleet doctor' share: which hosts, how they are asked and
+    where their snapshots go, as a request whose progress lines go to stderr, and the gateway."""
+    from neuron_env.fleet.workflow import CollectRequest
+
+    err = console(stderr=True)
+    request = CollectRequest(
+        output=output,
+        targets=tuple(targets or ()),
+        instance_ids=tuple(instance_ids or ()),
+        concurrency=concurrency,
+        max_errors=max_errors,
+        timeout=timeout,
+        python=python,
+        refresh=refresh,
+        progress=lambda line: err.print(f"[dim]{line}[/]"),
+    )
+    return request, lambda: _gateway(region, profile)
+
+
+@app.command("collect")
+@option_group(_collect_options, into="collection", after=None)
+def collect(
+    collection: tuple[CollectRequest, GatewayFactory],
     json: JsonOption = False,
     output_format: DocumentFormatOption = "text",
 ) -> None:
@@ -134,33 +157,16 @@ def collect(
     """
     from neuron_env.fleet.workflow import collect_fleet
 
-    request = _collect_request(
-        output=output,
-        targets=targets,
-        instance_ids=instance_ids,
-        concurrency=concurrency,
-        max_errors=max_errors,
-        timeout=timeout,
-        python=python,
-        refresh=refresh,
-    )
-    result = collect_fleet(request, lambda: _gateway(region, profile))
-    raise typer.Exit(_print_collect(result, output, json, output_format))
+    request, gateway = collection
+    result = collect_fleet(request, gateway)
+    raise typer.Exit(_print_collect(result, request.output, json, output_format))
 
 
 @app.command("doctor")
+@option_group(_collect_options, into="collection", after="ctx")
 def doctor(
     ctx: typer.Context,
-    output: SnapshotsOption,
-    targets: TargetsOption = None,
-    instance_ids: InstanceIdsOption = None,
-    region: RegionOption = None,
-    profile: ProfileOption = None,
-    concurrency: ConcurrencyOption = "50",
-    max_errors: MaxErrorsOption = "100%",
-    timeout: HostTimeoutOption = 120,
-    python: FleetPythonOption = None,
-    refresh: RefreshOption = False,
+    collection: tuple[CollectRequest, GatewayFactory],
     release: JudgeReleaseOption = None,
     torch: JudgeTorchOption = None,
     output_format: FleetFormatOption = "text",
@@ -174,23 +180,11 @@ def doctor(
     from neuron_env.output.emit import emit
 
     choice = chosen_format(FleetFormat, output_format)
-    request = FleetDoctorRequest(
-        collect=_collect_request(
-            output=output,
-            targets=targets,
-            instance_ids=instance_ids,
-            concurrency=concurrency,
-            max_errors=max_errors,
-            timeout=timeout,
-            python=python,
-            refresh=refresh,
-        ),
-        matrix_dirs=settings(ctx).matrix_dirs,
-        release=release,
-        torch=torch,
+    request, gateway = collection
+    doctor_request = FleetDoctorRequest(
+        collect=request, matrix_dirs=settings(ctx).matrix_dirs, release=release, torch=torch
     )
-    result = fleet_doctor(request, lambda: _gateway(region, profile))
-    raise typer.Exit(emit(FLEET, result, choice))
+    raise typer.Exit(emit(FLEET, fleet_doctor(doctor_request, gateway), choice))
 
 
 @app.command("policy")
@@ -206,35 +200,6 @@ def policy() -> None:
     from neuron_env.output.formats import JsonOnly
 
     raise typer.Exit(emit(POLICY, IamPolicy("fleet", iam_policy("fleet")), JsonOnly.json))
-
-
-def _collect_request(
-    *,
-    output: Path,
-    targets: list[str] | None,
-    instance_ids: list[str] | None,
-    concurrency: str,
-    max_errors: str,
-    timeout: int,
-    python: str | None,
-    refresh: bool,
-) -> CollectRequest:
-    """The collect options that 'fleet collect' and 'fleet doctor' share, as a request whose
-    progress lines go to stderr."""
-    from neuron_env.fleet.workflow import CollectRequest
-
-    err = console(stderr=True)
-    return CollectRequest(
-        output=output,
-        targets=tuple(targets or ()),
-        instance_ids=tuple(instance_ids or ()),
-        concurrency=concurrency,
-        max_errors=max_errors,
-        timeout=timeout,
-        python=python,
-        refresh=refresh,
-        progress=lambda line: err.print(f"[dim]{line}[/]"),
-    )
 
 
 def _gateway(region: str | None, profile: str | None) -> SsmGateway:

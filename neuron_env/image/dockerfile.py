@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from neuron_env import __version__
-from neuron_env.cloud.spec import default_os, pairing_of
+from neuron_env.cloud.spec import default_os, resolve_host
 from neuron_env.cloud.tool_source import ToolSource, tool_source
 from neuron_env.errors import BadInput, UnsupportedCombination
 from neuron_env.image.inputs import (
@@ -36,7 +36,7 @@ from neuron_env.image.inputs import (
     require_base_os,
     user_packages,
 )
-from neuron_env.matrix import Matrix, Note, Release, Request, resolve_target
+from neuron_env.matrix import Matrix, Note, Release
 from neuron_env.matrix.resolve import Pin
 from neuron_env.resources import shipped_matrix_dir
 from neuron_env.templating import render
@@ -105,10 +105,9 @@ class ImageSpec:
 
 def build_image_spec(matrix: Matrix, request: ImageRequest) -> ImageSpec:
     """Decide the image for ``request``; bad or unsupported input raises BadInput (exit 2)."""
-    release = matrix.get(request.release)
-    os_id = request.os or default_os(release)
-    target = resolve_target(matrix, Request(request.torch, os=os_id, release=str(release.version)))
-    pairing = pairing_of(release, target.torch)
+    release, os_id, target, pairing = resolve_host(
+        matrix, request.torch, request.release, request.os
+    )
     _require_wheels(release, os_id)
     codename = _codename(os_id)
     tool = _tool(request)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -78,7 +79,7 @@ def preflight(
 
       neuron-env preflight --emit slurm-healthcheck --python /opt/venv/bin/python > healthcheck.sh
     """
-    from neuron_env.doctor.request import DoctorOptions, DoctorRequest, FactsRequest
+    from neuron_env.doctor.request import DoctorOptions, DoctorRequest, probe_request
     from neuron_env.doctor.workflow import run_doctor
     from neuron_env.preflight.slurm import (
         EMITTABLE,
@@ -88,45 +89,29 @@ def preflight(
         slurm_healthcheck,
     )
 
-    # flags win; --allow adds to the file's allow
-    defaults = project_defaults(no_config, say_ignored=emit is not None)
-    release, torch = release or defaults.release, torch or defaults.torch
-    allow = [*defaults.allow, *(a for a in allow or () if a not in defaults.allow)]
+    # the flags win over the project file; --allow adds to its allow
+    flags = DoctorOptions(release=release, torch=torch, strict=strict, allow=tuple(allow or ()))
+    judging = flags.over(project_defaults(no_config, say_ignored=emit is not None))
     if emit is not None:
         if emit not in EMITTABLE:
             raise BadInput(f"--emit '{emit}' is not one of: {', '.join(EMITTABLE)}.")
         healthcheck = HealthcheckRequest(
             matrix_dirs=settings(ctx).matrix_dirs,
-            torch=torch,
-            release=release,
+            torch=judging.torch,
+            release=judging.release,
             level=level or 0,
             python=python,
             sysroot=sysroot,
             strict=strict,
-            allow=tuple(allow or ()),
+            allow=judging.allow,
             timeout=timeout,
         )
         sys.stdout.write(slurm_healthcheck(healthcheck))
         return
     level = 1 if level is None else level
     request = DoctorRequest(
-        facts=FactsRequest(
-            python=python,
-            sysroot=sysroot,
-            probe_timeout=probe_timeout,
-            level=level,
-            device_progress=device_progress,
-        ),
-        judging=DoctorOptions(
-            release=release,
-            torch=torch,
-            strict=strict,
-            level=level,
-            allow=tuple(allow or ()),
-            allow_reasons=defaults.allow,
-            config=defaults.config,
-            config_ignored=defaults.ignored_reasons,
-        ),
+        facts=probe_request(python, sysroot, probe_timeout, level, device_progress),
+        judging=dataclasses.replace(judging, level=level),
         matrix_dirs=settings(ctx).matrix_dirs,
     )
     report = run_doctor(request)

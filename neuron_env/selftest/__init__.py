@@ -22,20 +22,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from neuron_env.selftest.harness import Progress, ProgressCallback, Request
-    from neuron_env.selftest.models import (
-        STATUSES,
-        CaseListing,
-        CaseResult,
-        Comparison,
-        DeviceInfo,
-        Peak,
-        Problem,
-        SmokeResult,
-        Status,
-        SuiteResult,
-    )
+    from neuron_env.selftest.models import CaseListing, CaseResult, Peak, SmokeResult, SuiteResult
     from neuron_env.selftest.worker.cases import CASES, LEVELS, Case
     from neuron_env.worker.devices import check_device
+    from neuron_env.worker.results import STATUSES, Comparison, DeviceInfo, Problem, Status
 
 _Result = TypeVar("_Result", bound="SuiteResult")
 
@@ -45,20 +35,20 @@ _Result = TypeVar("_Result", bound="SuiteResult")
 _SUBMODULE = {
     "Progress": "neuron_env.selftest.harness",
     "ProgressCallback": "neuron_env.selftest.harness",
-    "STATUSES": "neuron_env.selftest.models",
     "CaseListing": "neuron_env.selftest.models",
     "CaseResult": "neuron_env.selftest.models",
-    "Comparison": "neuron_env.selftest.models",
-    "DeviceInfo": "neuron_env.selftest.models",
     "Peak": "neuron_env.selftest.models",
-    "Problem": "neuron_env.selftest.models",
     "SmokeResult": "neuron_env.selftest.models",
-    "Status": "neuron_env.selftest.models",
     "SuiteResult": "neuron_env.selftest.models",
     "CASES": "neuron_env.selftest.worker.cases",
     "LEVELS": "neuron_env.selftest.worker.cases",
     "Case": "neuron_env.selftest.worker.cases",
     "check_device": "neuron_env.worker.devices",
+    "STATUSES": "neuron_env.worker.results",
+    "Comparison": "neuron_env.worker.results",
+    "DeviceInfo": "neuron_env.worker.results",
+    "Problem": "neuron_env.worker.results",
+    "Status": "neuron_env.worker.results",
 }
 
 

@@ -49,6 +49,7 @@ KeepGoingOption = Annotated[
 
 
 def smoke(
+    ctx: typer.Context,
     python: PythonOption = None,
     device: DeviceOption = "neuron",
     timeout: CaseTimeoutOption = DEFAULT_TIMEOUT,
@@ -74,6 +75,7 @@ def smoke(
         device=device,
         timeout=timeout,
         keep_going=keep_going,
+        matrix_dirs=settings(ctx).matrix_dirs,
         progress=None if quiet else device_progress,
     )
     result = run_smoke_test(request)

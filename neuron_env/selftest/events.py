@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from neuron_env.selftest.models import STATUSES, CaseResult, Peak, Status
+from neuron_env.selftest.models import CaseResult, Peak
 from neuron_env.worker.events import (
     comparison,
     comparison_line,
@@ -14,6 +14,7 @@ from neuron_env.worker.events import (
     share_of_bound,
 )
 from neuron_env.worker.exits import why_it_ended
+from neuron_env.worker.results import STATUSES, Status
 
 __all__ = [
     "case_result",

@@ -19,10 +19,11 @@ from typing import Any
 from neuron_env.command import StreamingCommand
 from neuron_env.errors import CommandFailed
 from neuron_env.selftest import events
-from neuron_env.selftest.models import CaseResult, DeviceInfo, Peak, Problem
+from neuron_env.selftest.models import CaseResult, Peak
 from neuron_env.selftest.worker.cases import split_variant
 from neuron_env.worker.interrupts import stop_on_interrupt
 from neuron_env.worker.problems import protocol_problem, startup_failure
+from neuron_env.worker.results import DeviceInfo, Problem
 from neuron_env.worker.session import EventReader, start_worker
 from neuron_env.worker.stream import ProtocolError, parse_event
 

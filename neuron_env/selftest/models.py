@@ -27,20 +27,6 @@ from neuron_env.worker.results import (
     Status,
 )
 
-__all__ = [
-    "ALWAYS_FAILING",
-    "STATUSES",
-    "CaseListing",
-    "CaseResult",
-    "Comparison",
-    "DeviceInfo",
-    "Peak",
-    "Problem",
-    "SmokeResult",
-    "Status",
-    "SuiteResult",
-]
-
 
 @dataclass(frozen=True)
 class CaseResult:

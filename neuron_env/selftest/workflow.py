@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuron_env.device_gate import refuse_on_held_cores
+from neuron_env.device_gate import device_run_target
 from neuron_env.errors import BadInput
 
 if TYPE_CHECKING:
@@ -24,12 +24,14 @@ DEFAULT_TIMEOUT = 300.0
 
 @dataclass(frozen=True, kw_only=True)
 class SmokeRequest:
-    """The smoke test: where it runs (``python`` None: the active virtualenv, else our own)."""
+    """The smoke test: where it runs (``python`` None: the active virtualenv, else our own);
+    ``matrix_dirs`` tell the held-cores gate the chips of newer releases."""
 
     python: Path | None = None
     device: str = "neuron"
     timeout: float = DEFAULT_TIMEOUT
     keep_going: bool = False
+    matrix_dirs: Sequence[Path] = ()
     progress: DeviceProgress | None = None
 
 
@@ -56,12 +58,9 @@ class SelftestRequest:
 
 def run_smoke_test(request: SmokeRequest) -> SmokeResult:
     """Bad input (an unknown device, no such interpreter) is said before the worker starts."""
-    from neuron_env.probe.python_env import find_target_python
-    from neuron_env.selftest import check_device, run_smoke
+    from neuron_env.selftest import run_smoke
 
-    target = find_target_python(request.python)
-    check_device(request.device)
-    refuse_on_held_cores(request.device)
+    target = device_run_target(request.python, request.device, request.matrix_dirs)
     with _progress(request.progress) as report:
         return run_smoke(
             target,
@@ -75,13 +74,10 @@ def run_smoke_test(request: SmokeRequest) -> SmokeResult:
 def run_selftest(request: SelftestRequest) -> SuiteResult:
     """The cases of the level, narrowed by ``only``; bad input (no case matches, an unknown
     device or chip) is said before the worker starts."""
-    from neuron_env.probe.python_env import find_target_python
-    from neuron_env.selftest import check_device, run_suite, select_variants
+    from neuron_env.selftest import run_suite, select_variants
 
     select_variants(request.level, request.only)
-    target = find_target_python(request.python)
-    check_device(request.device)
-    refuse_on_held_cores(request.device, matrix_dirs=request.matrix_dirs)
+    target = device_run_target(request.python, request.device, request.matrix_dirs)
     peak = _peak(request)
     with _progress(request.progress) as report:
         return run_suite(

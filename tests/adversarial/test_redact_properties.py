@@ -253,7 +253,7 @@ def evaluation_with(place: str, text: str) -> Any:
         StageResult,
         TensorInfo,
     )
-    from neuron_env.selftest.models import Comparison, DeviceInfo, Problem
+    from neuron_env.worker.results import Comparison, DeviceInfo, Problem
 
     def at(name: str, default: str) -> str:
         return text if place == name else default

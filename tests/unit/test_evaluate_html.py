@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from neuron_env.evaluate import Evaluation, FailedOp, GraphBreak, ModelInfo, StageResult, TensorInfo
 from neuron_env.evaluate.html_report import render
-from neuron_env.selftest.models import Comparison, DeviceInfo, Problem
+from neuron_env.worker.results import Comparison, DeviceInfo, Problem
 from tests.support.html_pages import parse
 
 HOSTILE = "<script>alert('x')</script>&<img src=http://evil/x.png>"

@@ -144,7 +144,7 @@ def _launch_template() -> Any:
     from neuron_env.cloud.workflow import RenderRequest, render_launch_template
 
     launch = LaunchRequest(instance_type="trn2.48xlarge", torch="2.14", neuron_env_source="pypi")
-    request = RenderRequest(launch=launch, resolve_ami=False, matrix_dirs=[])
+    request = RenderRequest(launch=launch, matrix_dirs=[])
     return render_launch_template(request, lambda: pytest.fail("no AWS call is needed"))
 
 

@@ -77,15 +77,46 @@ class Case:
         return [f"{self.id}/{dtype}/{mode}" for dtype in self.dtypes for mode in self.modes]
 
 
-def _op(id: str, summary: str, *inputs: Input, **options: Any) -> Case:
+def _case(id: str, summary: str, *inputs: Input, **options: Any) -> Case:
+    """A case whose worker function is named as the case (``op`` defaults to ``id``)."""
     return Case(id=id, summary=summary, op=options.pop("op", id), inputs=inputs, **options)
 
 
+def _index(name: str, shape: tuple[int, ...], high: int) -> Input:
+    """Integer indices in [0, ``high``): an input no gradient flows to."""
+    return Input(name, shape, kind="index", high=high, grad=False)
+
+
+def _compile_behaviour(id: str, summary: str, **params: Any) -> Case:
+    """A documented behaviour of torch.compile, on one fp32 input."""
+    return _case(
+        id,
+        summary,
+        Input("x", (8, 32)),
+        kind="behaviour",
+        dtypes=("fp32",),
+        modes=("compile",),
+        params=params,
+        tolerances={"fp32": POINTWISE["fp32"]},
+    )
+
+
+def _perf(
+    id: str, summary: str, size: dict[str, Any], seconds: dict[str, float], **options: Any
+) -> Case:
+    """Sustained throughput (level ``long``): 5 rounds of about ``seconds`` each, per device type
+    like ``size`` (``perf.py`` reads both)."""
+    params = {**size, "rounds": 5, "seconds": seconds}
+    return _case(id, summary, kind="perf", level="long", modes=("eager",), params=params, **options)
+
+
 X = Input("x", (8, 64))
+DISTINCT = Input("x", (8, 64), kind="distinct")
+QKV = tuple(Input(name, (2, 4, 16, 32)) for name in "qkv")
 
 CASES: tuple[Case, ...] = (
-    _op("matmul", "a @ b", Input("a", (64, 128)), Input("b", (128, 32)), tolerances=ACCUMULATING),
-    _op(
+    _case("matmul", "a @ b", Input("a", (64, 128)), Input("b", (128, 32)), tolerances=ACCUMULATING),
+    _case(
         "linear",
         "nn.functional.linear with bias",
         Input("x", (16, 64)),
@@ -93,7 +124,7 @@ CASES: tuple[Case, ...] = (
         Input("bias", (32,)),
         tolerances=ACCUMULATING,
     ),
-    _op(
+    _case(
         "conv2d",
         "3x3 convolution, padding 1",
         Input("x", (2, 3, 16, 16)),
@@ -101,33 +132,26 @@ CASES: tuple[Case, ...] = (
         Input("bias", (8,)),
         tolerances=ACCUMULATING,
     ),
-    _op("softmax", "softmax over the last dim", X),
-    _op("layer_norm", "layer norm with affine", X, Input("weight", (64,)), Input("bias", (64,))),
-    _op("rms_norm", "RMS norm with weight", X, Input("weight", (64,))),
-    _op("gelu", "GELU (erf)", X),
-    _op("silu", "SiLU", X),
-    _op(
-        "sdpa",
-        "scaled_dot_product_attention, causal",
-        Input("q", (2, 4, 16, 32)),
-        Input("k", (2, 4, 16, 32)),
-        Input("v", (2, 4, 16, 32)),
-        tolerances=ACCUMULATING,
-    ),
-    _op(
+    _case("softmax", "softmax over the last dim", X),
+    _case("layer_norm", "layer norm with affine", X, Input("weight", (64,)), Input("bias", (64,))),
+    _case("rms_norm", "RMS norm with weight", X, Input("weight", (64,))),
+    _case("gelu", "GELU (erf)", X),
+    _case("silu", "SiLU", X),
+    _case("sdpa", "scaled_dot_product_attention, causal", *QKV, tolerances=ACCUMULATING),
+    _case(
         "embedding",
         "embedding lookup (grad to the table)",
-        Input("indices", (4, 16), kind="index", high=100, grad=False),
+        _index("indices", (4, 16), 100),
         Input("weight", (100, 32)),
     ),
-    _op(
+    _case(
         "cross_entropy",
         "cross-entropy loss, mean over the batch",
         Input("logits", (16, 10)),
-        Input("target", (16,), kind="index", high=10, grad=False),
+        _index("target", (16,), 10),
     ),
-    _op("reductions", "sum, mean, amax, logsumexp", X),
-    _op(
+    _case("reductions", "sum, mean, amax, logsumexp", X),
+    _case(
         "elementwise",
         "add, mul, div, tanh, exp, sqrt, where",
         Input("a", (8, 64)),
@@ -135,32 +159,21 @@ CASES: tuple[Case, ...] = (
         Input("c", (8, 64), kind="positive"),
         tolerances=POINTWISE,
     ),
-    _op(
-        "gather",
-        "gather along dim 1",
-        X,
-        Input("index", (8, 16), kind="index", high=64, grad=False),
-    ),
-    _op(
+    _case("gather", "gather along dim 1", X, _index("index", (8, 16), 64)),
+    _case(
         "scatter_add",
         "scatter_add along dim 1",
         X,
-        Input("index", (8, 16), kind="index", high=64, grad=False),
+        _index("index", (8, 16), 64),
         Input("src", (8, 16)),
     ),
-    _op(
-        "index",
-        "index_select and advanced indexing",
-        X,
-        Input("index", (5,), kind="index", high=8, grad=False),
-    ),
-    _op("cumsum", "cumulative sum along dim 1", X),
-    _op("sort", "sort along dim 1 (values and indices)", Input("x", (8, 64), kind="distinct")),
-    _op("topk", "top-5 along dim 1 (values and indices)", Input("x", (8, 64), kind="distinct")),
-    Case(
-        id="adamw_mlp",
-        summary="5 AdamW steps on a 2-layer MLP; parameters vs CPU",
-        op="adamw_mlp",
+    _case("index", "index_select and advanced indexing", X, _index("index", (5,), 8)),
+    _case("cumsum", "cumulative sum along dim 1", X),
+    _case("sort", "sort along dim 1 (values and indices)", DISTINCT),
+    _case("topk", "top-5 along dim 1 (values and indices)", DISTINCT),
+    _case(
+        "adamw_mlp",
+        "5 AdamW steps on a 2-layer MLP; parameters vs CPU",
         kind="training",
         dtypes=("fp32",),
         # eps and lr keep each update a smooth function of the gradient, so rounding noise in a
@@ -177,42 +190,29 @@ CASES: tuple[Case, ...] = (
         },
         tolerances={"fp32": Tolerance(1e-3, 1e-4)},
     ),
-    Case(
-        id="float64",
-        summary="float64 matmul: native, or computed as float32 (documented beta behaviour)",
-        op="float64",
+    _case(
+        "float64",
+        "float64 matmul: native, or computed as float32 (documented beta behaviour)",
+        Input("a", (32, 64)),
+        Input("b", (64, 16)),
         kind="behaviour",
         dtypes=("fp64",),
         modes=("eager",),
-        inputs=(Input("a", (32, 64)), Input("b", (64, 16))),
         # native float64 must match to float64 precision; float32 precision means "as float32"
         tolerances={"fp64": Tolerance(1e-10, 1e-10), "fp32": Tolerance(1e-4, 1e-4)},
     ),
-    Case(
-        id="dynamic_shapes",
-        summary="torch.compile(dynamic=True): accepted, or rejected (documented beta behaviour)",
-        op="dynamic_shapes",
-        kind="behaviour",
-        dtypes=("fp32",),
-        modes=("compile",),
-        inputs=(Input("x", (8, 32)),),
-        tolerances={"fp32": POINTWISE["fp32"]},
+    _compile_behaviour(
+        "dynamic_shapes",
+        "torch.compile(dynamic=True): accepted, or rejected (documented beta behaviour)",
     ),
-    Case(
-        id="recompile",
-        summary="a new input shape under dynamic=False compiles a new graph, still correct",
-        op="recompile",
-        kind="behaviour",
-        dtypes=("fp32",),
-        modes=("compile",),
-        inputs=(Input("x", (8, 32)),),
-        params={"second_shape": [12, 32]},
-        tolerances={"fp32": POINTWISE["fp32"]},
+    _compile_behaviour(
+        "recompile",
+        "a new input shape under dynamic=False compiles a new graph, still correct",
+        second_shape=[12, 32],
     ),
-    Case(
-        id="allreduce",
-        summary="torch.distributed all-reduce (sum) over 2 local processes vs the exact sum",
-        op="allreduce",
+    _case(
+        "allreduce",
+        "torch.distributed all-reduce (sum) over 2 local processes vs the exact sum",
         kind="collective",
         level="standard",
         dtypes=("fp32",),
@@ -220,33 +220,19 @@ CASES: tuple[Case, ...] = (
         params={"world_size": 2, "numel": 65536, "repeats": 5},
         tolerances={"fp32": EXACT},
     ),
-    Case(
-        id="matmul_throughput",
-        summary="sustained square matmul, TFLOP/s per round",
-        op="matmul_throughput",
-        kind="perf",
-        level="long",
-        modes=("eager",),
-        params={
-            "n": {"neuron": 4096, "cuda": 8192, "cpu": 1024},
-            "rounds": 5,
-            "seconds": {"neuron": 2.0, "cuda": 2.0, "cpu": 0.5},
-        },
+    _perf(
+        "matmul_throughput",
+        "sustained square matmul, TFLOP/s per round",
+        {"n": {"neuron": 4096, "cuda": 8192, "cpu": 1024}},
+        seconds={"neuron": 2.0, "cuda": 2.0, "cpu": 0.5},
         tolerances=dict(ACCUMULATING),
     ),
-    Case(
-        id="copy_bandwidth",
-        summary="device-to-device copy, GB/s per round (read + write)",
-        op="copy_bandwidth",
-        kind="perf",
-        level="long",
+    _perf(
+        "copy_bandwidth",
+        "device-to-device copy, GB/s per round (read + write)",
+        {"mib": {"neuron": 1024, "cuda": 1024, "cpu": 64}},
+        seconds={"neuron": 1.0, "cuda": 1.0, "cpu": 0.25},
         dtypes=("fp32",),
-        modes=("eager",),
-        params={
-            "mib": {"neuron": 1024, "cuda": 1024, "cpu": 64},
-            "rounds": 5,
-            "seconds": {"neuron": 1.0, "cuda": 1.0, "cpu": 0.25},
-        },
         tolerances={"fp32": EXACT},
     ),
 )

@@ -14,7 +14,7 @@ import dataclasses
 import os
 import re
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -39,6 +39,9 @@ from neuron_env.schema import SchemaError
 
 _GUESSED = "not tied to this release by the index"
 Pinned = TypeVar("Pinned", PipPackage, Companion)
+Row = TypeVar("Row")
+# A record of the release, the facts the indexes showed about it, the sources, the date stamp.
+Correction = Callable[[Row, list[Fact], dict[str, str], str], Row]
 _CHECK_NOTE = re.compile(r"\s*\(index check \d{4}-\d{2}-\d{2}:[^)]*\)")
 
 
@@ -76,22 +79,20 @@ def corrected_release(release: Release, result: Verification) -> Release:
         _pairing(p, by_key.get(f"pairings[{i}]", []), sources, stamp)
         for i, p in enumerate(release.pairings)
     )
-    packages = {
-        name: _package(package, by_key.get(_package_key(name), []), sources, stamp)
-        for name, package in release.packages.items()
-    }
-    os_rows = {
-        os_id: _os_row(entry, by_key.get(_os_key(os_id), []), sources, stamp)
-        for os_id, entry in release.os.items()
-    }
-    placeholders = {
-        name: _placeholder(entry, by_key.get(_placeholder_key(name), []), sources, stamp)
-        for name, entry in release.placeholders.items()
-    }
-    companions = {
-        name: _package(entry, by_key.get(_companion_key(name), []), sources, stamp)
-        for name, entry in release.companions.items()
-    }
+
+    def corrected(
+        records: Mapping[str, Row], correct: Correction[Row], key: Callable[[str], str]
+    ) -> dict[str, Row]:
+        """Each of ``records`` corrected by the facts about it (``key``: their record's key)."""
+        return {
+            name: correct(entry, by_key.get(key(name), []), sources, stamp)
+            for name, entry in records.items()
+        }
+
+    packages = corrected(release.packages, _package, _package_key)
+    os_rows = corrected(release.os, _os_row, _os_key)
+    placeholders = corrected(release.placeholders, _placeholder, _placeholder_key)
+    companions = corrected(release.companions, _package, _companion_key)
     legacy = _legacy(release.legacy_xla, by_key.get("legacy-xla.last", []), sources, stamp)
     info = _release_info(release.release, by_key.get("release.min-glibc", []), sources, stamp)
     cited = {
@@ -179,10 +180,9 @@ def _package(package: Pinned, facts: list[Fact], sources: dict[str, str], stamp:
 
 
 def _os_row(entry: OsRelease, facts: list[Fact], sources: dict[str, str], stamp: str) -> OsRelease:
-    known = [f for f in facts if f.status != "unknown"]
-    if not known:
+    fact = _the_known(facts)
+    if fact is None:
         return entry
-    (fact,) = known
     wheels = fact.value if fact.status == "contradicted" else entry.wheels
     instead = entry.instead
     if not wheels and not instead:
@@ -200,47 +200,54 @@ def _placeholder(
     entry: Placeholder, facts: list[Fact], sources: dict[str, str], stamp: str
 ) -> Placeholder:
     """The versions the default index lists; whether they are placeholders stays as it was."""
-    known = [f for f in facts if f.status != "unknown"]
-    if not known:
+    fact = _the_known(facts)
+    if fact is None:
         return entry
-    (fact,) = known
     versions = fact.value if fact.status == "contradicted" and fact.value else entry.versions
     return dataclasses.replace(
         entry,
         versions=versions,
         note=_with_check(entry.note, f"{stamp}: the default index lists {fact.index_shows}"),
-        sources=_cite(entry.sources, known, sources),
+        sources=_cite(entry.sources, [fact], sources),
     )
 
 
 def _legacy(entry: LegacyXla, facts: list[Fact], sources: dict[str, str], stamp: str) -> LegacyXla:
-    known = [f for f in facts if f.status != "unknown"]
-    if not known:
+    fact = _the_known(facts)
+    if fact is None:
         return entry
-    (fact,) = known
     last = fact.value if fact.status == "contradicted" and fact.value is not None else entry.last
     return dataclasses.replace(
         entry,
         last=last,
         note=_with_check(entry.note, f"{stamp}: the newest legacy build is {fact.index_shows}"),
-        sources=_cite(entry.sources, known, sources),
+        sources=_cite(entry.sources, [fact], sources),
     )
 
 
 def _release_info(
     info: ReleaseInfo, facts: list[Fact], sources: dict[str, str], stamp: str
 ) -> ReleaseInfo:
-    known = [f for f in facts if f.status != "unknown"]
-    if not known:
+    fact = _the_known(facts)
+    if fact is None:
         return info
-    (fact,) = known
     glibc = fact.value if fact.status == "contradicted" else info.min_glibc
     notes = tuple(n for n in info.notes if not _CHECK_NOTE.fullmatch(f" {n}"))
     if fact.status == "contradicted":
         notes += (_with_check("", f"{stamp}: PyTorch wheels need {fact.index_shows}"),)
     return dataclasses.replace(
-        info, min_glibc=glibc, notes=notes, sources=_cite(info.sources, known, sources)
+        info, min_glibc=glibc, notes=notes, sources=_cite(info.sources, [fact], sources)
     )
+
+
+def _the_known(facts: list[Fact]) -> Fact | None:
+    """The one fact an index established about a single-valued record, or None where no index
+    could tell."""
+    known = [f for f in facts if f.status != "unknown"]
+    if not known:
+        return None
+    (fact,) = known
+    return fact
 
 
 def _summary(facts: list[Fact]) -> str:
