@@ -25,6 +25,7 @@ from neuron_env.input_files import (
     Limits,
     Unreadable,
     load_toml,
+    read_bytes,
     refuse_control_characters,
 )
 from neuron_env.matrix.model import SCHEMA_VERSION, Release
@@ -70,13 +71,38 @@ def load_matrix(extra_dirs: Iterable[Path] | None = None) -> Matrix:
 
     A user file replaces the shipped file of its release; two user files for one release
     (``2.35.toml`` and ``2.35.0.toml``, in one directory or in two) are bad input, not a silent
-    choice of one.
+    choice of one. A run whose files are byte for byte those of an earlier run takes the matrix
+    that run built (:mod:`neuron_env.memo`); any problem with a file is found by loading it.
     """
+    shipped_dir = shipped_matrix_dir()
+    directories = [shipped_dir, *user_matrix_dirs(list(extra_dirs or []))]
+    sources = _sources(directories)
+    if sources is None:
+        return _load(shipped_dir, directories)
+    import packaging
+
+    from neuron_env.memo import remembered, source_files
+
+    code = source_files(
+        __name__,
+        "neuron_env.matrix.model",
+        "neuron_env.matrix.parsed",
+        "neuron_env.schema",
+        "neuron_env.input_files",
+        "neuron_env.errors",
+    )
+    return remembered(
+        "matrix",
+        [*sources, packaging.__version__.encode(), *code],
+        lambda: _load(shipped_dir, directories),
+    )
+
+
+def _load(shipped_dir: Path, directories: list[Path]) -> Matrix:
     by_version: dict[Version, Release] = {}
     shipped: dict[Version, Path] = {}
     added: dict[Version, Path] = {}
-    shipped_dir = shipped_matrix_dir()
-    for directory in [shipped_dir, *user_matrix_dirs(list(extra_dirs or []))]:
+    for directory in directories:
         is_shipped = directory == shipped_dir
         files = shipped if is_shipped else added
         ahead = parsed_ahead(directory) if is_shipped else {}  # user directories: TOML only
@@ -87,6 +113,26 @@ def load_matrix(extra_dirs: Iterable[Path] | None = None) -> Matrix:
     if not by_version:
         raise MatrixError(str(shipped_matrix_dir()), "", "no matrix files found")
     return Matrix(tuple(by_version[v] for v in sorted(by_version)))
+
+
+def _sources(directories: list[Path]) -> list[bytes] | None:
+    """What the matrix is built from: each directory, each release file's path, where it leads
+    and its bytes; None when one cannot be read as the loader reads it (it then says why)."""
+    import os
+
+    sources: list[bytes] = []
+    try:
+        for directory in directories:
+            refuse_control_characters(str(directory), "the matrix directory's path")
+            if not directory.is_dir():
+                return None
+            sources.append(os.fsencode(directory))
+            for path in sorted(directory.glob("*.toml")):
+                sources += [os.fsencode(path), os.fsencode(os.path.realpath(path))]
+                sources.append(read_bytes(path, MATRIX_LIMITS.max_bytes))
+    except Exception:  # the loader reports it, as bad input
+        return None
+    return sources
 
 
 def _refuse_second_file(seen: dict[Version, Path], version: Version, path: Path) -> None:
