@@ -33,6 +33,11 @@ Action = Literal["create", "upgrade"]
 
 DEFAULT_ROUTE = "default"
 WHEELHOUSE_ROUTE = "wheelhouse"
+#: What to do when a Neuron package would come from an index that does not route it.
+MISROUTED_HINT = (
+    "Check the Neuron index (--neuron-index), or add the package to the release's "
+    "[packages] and [indexes] in a matrix file (--matrix-dir)."
+)
 
 
 @dataclass(frozen=True)
