@@ -4,28 +4,25 @@ The top-level group knows each command by name and one line of help (:data:`COMM
 a command's module only when that command runs or shows its own help, so ``neuron-env --help``,
 ``neuron-env --version`` and ``neuron-env doctor --help`` do not build the options of every other
 command. Heavy imports (torch, boto3, jinja2, the matrix itself) happen inside the commands.
+
+This module does not import typer: the group, its options and click's errors are
+:mod:`neuron_env.cli.group`'s. A command may also name a quick reader of its common command lines
+(:data:`QUICK`: ``doctor``, the command run most), which runs it without typer when it is sure
+what typer would make of them and otherwise leaves the command line to typer.
 """
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable
 from importlib import import_module
-from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Any, NoReturn
 
-import typer
-from typer._click.exceptions import ClickException, NoSuchOption
-from typer.core import TyperGroup
-from typer.exceptions import Abort
-
-from neuron_env import __version__
-from neuron_env.cli._common import Settings, print_error
-from neuron_env.errors import EXIT_BAD_INPUT, BadInput, Interrupted, NeuronEnvError
+from neuron_env.errors import Interrupted, NeuronEnvError
 from neuron_env.frozen import frozen
-from neuron_env.invocation import command
 from neuron_env.signals import interrupts_unwind
 
 
@@ -134,8 +131,14 @@ COMMANDS: dict[str, LazyCommand] = {
 }
 
 
+QUICK = {"doctor": "neuron_env.doctor.quick"}
+"""Commands with a quick reader: its ``parse(args, environ)`` returns the run, or None (typer's)."""
+
+
 def load_command(name: str) -> Any:
     """Import the module of top-level command ``name`` and build its click command."""
+    import typer
+
     spec = COMMANDS[name]
     target = getattr(import_module(spec.module), spec.attribute)
     holder = typer.Typer(add_completion=False, rich_markup_mode=None)
@@ -148,108 +151,14 @@ def load_command(name: str) -> Any:
     return protect_examples(typer.main.get_group(holder).commands[name])
 
 
-class _LazyCommands(Mapping[str, Any]):
-    """The top-level commands by name, each built the first time it is looked up."""
-
-    def __init__(self) -> None:
-        self._built: dict[str, Any] = {}
-
-    def __getitem__(self, name: str) -> Any:
-        if name not in COMMANDS:
-            raise KeyError(name)
-        if name not in self._built:
-            self._built[name] = load_command(name)
-        return self._built[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(COMMANDS)
-
-    def __len__(self) -> int:
-        return len(COMMANDS)
-
-
-class LazyGroup(TyperGroup):
-    """The top-level group: knows every command by name, builds only the one that runs."""
-
-    def __init__(self, **attrs: Any) -> None:
-        super().__init__(**attrs)
-        self.commands = _LazyCommands()  # type: ignore[assignment]
-
-    def list_commands(self, ctx: Any) -> list[str]:
-        return list(COMMANDS)
-
-    def invoke(self, ctx: Any) -> Any:
-        """Run the command; a signal that no step of it reported itself ends it with the one
-        ``Interrupted`` line (click would end it silently with exit 130, SIGTERM included)."""
-        try:
-            return super().invoke(ctx)
-        except KeyboardInterrupt:
-            raise Interrupted(
-                "Interrupted. What the command had started was stopped and its temporary files "
-                "removed."
-            ) from None
-
-    def format_commands(self, ctx: Any, formatter: Any) -> None:
-        from typer._click.utils import make_default_short_help
-
-        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
-        rows = [
-            (name, make_default_short_help(spec.help, limit)) for name, spec in COMMANDS.items()
-        ]
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
-
-app = typer.Typer(
-    cls=LazyGroup,
-    name="neuron-env",
-    help="Provision and validate PyTorch environments for AWS Trainium (TorchNeuron).\n\n"
-    "Examples:\n\n"
-    "  neuron-env doctor\n\n"
-    "  neuron-env matrix list\n\n"
-    "  neuron-env matrix resolve --torch 2.14 --python-version 3.12\n\n"
-    "  neuron-env install --torch 2.14 --venv ./neuron-venv --dry-run\n\n"
-    "  neuron-env scan train.py src/",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,  # plain click help: no rich/markdown import on --help
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-
-
-def _show_version(value: bool) -> None:
-    if value:
-        typer.echo(f"neuron-env {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def root(
-    ctx: typer.Context,
-    matrix_dir: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--matrix-dir",
-            metavar="DIR",
-            help="Extra directory of matrix files (newer releases); may repeat. "
-            "Also read from $NEURON_ENV_MATRIX_DIR.",
-            file_okay=False,
-        ),
-    ] = None,
-    debug: Annotated[
-        bool, typer.Option("--debug", help="Show tracebacks for errors.", envvar="NEURON_ENV_DEBUG")
-    ] = False,
-    version: Annotated[
-        bool,
-        typer.Option("--version", callback=_show_version, is_eager=True, help="Print the version."),
-    ] = False,
-) -> None:
-    """Provision and validate PyTorch environments for AWS Trainium (TorchNeuron)."""
-    ctx.obj = Settings(debug=debug, matrix_dirs=list(matrix_dir or []))
-    from neuron_env.invocation import carry_global_options
-
-    carry_global_options(ctx.obj.matrix_dirs)
+def __getattr__(name: str) -> Any:
+    """The typer group's names (``app``, ``LazyGroup``, ...), from :mod:`neuron_env.cli.group`."""
+    if name.startswith("__") or name == "group":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
+        return getattr(import_module("neuron_env.cli.group"), name)
+    except AttributeError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
 
 
 def main() -> None:
@@ -263,25 +172,23 @@ def main() -> None:
     """
     try:
         with interrupts_unwind():
-            code = app(standalone_mode=False)
+            code = _run(sys.argv[1:])
     except NeuronEnvError as exc:
         if _debug_requested():
             import traceback  # --debug only: it imports linecache, tokenize and more
 
             traceback.print_exc()
+        from neuron_env.cli._common import print_error
+
         print_error(exc)
         _fail_as_json([(exc.message, exc.hint)], exc.status, exc.exit_code)
-    except ClickException as exc:  # a usage error click found: unknown value, missing option
-        # One style for every error, click's too: an "error:" line and the next step; exit 2,
-        # and under --format json the envelope on stdout, even when click stopped before it
-        # read --format (an unknown option, an option missing its value).
-        hint = _global_option_hint(exc) or _usage_hint(exc)
-        print_error(BadInput(exc.format_message(), hint=hint))
-        _note_json_asked(sys.argv[1:])
-        _fail_as_json([(exc.format_message(), hint)], "error", EXIT_BAD_INPUT)
-    except Abort:
-        sys.stderr.write("Aborted!\n")
-        sys.exit(1)
+    except Exception as exc:  # click's usage errors and Abort: only typer's path raises them
+        if "typer" not in sys.modules:
+            raise
+        from neuron_env.cli.group import report_click_failure
+
+        if not report_click_failure(exc):
+            raise
     finally:
         # The interpreter's shutdown runs full garbage collections over every object the run
         # made (~12 ms of a 0.15 s doctor run); the process is ending, so exempt them. Files and
@@ -301,79 +208,45 @@ GLOBAL_OPTIONS = {"--matrix-dir": True, "--debug": False, "--version": False}
 """The options of neuron-env itself, and whether each takes a value."""
 
 
-def _global_option_hint(exc: ClickException) -> str | None:
-    """``neuron-env doctor --matrix-dir X``: click says only "No such option"; say where the option
-    goes, with the command line as it would run."""
-    name = getattr(exc, "option_name", None)
-    if not isinstance(exc, NoSuchOption) or name not in GLOBAL_OPTIONS:
-        return None
-    args = sys.argv[1:]
-    at = next(i for i, a in enumerate(args) if a == name or a.startswith(f"{name}="))
-    width = 2 if GLOBAL_OPTIONS[name] and "=" not in args[at] else 1
-    moved = [*args[at : at + width], *args[:at], *args[at + width :]]
-    return f"Global options go before the command: {command(*moved)}"
+def interrupted() -> Interrupted:
+    """What a command that no step of it reported itself ends with on a signal (click would end
+    it silently with exit 130, SIGTERM included)."""
+    return Interrupted(
+        "Interrupted. What the command had started was stopped and its temporary files removed."
+    )
 
 
-def _usage_hint(exc: ClickException) -> str | None:
-    ctx = getattr(exc, "ctx", None)
-    path = ctx.command_path if ctx is not None else _command_path(sys.argv[1:])
-    return f"Try '{path} --help'." if path else None
+def _run(args: list[str]) -> Any:
+    """Run the command ``args`` name: by its quick reader when it has one that is sure of them,
+    else by typer (which also says every usage error)."""
+    quick = None
+    if args and args[0] in QUICK:
+        quick = import_module(QUICK[args[0]]).parse(args[1:], os.environ)
+    if quick is None:
+        from neuron_env.cli.group import app
+
+        return app(standalone_mode=False)
+    return _run_quick(quick)
 
 
-def _command_path(args: list[str]) -> str:
-    """``neuron-env matrix resolve`` for ``args`` that name that command (what can be found)."""
-    found = _command_of(args)
-    return found[1].command_path if found else ""
+def _run_quick(run: Callable[[], int]) -> int:
+    """``run()`` as typer runs a command: the global options' state set (none were given), a
+    signal ends it with :func:`interrupted`, a closed stdout pipe with exit 1 and no traceback."""
+    from neuron_env.invocation import carry_global_options
 
-
-def _command_of(args: list[str]) -> tuple[Any, Any, list[str]] | None:
-    """The command ``args`` name, its click context, and the arguments after its name."""
-    from typer._click.core import Context
-    from typer.main import get_command
-
-    command_ = get_command(app)
-    ctx = Context(command_, info_name="neuron-env")
-    at = 0
-    while hasattr(command_, "get_command") and at < len(args):
-        token = args[at]
-        if token.startswith("-"):  # a global option, with its value when it takes one
-            at += 2 if GLOBAL_OPTIONS.get(token) else 1
-            continue
-        found = command_.get_command(ctx, token)
-        if found is None:
-            return None
-        command_, ctx, at = found, Context(found, info_name=token, parent=ctx), at + 1
-    return command_, ctx, args[at:]
-
-
-def _note_json_asked(args: list[str]) -> None:
-    """Record ``--json``/``--format json`` that click never read (it stopped at a usage error
-    first), as their own callbacks would: the error then goes out as the JSON envelope."""
+    carry_global_options(())
     try:
-        found = _command_of(args)
-        if found is None:
-            return
-        command_, ctx, rest = found
-        for param in command_.params:
-            value = _option_value(rest, param.opts)
-            if value is not None and ("--json" in param.opts or "--format" in param.opts):
-                param.process_value(ctx, value)
-    except Exception:  # noqa: S110 - best effort: the error itself is already said
-        pass
+        return run()
+    except KeyboardInterrupt:
+        raise interrupted() from None
+    except OSError as exc:
+        if exc.errno != errno.EPIPE:
+            raise
+        from typer._click.utils import PacifyFlushWrapper  # typer's answer to a closed pipe
 
-
-def _option_value(args: list[str], names: list[str]) -> Any:
-    """The value ``args`` give the option ``names`` (True for a flag), or None."""
-    for at, token in enumerate(args):
-        name, equals, value = token.partition("=")
-        if name not in names:
-            continue
-        if name == "--json":
-            return True
-        if equals:
-            return value
-        return args[at + 1] if at + 1 < len(args) else None
-    return None
+        sys.stdout = PacifyFlushWrapper(sys.stdout)
+        sys.stderr = PacifyFlushWrapper(sys.stderr)
+        sys.exit(1)
 
 
 def _debug_requested() -> bool:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from neuron_env.cli._common import chosen_format, project_defaults, settings
+from neuron_env.cli._common import chosen_format, settings
 from neuron_env.cli.options import (
     DoctorLevelOption,
     DocumentOutputOption,
@@ -119,35 +119,30 @@ def doctor(
 
       neuron-env doctor --facts host.json --format json
     """
-    from neuron_env.doctor.output import DOCTOR
-    from neuron_env.doctor.request import DoctorOptions, DoctorRequest, probe_request
-    from neuron_env.doctor.workflow import run_doctor
-    from neuron_env.output.emit import emit
+    from neuron_env.doctor.entry import DoctorArgs, run_doctor_command
 
     choice = chosen_format(ReportFormat, output_format)
     if list_checks:
         raise typer.Exit(_list_checks(choice, output))
-    judging = DoctorOptions(
+    args = DoctorArgs(
+        python=python,
+        sysroot=sysroot,
+        probe_timeout=probe_timeout,
+        facts_file=facts_file,
         release=release,
         torch=torch,
-        only=tuple(check or ()),
-        skipped=tuple(skip or ()),
-        strict=strict,
         level=level,
-        hardware_optional=True,
+        check=tuple(check or ()),
+        skip=tuple(skip or ()),
+        output_format=output_format,
+        output=output,
+        strict=strict,
+        verbose=verbose,
+        redact=redact,
+        no_config=no_config,
+        matrix_dirs=tuple(settings(ctx).matrix_dirs),
     )
-    request = DoctorRequest(
-        facts=probe_request(python, sysroot, probe_timeout, level, device_progress),
-        judging=judging.over(project_defaults(no_config)),
-        facts_file=facts_file,
-        matrix_dirs=settings(ctx).matrix_dirs,
-    )
-    report = run_doctor(request)
-    if redact:
-        from neuron_env.redact import redact_report
-
-        report = redact_report(report)
-    raise typer.Exit(emit(DOCTOR, report, choice, output, verbose=verbose))
+    raise typer.Exit(run_doctor_command(args))
 
 
 def _list_checks(choice: ReportFormat, output: Path | None) -> int:

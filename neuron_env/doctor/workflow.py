@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from neuron_env.doctor.request import DoctorRequest, FactsRequest
 from neuron_env.errors import BadInput
-from neuron_env.signals import future_result
+from neuron_env.signals import InBackground
 
 if TYPE_CHECKING:
     from neuron_env.checks.model import DoctorReport, Verdict
@@ -30,21 +29,20 @@ def run_doctor(request: DoctorRequest) -> DoctorReport:
 
     guard: AbstractContextManager[object] = nullcontext()
     if request.facts.level:
-        # The device levels run in the pool's thread, which signals cannot reach: Ctrl-C or
+        # The device levels run in the probe's thread, which signals cannot reach: Ctrl-C or
         # SIGTERM here kills their workers, and the run ends with exit 130 once it has returned.
         from neuron_env.worker.interrupts import stop_on_interrupt
 
         guard = stop_on_interrupt("device test")
-    with guard, ThreadPoolExecutor(max_workers=1) as pool:
+    with guard, InBackground(lambda: _facts_for(request)) as host:
         # The host is probed first, while the checks and the matrix load (their imports too).
-        host = pool.submit(_facts_for, request)
         from neuron_env.doctor.diagnose import check_request, judge
         from neuron_env.matrix import load_matrix
 
         options = request.judging
         matrix = load_matrix(list(request.matrix_dirs))
         check_request(matrix, options.release, options.torch)
-        facts, chosen_by = future_result(host)
+        facts, chosen_by = host.result()
         return dataclasses.replace(judge(matrix, facts, options), target_chosen_by=chosen_by)
 
 

@@ -6,15 +6,17 @@ outside the standard library, because the target may lack neuron-env's dependenc
 
 from __future__ import annotations
 
-import contextlib
+import errno
 import json
 import os
 import re
+import stat
 import sys
-from pathlib import Path
 
 # The probe's run time is mostly its interpreter's start and imports: typing (~4 ms) is for the
-# annotations only, configparser only for a pip configuration file that exists.
+# annotations only, configparser only for a pip configuration file that exists, and paths are
+# strings (pathlib imports urllib.parse, ipaddress and fnmatch: ~4 ms, and a Path per entry of
+# every sys.path folder, the standard library's included, cost as much again).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -47,16 +49,28 @@ def distributions() -> tuple[dict[str, dict[str, Any]], list[str]]:
     return found, sorted(set(backends))
 
 
-def _metadata_dirs(entry: str) -> list[Path]:
+def _metadata_dirs(entry: str) -> list[str]:
+    folder = entry or "."
     try:
-        children = sorted(Path(entry or ".").iterdir())
+        names = sorted(os.listdir(folder))
     except OSError:
         return []
-    return [p for p in children if p.name.endswith((".dist-info", ".egg-info"))]
+    return [_join(folder, n) for n in names if n.endswith((".dist-info", ".egg-info"))]
 
 
-def _distribution(info: Path) -> dict[str, Any] | None:
-    metadata = _read(info / "METADATA") or _read(info / "PKG-INFO")
+def _join(*parts: str) -> str:
+    """``str(Path(*parts))``: an absolute part starts again, and empty and ``.`` parts are left
+    out (pathlib's spelling, which the paths reported keep)."""
+    path = ""
+    for part in parts:
+        path = part if part.startswith("/") or not path else path + "/" + part
+    stripped = path.lstrip("/")
+    root = "//" if len(path) - len(stripped) == 2 else "/" if stripped != path else ""
+    return root + "/".join(p for p in stripped.split("/") if p and p != ".") or "."
+
+
+def _distribution(info: str) -> dict[str, Any] | None:
+    metadata = _read(_join(info, "METADATA")) or _read(_join(info, "PKG-INFO"))
     if not metadata:
         return None
     head = metadata.split("\n\n", 1)[0]
@@ -68,19 +82,21 @@ def _distribution(info: Path) -> dict[str, Any] | None:
     dist["requires_dist"] = REQUIRES_DIST.findall(head) or _egg_requires(info)
     if any(word in name for word in NEURON_KEYWORDS):
         dist.update(_identity(headers, metadata, info))
-    installer = _read(info / "INSTALLER")
+    installer = _read(_join(info, "INSTALLER"))
     dist["installer"] = installer.strip() if installer else None
     dist["source"] = None
-    direct = _read(info / "direct_url.json")
+    direct = _read(_join(info, "direct_url.json"))
     if direct:
-        with contextlib.suppress(ValueError, AttributeError):
+        try:
             dist["source"] = json.loads(direct).get("url")
+        except (ValueError, AttributeError):
+            pass
     return dist
 
 
-def _egg_requires(info: Path) -> list[str]:
+def _egg_requires(info: str) -> list[str]:
     """An ``.egg-info``'s ``requires.txt`` as Requires-Dist lines (``[extra:marker]`` sections)."""
-    text = _read(info / "requires.txt") if info.name.endswith(".egg-info") else None
+    text = _read(_join(info, "requires.txt")) if info.endswith(".egg-info") else None
     found: list[str] = []
     marker = ""
     for line in (text or "").splitlines():
@@ -94,7 +110,7 @@ def _egg_requires(info: Path) -> list[str]:
     return found
 
 
-def _identity(headers: dict[str, str], metadata: str, info: Path) -> dict[str, Any]:
+def _identity(headers: dict[str, str], metadata: str, info: str) -> dict[str, Any]:
     """What tells a placeholder from the real package, read from metadata without importing.
 
     The default index's placeholders mostly have an empty Summary and say "WRONG PACKAGE" only
@@ -112,23 +128,24 @@ def _identity(headers: dict[str, str], metadata: str, info: Path) -> dict[str, A
     }
 
 
-def _is_stub(info: Path) -> bool:
+def _is_stub(info: str) -> bool:
     """True when the distribution's only file is one small ``__init__.py`` that raises."""
-    record = _read(info / "RECORD")
-    if record is None or not info.name.endswith(".dist-info"):
+    record = _read(_join(info, "RECORD"))
+    own = os.path.basename(info)
+    if record is None or not own.endswith(".dist-info"):
         return False
     files: list[str] = []
     for line in record.splitlines():
         name = line.split(",", 1)[0]
-        if name and not name.startswith((info.name + "/", "../")) and "__pycache__" not in name:
+        if name and not name.startswith((own + "/", "../")) and "__pycache__" not in name:
             files.append(name)
             if len(files) > 1:  # torch's RECORD has thousands of lines: stop at the second
                 return False
     if not files or not files[0].endswith("/__init__.py"):
         return False
-    path = info.parent / files[0]
+    path = _join(os.path.dirname(info), files[0])
     try:
-        if path.stat().st_size > STUB_BYTES:
+        if os.stat(path).st_size > STUB_BYTES:
             return False
     except OSError:
         return False
@@ -136,36 +153,50 @@ def _is_stub(info: Path) -> bool:
     return re.search(r"^\s*raise\b", text, re.MULTILINE) is not None
 
 
-def _torch_backends(info: Path) -> list[str]:
+def _torch_backends(info: str) -> list[str]:
     """Names in the ``[torch.backends]`` entry-point group: what ``import torch`` autoloads."""
-    text = _read(info / "entry_points.txt") or ""
+    text = _read(_join(info, "entry_points.txt")) or ""
     section = re.search(r"^\[torch\.backends\]\s*$(.*?)(?=^\[|\Z)", text, re.MULTILINE | re.DOTALL)
     if not section:
         return []
     return [line.split("=", 1)[0].strip() for line in section.group(1).splitlines() if "=" in line]
 
 
-def _read(path: Path) -> str | None:
+def _read(path: str) -> str | None:
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        with open(path, encoding="utf-8", errors="replace") as file:
+            return file.read()
     except OSError:
         return None
 
 
+def _is_file(path: str) -> bool:
+    """``Path(path).is_file()``: False where there is nothing to read, an error where the path
+    cannot be looked at (a folder on the way that may not be read)."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP):
+            return False
+        raise
+    except ValueError:
+        return False
+
+
 def pip_config() -> dict[str, Any]:
-    files: list[Path] = []
+    files: list[str] = []
     if os.environ.get("PIP_CONFIG_FILE"):
-        files.append(Path(os.environ["PIP_CONFIG_FILE"]))
+        files.append(_join(os.environ["PIP_CONFIG_FILE"]))
     else:
         xdg_dirs = os.environ.get("XDG_CONFIG_DIRS", "/etc/xdg").split(":")
-        files += [Path(d, "pip", "pip.conf") for d in xdg_dirs] + [Path("/etc/pip.conf")]
-        home = Path.home()
-        files += [home / ".pip" / "pip.conf", home / ".config" / "pip" / "pip.conf"]
-        files.append(Path(sys.prefix, "pip.conf"))
+        files += [_join(d, "pip", "pip.conf") for d in xdg_dirs] + ["/etc/pip.conf"]
+        home = os.path.expanduser("~")
+        files += [_join(home, ".pip", "pip.conf"), _join(home, ".config", "pip", "pip.conf")]
+        files.append(_join(sys.prefix, "pip.conf"))
     values: dict[str, str] = {}
     used: list[str] = []
     for path in files:
-        if str(path) == os.devnull or not path.is_file():
+        if path == os.devnull or not _is_file(path):
             continue
         import configparser
 
@@ -174,7 +205,7 @@ def pip_config() -> dict[str, Any]:
             parser.read(path)
         except configparser.Error:
             continue
-        used.append(str(path))
+        used.append(path)
         for section in ("global", "install"):
             if parser.has_section(section):
                 values.update(dict(parser.items(section)))

@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import datetime
 import socket
-import threading
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import field
 from pathlib import Path
 from typing import Any
@@ -26,6 +23,7 @@ from neuron_env.probe.os_release import probe_os
 from neuron_env.probe.python_env import probe_python
 from neuron_env.probe.sysroot import Refused, Sysroot
 from neuron_env.probe.system import probe_system
+from neuron_env.signals import InBackground
 
 DEFAULT_TIMEOUTS = {"os": 3.0, "ec2": 1.0, "driver": 8.0, "system": 3.0, "python": 15.0, "env": 3.0}
 
@@ -60,7 +58,7 @@ def collect_facts(options: ProbeOptions) -> HostFacts:
         timeout = options.timeouts.get(name, 5.0)
         try:
             results[name] = _result(future, started + timeout)
-        except FutureTimeout:
+        except TimeoutError:  # the wait's, or the probe's own (concurrent.futures' rule)
             errors.append(ProbeError(name, "timeout", f"no answer within {timeout:g} s"))
         except Exception as exc:
             errors.append(ProbeError(name, "error", _message(exc)))
@@ -95,18 +93,9 @@ def _probes(options: ProbeOptions) -> dict[str, Callable[[], Any]]:
     return probes
 
 
-def _start(name: str, probe: Callable[[], Any]) -> Future[Any]:
+def _start(name: str, probe: Callable[[], Any]) -> InBackground[Any]:
     """Run ``probe`` in a daemon thread: one that hangs can never keep the process alive."""
-    future: Future[Any] = Future()
-
-    def body() -> None:
-        try:
-            future.set_result(probe())
-        except BaseException as exc:  # handed to the collector, which records it
-            future.set_exception(exc)
-
-    threading.Thread(target=body, name=f"probe-{name}", daemon=True).start()
-    return future
+    return InBackground(probe, name=f"probe-{name}", daemon=True).start()
 
 
 def _inner(timeouts: Mapping[str, float], name: str) -> float:
@@ -114,7 +103,7 @@ def _inner(timeouts: Mapping[str, float], name: str) -> float:
     return max(0.2, timeouts.get(name, DEFAULT_TIMEOUTS[name]) * 0.9 - 0.1)
 
 
-def _result(future: Future[Any], deadline: float) -> Any:
+def _result(future: InBackground[Any], deadline: float) -> Any:
     return future.result(timeout=max(0.0, deadline - time.monotonic()))
 
 

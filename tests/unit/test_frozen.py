@@ -102,3 +102,125 @@ def test_a_product_record_keeps_its_repr_and_value_semantics() -> None:
     again = DriverFacts(module_loaded=False)
     assert facts == again and hash(facts) == hash(again)
     assert dataclasses.is_dataclass(facts)
+
+
+# --- __init__, __setattr__, __delattr__: built without compiling, as dataclasses builds them ------
+
+
+@frozen
+class Defaults:
+    """A record with every kind of field ``__init__`` handles."""
+
+    name: str
+    items: list[int] = field(default_factory=list)
+    count: int = 0
+    hidden: dict[str, int] = field(default_factory=dict, init=False)
+    fixed: str = field(default="x", init=False)
+    flag: bool = field(default=False, kw_only=True)
+    must: str = field(kw_only=True, default="m")
+
+
+@dataclass(frozen=True)
+class DefaultsDataclass:
+    """A record with every kind of field ``__init__`` handles."""
+
+    name: str
+    items: list[int] = field(default_factory=list)
+    count: int = 0
+    hidden: dict[str, int] = field(default_factory=dict, init=False)
+    fixed: str = field(default="x", init=False)
+    flag: bool = field(default=False, kw_only=True)
+    must: str = field(kw_only=True, default="m")
+
+
+@frozen
+class Checked:
+    value: int
+
+    def __post_init__(self) -> None:
+        if self.value < 0:
+            raise ValueError("negative")
+        object.__setattr__(self, "seen", True)
+
+
+def test_init_takes_what_the_dataclass_init_takes() -> None:
+    import inspect
+
+    ours, theirs = inspect.signature(Defaults), inspect.signature(DefaultsDataclass)
+    assert (
+        str(ours)
+        == str(theirs)
+        == (
+            "(name: 'str', items: 'list[int]' = <factory>, count: 'int' = 0, *, "
+            "flag: 'bool' = False, must: 'str' = 'm') -> None"
+        )
+    )
+    record = Defaults("a", count=2, flag=True)
+    assert dataclasses.astuple(record) == ("a", [], 2, {}, "x", True, "m")
+    assert Defaults("a").items is not Defaults("a").items  # a fresh list each time
+    assert Defaults("a", [1]).items == [1]
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'name'"):
+        Defaults()  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="takes from 2 to 4 positional arguments"):
+        Defaults("a", [], 1, True)  # type: ignore[call-arg]
+    assert Defaults.__init__.__qualname__ == "Defaults.__init__"
+
+
+def test_post_init_runs_and_may_set_what_it_must() -> None:
+    assert Checked(1).seen is True  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="negative"):
+        Checked(-1)
+
+
+def test_frozen_refuses_what_dataclasses_refuses() -> None:
+    with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
+
+        @frozen
+        class _Late:
+            a: int = 0
+            b: int  # type: ignore[misc]
+
+    with pytest.raises(TypeError, match="Cannot overwrite attribute __setattr__ in class _Own"):
+
+        @frozen
+        class _Own:
+            a: int
+
+            def __setattr__(self, name: str, value: object) -> None:
+                pass
+
+    record = Defaults("a")
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot delete field 'count'"):
+        del record.count
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'other'"):
+        record.other = 1  # type: ignore[attr-defined]
+    assert Defaults.__dataclass_params__.frozen  # type: ignore[attr-defined]
+
+
+def test_a_dataclass_may_inherit_from_a_frozen_record_and_stays_frozen() -> None:
+    @dataclass(frozen=True)
+    class Child(Defaults):
+        extra: int = 1
+
+    child = Child("a")
+    assert (child.name, child.extra) == ("a", 1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        child.extra = 2  # type: ignore[misc]
+    with pytest.raises(TypeError, match="cannot inherit non-frozen dataclass from a frozen one"):
+
+        @dataclass
+        class _Thawed(Defaults):  # type: ignore[misc]
+            pass
+
+
+def test_a_record_without_a_docstring_gets_the_dataclass_one() -> None:
+    @frozen
+    class Bare:
+        a: int
+
+    @dataclass(frozen=True)
+    class BareDataclass:
+        a: int
+
+    assert Bare.__doc__ == "Bare(a: 'int') -> None".replace(" -> None", "")
+    assert BareDataclass.__doc__ == "BareDataclass(a: 'int')"
