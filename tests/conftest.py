@@ -22,6 +22,12 @@ DATA = REPO / "tests" / "data"
 # The console script installed next to the interpreter running the tests.
 NEURON_ENV = Path(sys.executable).with_name("neuron-env")
 
+# pytest caches each test module as rewritten for its asserts, unless bytecode writing is off
+# (PYTHONDONTWRITEBYTECODE, set on some machines): then every run and every xdist worker rewrites
+# all of them again (about 10 s of CPU each). Only this process writes; the programs the tests start
+# keep the environment they were given.
+sys.dont_write_bytecode = False
+
 # The Ctrl-C tests press Ctrl-C as at a terminal, where SIGINT is not ignored. A suite started in
 # the background of a script ('bash .ci/run &', nohup) inherits SIGINT ignored and would hand that
 # on to every neuron-env it starts, which then rightly ignores Ctrl-C as a background job should.

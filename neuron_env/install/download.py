@@ -17,9 +17,8 @@ from pathlib import Path
 from neuron_env.errors import BadInput, CommandFailed, Interrupted, MalformedFile
 from neuron_env.escape import UNSAFE, visible
 from neuron_env.install.backends.base import Session
-from neuron_env.install.outcome import InstallFailed
 from neuron_env.install.plan import InstallPlan
-from neuron_env.install.reachability import failure_cause, step_name
+from neuron_env.install.reachability import backend_failure
 from neuron_env.install.staging import remove_tree
 from neuron_env.install.wheelhouse import (
     ONLY_BINARY,
@@ -120,13 +119,7 @@ def _fill(plan: InstallPlan, dest: Path, tags: ForeignTags, log: Path) -> Wheelh
         try:
             return fill_wheelhouse(plan, dest, _pip(session), session, tags)
         except CommandFailed as exc:
-            cause = failure_cause(exc.output, plan)
-            raise InstallFailed(
-                f"{step_name(exc.argv)} failed: {cause.message} Nothing was kept.",
-                hint=f"{cause.hint} Full log: {log}",
-                log=log,
-                tail=exc.output,
-            ) from None
+            raise backend_failure(exc, plan, log, "Nothing was kept.") from None
 
 
 def _pip(session: Session) -> list[str | Path]:

@@ -13,8 +13,10 @@ import urllib.error
 from collections.abc import Sequence
 from pathlib import Path
 
+from neuron_env.errors import CommandFailed
 from neuron_env.input_http import Deadline, fetch
 from neuron_env.install.diagnose import Cause, cause_hint, dns_cause, explain
+from neuron_env.install.outcome import InstallFailed
 from neuron_env.install.plan import InstallPlan
 from neuron_env.install.user_packages import user_conflict
 
@@ -53,6 +55,19 @@ def _network_reason(reason: object) -> str | None:
     if isinstance(reason, OSError) and reason.errno in (101, 113):  # network/host unreachable
         return "network unreachable"
     return None
+
+
+def backend_failure(exc: CommandFailed, plan: InstallPlan, log: Path, kept: str) -> InstallFailed:
+    """The error a failed backend command ends an install or a download with: what it was doing,
+    the cause (:func:`failure_cause`), ``kept`` (what is left of the attempt), the fix and the
+    log."""
+    cause = failure_cause(exc.output, plan)
+    return InstallFailed(
+        f"{step_name(exc.argv)} failed: {cause.message} {kept}",
+        hint=f"{cause.hint} Full log: {log}",
+        log=log,
+        tail=exc.output,
+    )
 
 
 def failure_cause(output: str, plan: InstallPlan) -> Cause:

@@ -35,7 +35,7 @@ from neuron_env.install import live, staging
 from neuron_env.install.backends import Backend, Session
 from neuron_env.install.outcome import InstallFailed, InstallResult
 from neuron_env.install.plan import InstallPlan
-from neuron_env.install.reachability import failure_cause, step_name
+from neuron_env.install.reachability import backend_failure
 from neuron_env.install.target_env import TargetEnv
 from neuron_env.install.verify import Problem, TorchImport, import_torch, problems
 from neuron_env.invocation import command
@@ -265,13 +265,7 @@ def _failure(exc: BaseException, plan: InstallPlan, target: TargetEnv, log: Path
     if isinstance(exc, InstallFailed):
         return exc
     if isinstance(exc, CommandFailed):
-        cause = failure_cause(exc.output, plan)
-        return InstallFailed(
-            f"{step_name(exc.argv)} failed: {cause.message} {unchanged}",
-            hint=f"{cause.hint} Full log: {log}",
-            log=log,
-            tail=exc.output,
-        )
+        return backend_failure(exc, plan, log, unchanged)
     if isinstance(exc, NeuronEnvError):
         return InstallFailed(f"{exc.message} {unchanged}", hint=exc.hint or "", log=log)
     if isinstance(exc, OSError):

@@ -26,7 +26,7 @@ from packaging.version import InvalidVersion
 
 from neuron_env.errors import BadInput, CommandFailed, MalformedFile, OperationFailed
 from neuron_env.input_files import InputRejected, Limits, load_json
-from neuron_env.install.plan import DEFAULT_ROUTE, InstallPlan
+from neuron_env.install.plan import DEFAULT_ROUTE, MISROUTED_HINT, InstallPlan
 from neuron_env.invocation import command
 from neuron_env.schema import JSON_LENIENT, SchemaError, parse
 from neuron_env.serialize import envelope
@@ -199,8 +199,7 @@ def _foreign_error(foreign: list[WheelFile]) -> OperationFailed:
     return OperationFailed(
         f"The dependencies would take {names} from the default index, which does not route "
         "Neuron packages, and the Neuron index does not offer it; it may be an impostor.",
-        hint="Check the Neuron index (--neuron-index), or add the package to the release's "
-        "[packages] and [indexes] in a matrix file (--matrix-dir).",
+        hint=MISROUTED_HINT,
     )
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -32,6 +32,8 @@ from neuron_env.matrix.model import SCHEMA_VERSION, Release
 from neuron_env.matrix.parsed import Lookup, parsed_ahead
 from neuron_env.resources import shipped_matrix_dir, user_matrix_dirs
 from neuron_env.schema import SchemaError, parse, toml_key
+
+T = TypeVar("T")
 
 #: Pinned packages that must each be routed to exactly one index.
 ROUTED_PACKAGES = ("torch", "torch-neuronx")
@@ -365,19 +367,23 @@ def _companion_problems(r: Release) -> Iterator[SchemaError]:
         path: list[str | int] = ["companions", name]
         if name in pinned:
             yield SchemaError(path, f"'{name}' is pinned by the release itself, not a companion")
-        for i, minor in enumerate(companion.torch):
-            if minor not in paired:
-                yield SchemaError(
-                    [*path, "torch", i],
-                    f"PyTorch {minor} is not paired by this release (it pairs {', '.join(paired)})",
-                )
-        for i, family in enumerate(companion.families):
-            if family not in native:
-                yield SchemaError(
-                    [*path, "families", i],
-                    f"'{family}' is not a family the native backend supports here "
-                    f"(expected one of: {', '.join(native)})",
-                )
+        yield from _outside(
+            [*path, "torch"],
+            companion.torch,
+            paired,
+            lambda minor: (
+                f"PyTorch {minor} is not paired by this release (it pairs {', '.join(paired)})"
+            ),
+        )
+        yield from _outside(
+            [*path, "families"],
+            companion.families,
+            native,
+            lambda family: (
+                f"'{family}' is not a family the native backend supports here "
+                f"(expected one of: {', '.join(native)})"
+            ),
+        )
         if companion.index not in r.indexes:
             yield SchemaError(
                 [*path, "index"], f"unknown index '{companion.index}'; define it in [indexes]"
@@ -390,9 +396,22 @@ def _companion_problems(r: Release) -> Iterator[SchemaError]:
             yield SchemaError(path, "a placeholder version satisfies the companion's own pin")
 
 
+def _outside(
+    path: list[str | int],
+    values: Sequence[T],
+    allowed: Collection[T],
+    problem: Callable[[T], str],
+) -> Iterator[SchemaError]:
+    """An error at ``path``/index for each of ``values`` not in ``allowed``, said as ``problem``."""
+    for i, value in enumerate(values):
+        if value not in allowed:
+            yield SchemaError([*path, i], problem(value))
+
+
 def _known_issue_problems(r: Release) -> Iterator[SchemaError]:
     """Known issues: unique ids, fixed in a later release, on lines the release ships."""
     seen: set[str] = set()
+    shipped = [p.torch_neuronx for p in r.pairings]
     for i, issue in enumerate(r.known_issues):
         path: list[str | int] = ["known-issues", i]
         if issue.id in seen:
@@ -404,11 +423,12 @@ def _known_issue_problems(r: Release) -> Iterator[SchemaError]:
                 f"release {issue.fixed_in} is not later than this release ({r.version})",
             )
         if issue.package == "torch-neuronx":
-            shipped = [p.torch_neuronx for p in r.pairings]
-            for j, line in enumerate(issue.affects):
-                if line not in shipped:
-                    yield SchemaError(
-                        [*path, "affects", j],
-                        f"torch-neuronx {line} is not a family this release pairs "
-                        f"({', '.join(map(str, shipped))})",
-                    )
+            yield from _outside(
+                [*path, "affects"],
+                issue.affects,
+                shipped,
+                lambda line: (
+                    f"torch-neuronx {line} is not a family this release pairs "
+                    f"({', '.join(map(str, shipped))})"
+                ),
+            )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rich.console import Console
@@ -28,6 +28,7 @@ from neuron_env.output.emit import (
     write_text,
 )
 from neuron_env.output.formats import ScanFormat
+from neuron_env.scan.fix import FilePatch
 from neuron_env.scan.render_json import (
     SARIF_RESULT_LIMIT,
     fold,
@@ -132,9 +133,7 @@ class FixConsole:
             self.out.print("Dry run: nothing was written.\n")
 
     def confirm(self, plan: FixPlan) -> bool:
-        answer = self.ask(
-            f"Apply {fixes_to_files(plan.fixes, len(plan.patches), plan.changed_lines)}?"
-        )
+        answer = self.ask(f"Apply {fixes_to_files(plan.patches)}?")
         if answer is None:
             self.out.print(
                 "Not written: no terminal to confirm on. Pass --yes to write the changes.\n"
@@ -149,8 +148,7 @@ class FixConsole:
                 f"Not written: {escape(exc.message)} {escape(exc.hint or '')}", soft_wrap=True
             )
         if outcome.written:
-            said = fixes_to_files(outcome.fixes, len(outcome.written), outcome.changed_lines)
-            self.out.print(f"Applied {said}.\n")
+            self.out.print(f"Applied {fixes_to_files(outcome.written)}.\n")
 
     def _diff(self, diff: str) -> None:
         for line in diff.splitlines():
@@ -160,8 +158,11 @@ class FixConsole:
         self.out.print()
 
 
-def fixes_to_files(fixes: int, files: int, lines: tuple[int, int]) -> str:
+def fixes_to_files(patches: Sequence[FilePatch]) -> str:
     """``6 fixes to 1 file (4 lines added, 7 removed)``: the findings fixed, and the lines as the
     diff counts them (imports added or dropped with the fixes), so the two never seem to clash."""
-    fixed = f"{fixes} fix{'' if fixes == 1 else 'es'} to {plural(files, 'file')}"
-    return f"{fixed} ({plural(lines[0], 'line')} added, {lines[1]} removed)"
+    fixes = sum(len(p.fixed) for p in patches)
+    counts = [p.changed_lines for p in patches]  # each a diff: counted once
+    added, removed = sum(a for a, _ in counts), sum(r for _, r in counts)
+    fixed = f"{fixes} fix{'' if fixes == 1 else 'es'} to {plural(len(patches), 'file')}"
+    return f"{fixed} ({plural(added, 'line')} added, {removed} removed)"

@@ -48,16 +48,6 @@ class FixPlan:
     refused: tuple[FilePatch, ...]
     dry_run: bool
 
-    @property
-    def fixes(self) -> int:
-        return sum(len(p.fixed) for p in self.patches)
-
-    @property
-    def changed_lines(self) -> tuple[int, int]:
-        """Lines added and removed, over every file."""
-        counts = [p.changed_lines for p in self.patches]
-        return sum(a for a, _ in counts), sum(r for _, r in counts)
-
 
 @dataclass(frozen=True)
 class FixOutcome:
@@ -65,16 +55,6 @@ class FixOutcome:
 
     written: tuple[FilePatch, ...]
     not_written: tuple[FileChanged, ...]
-
-    @property
-    def fixes(self) -> int:
-        return sum(len(p.fixed) for p in self.written)
-
-    @property
-    def changed_lines(self) -> tuple[int, int]:
-        """Lines added and removed, over every file."""
-        counts = [p.changed_lines for p in self.written]
-        return sum(a for a, _ in counts), sum(r for _, r in counts)
 
 
 class FixReview(Protocol):

@@ -34,7 +34,7 @@ from neuron_env.errors import CommandFailed, OperationFailed
 from neuron_env.input_files import TOOL_OUTPUT_LIMITS, InputRejected, parse_toml, read_text
 from neuron_env.install.backends.base import Backend, Session
 from neuron_env.install.lock import ResolvedFile, check_locked
-from neuron_env.install.plan import InstallPlan
+from neuron_env.install.plan import MISROUTED_HINT, InstallPlan
 from neuron_env.install.user_packages import write_constraints
 from neuron_env.install.wheelhouse import wheelhouse_requirements
 
@@ -261,8 +261,7 @@ def misrouted_error(plan: InstallPlan, wrong: list[Resolved]) -> OperationFailed
     return OperationFailed(
         f"The resolution takes {names}, but Neuron packages come only from {where}, which does "
         "not offer it; it was refused before anything was installed: it may be an impostor.",
-        hint="Check the Neuron index (--neuron-index), or add the package to the release's "
-        "[packages] and [indexes] in a matrix file (--matrix-dir).",
+        hint=MISROUTED_HINT,
     )
 
 
