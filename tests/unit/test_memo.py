@@ -131,3 +131,51 @@ def test_a_doctor_run_from_memos_reports_what_a_fresh_run_reports(tmp_path: Path
     assert runs[0].stdout == runs[1].stdout == runs[2].stdout
     assert json.loads(runs[1].stdout)["release"] == latest.stem  # the --matrix-dir file's
     assert runs[0].returncode == runs[1].returncode == runs[2].returncode
+
+
+def test_requirements_judged_from_memos_are_judged_as_fresh(tmp_path: Path) -> None:
+    """python.requirements: all met (the run from memos skips packaging's requirement parser)
+    and not met, each the same three ways: first run, from memos, memos off."""
+    from tests.support.dists import add_distribution, site_packages
+    from tests.support.hosts import build_sysroot, build_target, load_scenario
+
+    scenario = load_scenario("healthy-trn2-ubuntu-26.04")
+    sysroot, python = build_sysroot(scenario, tmp_path), build_target(scenario, tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    env.pop("NEURON_ENV_NO_MEMO", None)
+    code = (
+        "import sys; from neuron_env.cli import main; sys.argv[0] = 'neuron-env'\n"
+        "try:\n    main()\nfinally:\n"
+        "    print('PARSER', 'packaging.requirements' in sys.modules, file=sys.stderr)"
+    )
+
+    def judged(snapshot: Path) -> list[subprocess.CompletedProcess[str]]:
+        args = [sys.executable, "-c", code, "doctor", "--facts", str(snapshot), "--check"]
+        args += ["python.requirements", "--format", "json"]
+        return [
+            subprocess.run(args, capture_output=True, text=True, env=e, check=False, cwd=tmp_path)
+            for e in (env, env, {**env, "NEURON_ENV_NO_MEMO": "1"})
+        ]
+
+    def snapshot(name: str) -> Path:
+        path = tmp_path / f"{name}.json"
+        facts = [sys.executable, "-m", "neuron_env", "facts", "--python", str(python)]
+        facts += ["--sysroot", str(sysroot), "-o", str(path)]
+        subprocess.run(facts, env=env, check=True, capture_output=True, cwd=tmp_path)
+        return path
+
+    met = judged(snapshot("met"))
+    assert [r.stderr.splitlines()[-1] for r in met] == [
+        "PARSER True",
+        "PARSER False",
+        "PARSER True",
+    ]
+    assert met[0].stdout == met[1].stdout == met[2].stdout
+    assert '"status": "ok"' in met[1].stdout
+    add_distribution(python.parent.parent, "needs-more", "1.0")
+    info = site_packages(python.parent.parent) / "needs_more-1.0.dist-info" / "METADATA"
+    info.write_text(info.read_text() + "Requires-Dist: not-installed>=2\n")
+    unmet = judged(snapshot("unmet"))
+    assert unmet[0].stdout == unmet[1].stdout == unmet[2].stdout
+    assert "needs-more 1.0 needs not-installed>=2, but it is not installed" in unmet[1].stdout
+    assert unmet[0].returncode == unmet[1].returncode == unmet[2].returncode == 1
