@@ -150,9 +150,10 @@ log "pytest"
 # Two worker processes, each test module kept in one (its module-scoped indexes built once), the
 # costliest modules first (tests/conftest.py orders them by tests/durations.json; xdist would
 # otherwise order them by their number of tests and hand a one-minute module out last);
-# NEURON_ENV_TEST_WORKERS=0 runs everything in this process (e.g. with pdb).
+# NEURON_ENV_TEST_WORKERS=0 runs everything in this process (e.g. with pdb). The 20 slowest tests
+# are listed at the end, so a run that got slower names what did.
 code=0
-"$venv/bin/pytest" -n "${NEURON_ENV_TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder "$@" || code=$?
+"$venv/bin/pytest" -n "${NEURON_ENV_TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder --durations=20 "$@" || code=$?
 elapsed=$((SECONDS - started))
 log "done in $((elapsed / 60)) min $((elapsed % 60)) s (setup, lint, types and tests), exit $code"
 exit "$code"
