@@ -9,7 +9,10 @@ Side by side in one run, median of N alternating runs each:
 * the same off EC2 (an IMDS endpoint that never answers: the probe's 1 s budget shows);
 * ``python -m torch.utils.collect_env`` (facts only, no verdicts) in an interpreter with torch;
 * ``neuron-env --help`` (start-up);
-* a bare interpreter start (``python -c pass``, neuron-env's interpreter): the floor.
+* a bare interpreter start (``python -c pass``, neuron-env's interpreter): the floor;
+
+each in a folder without project files, as most projects' are (run from the checkout, doctor
+would find and parse its pyproject.toml, which names neuron-env).
 
 Then the imports of a doctor run, from ``python -X importtime`` (median of N): their total, and the
 modules that cost most, so that a regression names its module.
@@ -95,6 +98,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         where = Path(tmp)
         base_env["XDG_CACHE_HOME"] = str(where / "cache")  # this run's memos, none from before
+        # Every command runs in a folder without project files, as in most projects: run from
+        # the checkout, doctor would find and parse its pyproject.toml, which names neuron-env.
+        os.chdir(where)
         sysroot, python = build_sysroot(scenario, where), build_target(scenario, where)
         doctor = [str(NEURON_ENV), "doctor", "--sysroot", str(sysroot), "--python", str(python)]
         with imds_server(instance_metadata("trn2.48xlarge")) as imds, silent_endpoint() as silent:
@@ -117,6 +123,7 @@ def main() -> None:
             imports, entries = importtime.measure(
                 [*importtime.script(NEURON_ENV), *doctor[1:]], on_ec2, args.runs
             )
+        os.chdir(REPO)
     report(medians, args.runs)
     bare = medians[BARE][0]
     print(
