@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,6 +17,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from neuron_env.errors import MatrixError, UnknownRelease
+from neuron_env.frozen import frozen
 from neuron_env.input_files import (
     MATRIX_LIMITS,
     TOML_LIMITS,
@@ -39,7 +39,7 @@ T = TypeVar("T")
 ROUTED_PACKAGES = ("torch", "torch-neuronx")
 
 
-@dataclass(frozen=True)
+@frozen
 class Matrix:
     """All known releases, oldest first."""
 
