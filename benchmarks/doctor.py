@@ -4,10 +4,15 @@ Side by side in one run, median of N alternating runs each:
 
 * ``neuron-env doctor`` at level 0 on the healthy Trn2 scenario host of the tests (a sysroot and a
   real target venv) with a local IMDSv2 server answering like EC2 does;
+* the same without the results remembered between runs (``NEURON_ENV_NO_MEMO=1``: a first run,
+  or one whose matrix files changed, builds the matrix and the variable rules again);
 * the same off EC2 (an IMDS endpoint that never answers: the probe's 1 s budget shows);
 * ``python -m torch.utils.collect_env`` (facts only, no verdicts) in an interpreter with torch;
 * ``neuron-env --help`` (start-up);
-* a bare interpreter start (``python -c pass``, neuron-env's interpreter): the floor.
+* a bare interpreter start (``python -c pass``, neuron-env's interpreter): the floor;
+
+each in a folder without project files, as most projects' are (run from the checkout, doctor
+would find and parse its pyproject.toml, which names neuron-env).
 
 Then the imports of a doctor run, from ``python -X importtime`` (median of N): their total, and the
 modules that cost most, so that a regression names its module.
@@ -39,6 +44,7 @@ from tests.support.imds import imds_server, instance_metadata, silent_endpoint  
 NEURON_ENV = Path(sys.executable).with_name("neuron-env")
 BARE = "python -c pass (bare interpreter)"
 ON_EC2 = "neuron-env doctor (level 0, on EC2)"
+NO_MEMO = "neuron-env doctor (on EC2, no memo)"
 HELP = "neuron-env --help"
 
 
@@ -61,8 +67,8 @@ Medians = dict[str, tuple[float, float]]
 def median_of(runs: int, commands: dict[str, tuple[list[str], dict[str, str]]]) -> Medians:
     """Per command, the median wall and the median CPU seconds of ``runs`` alternating runs."""
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
-    for argv, env in commands.values():  # untimed: writes the bytecode an installed package has
-        timed(argv, env)
+    for argv, env in commands.values():  # untimed: writes the bytecode an installed package has,
+        timed(argv, env)  # and the memos a second doctor run finds
     for _ in range(runs):  # alternate, so background load hits every command alike
         for name, (argv, env) in commands.items():
             samples[name].append(timed(argv, env))
@@ -91,6 +97,10 @@ def main() -> None:
     scenario = load_scenario("healthy-trn2-ubuntu-26.04")
     with tempfile.TemporaryDirectory() as tmp:
         where = Path(tmp)
+        base_env["XDG_CACHE_HOME"] = str(where / "cache")  # this run's memos, none from before
+        # Every command runs in a folder without project files, as in most projects: run from
+        # the checkout, doctor would find and parse its pyproject.toml, which names neuron-env.
+        os.chdir(where)
         sysroot, python = build_sysroot(scenario, where), build_target(scenario, where)
         doctor = [str(NEURON_ENV), "doctor", "--sysroot", str(sysroot), "--python", str(python)]
         with imds_server(instance_metadata("trn2.48xlarge")) as imds, silent_endpoint() as silent:
@@ -100,6 +110,7 @@ def main() -> None:
                 args.runs,
                 {
                     ON_EC2: (doctor, on_ec2),
+                    NO_MEMO: (doctor, {**on_ec2, "NEURON_ENV_NO_MEMO": "1"}),
                     "neuron-env doctor (level 0, off EC2)": (doctor, off_ec2),
                     "python -m torch.utils.collect_env": (
                         [args.torch_python, "-m", "torch.utils.collect_env"],
@@ -112,6 +123,7 @@ def main() -> None:
             imports, entries = importtime.measure(
                 [*importtime.script(NEURON_ENV), *doctor[1:]], on_ec2, args.runs
             )
+        os.chdir(REPO)
     report(medians, args.runs)
     bare = medians[BARE][0]
     print(
@@ -134,12 +146,15 @@ def report(medians: Medians, runs: int) -> None:
                     f"  {name:<40} {wall:6.3f} s {wall / baseline:10.3f}× "
                     f"{cpu:6.3f} s {cpu / base_cpu:10.3f}×"
                 )
-        doctor, help_ = medians[ON_EC2][i], medians[HELP][i]
+        doctor, help_, cold = medians[ON_EC2][i], medians[HELP][i], medians[NO_MEMO][i]
         print(
             f"{kind}: doctor / collect_env = {doctor / baseline:.3f} (target ≤ 0.08); "
             f"doctor / bare interpreter start = {doctor / bare:.2f} (target ≤ 8); "
-            f"--help = {help_:.3f} s = {help_ / bare:.2f}× a bare start (target ≤ 0.1 s)"
+            f"--help = {help_:.3f} s = {help_ / bare:.2f}× a bare start (target ≤ 0.1 s); "
+            f"without memos: {cold / baseline:.3f}× collect_env, {cold / bare:.2f}× a bare start"
         )
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"load average at the end (1, 5, 15 min): {load}")
 
 
 if __name__ == "__main__":

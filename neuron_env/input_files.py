@@ -74,6 +74,22 @@ def read_bytes(path: Path, max_bytes: int) -> bytes:
     return _read_regular(path, read)
 
 
+def read_own_bytes(path: Path, max_bytes: int) -> bytes:
+    """:func:`read_bytes` of a file that only this user can have written: owned by this user,
+    writable by no other, ``path`` itself not a symlink (what may be unpickled, say);
+    :class:`InputRejected` for any other."""
+
+    def read(fd: int, info: os.stat_result) -> bytes:
+        if info.st_uid != os.geteuid() or info.st_mode & 0o022:
+            raise InputRejected("not this user's own file, or writable by another user")
+        if info.st_size > max_bytes:
+            raise InputRejected(f"{size_text(info.st_size)}, more than {size_text(max_bytes)}")
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read(max_bytes + 1)
+
+    return _read_regular(path, read, os.O_NOFOLLOW)
+
+
 def read_head(path: Path, max_bytes: int) -> bytes:
     """The first ``max_bytes`` of the regular file ``path``, however long it is: a /proc file such
     as ``cmdline`` reports size 0 and may hold far more than anyone needs to show."""
@@ -88,11 +104,13 @@ def read_tail(path: Path, max_bytes: int, start: int = 0) -> bytes:
     )
 
 
-def _read_regular(path: Path, read: Callable[[int, os.stat_result], bytes]) -> bytes:
+def _read_regular(
+    path: Path, read: Callable[[int, os.stat_result], bytes], flags: int = 0
+) -> bytes:
     """``read(fd, fstat)`` on ``path`` opened without blocking, once it is known to be a regular
     file; the descriptor is closed after, and an OS error is :class:`Unreadable`."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC | flags)
     except OSError as exc:
         raise Unreadable(exc.strerror or str(exc)) from None
     try:

@@ -19,6 +19,8 @@ from typing import Any, Literal, TypeVar, Union, cast, get_args, get_origin
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from neuron_env.frozen import frozen
+
 T = TypeVar("T")
 
 # Field metadata: the TOML key when it is not the field name with "-" for "_",
@@ -70,7 +72,7 @@ def did_you_mean(word: str, choices: Sequence[str]) -> str:
     return f"did you mean '{close[0]}'?" if close else ""
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Style:
     """How a document names its keys and whether unknown keys are errors.
 

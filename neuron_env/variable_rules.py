@@ -11,9 +11,10 @@ the environment. This module reads only those keys, bounded like any shipped dat
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 from neuron_env.frozen import frozen
-from neuron_env.input_files import TOML_LIMITS, load_toml
+from neuron_env.input_files import TOML_LIMITS, InputRejected, Unreadable, load_toml, read_bytes
 from neuron_env.resources import scan_rules_file
 
 XLA_RULES = ("xla-env", "xla-pjrt-env", "xla-era-env")
@@ -54,8 +55,21 @@ class VariableRules:
 
 @functools.cache
 def variable_rules() -> VariableRules:
-    """The variable rules of ``rules/scan.toml`` (read once)."""
-    data = load_toml(scan_rules_file(), TOML_LIMITS)
+    """The variable rules of ``rules/scan.toml`` (read once; a run whose file is byte for byte
+    an earlier run's takes the rules that run read: :mod:`neuron_env.memo`)."""
+    path = scan_rules_file()
+    try:
+        text = read_bytes(path, TOML_LIMITS.max_bytes)
+    except (InputRejected, Unreadable):
+        return _read_rules(path)  # which says what is wrong with the file
+    from neuron_env.memo import remembered, source_files
+
+    code = source_files(__name__, "neuron_env.input_files")
+    return remembered("variable-rules", [bytes(path), text, *code], lambda: _read_rules(path))
+
+
+def _read_rules(path: Path) -> VariableRules:
+    data = load_toml(path, TOML_LIMITS)
     names: dict[str, VariableRule] = {}
     prefixes: dict[str, VariableRule] = {}
     for spec in data.get("rules", []):

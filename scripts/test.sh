@@ -129,21 +129,31 @@ find "$cache" -mindepth 1 -maxdepth 1 -name 'test-*' -type d -printf '%T@ %p\n' 
 flock --unlock "$lock"
 export NEURON_ENV_TEST_TORCH_VENV=$torch_venv
 
+# Bytecode for the checkout, compiled once (both cores): the tests start neuron-env a few thousand
+# times, and where PYTHONDONTWRITEBYTECODE is set (as on some CI machines) every one of them would
+# otherwise compile each module it imports again (about a third of a doctor run's CPU).
+"$venv/bin/python" -m compileall -q -j 0 neuron_env tests/support tests/fakes >/dev/null
+
 log "ruff"
 "$venv/bin/ruff" check .
 "$venv/bin/ruff" format --check .
 
 log "mypy"
-"$venv/bin/mypy"
+# mypy's cache beside the venvs: it re-checks every file whose contents changed (a cold run
+# costs about 20 s of CPU; a warm one about 1 s).
+flock "$cache/.mypy-lock" "$venv/bin/mypy" --cache-dir "$cache/mypy-$pyver"
 
 log "import layering"
 "$venv/bin/lint-imports"
 
 log "pytest"
-# Two worker processes, each test module kept in one (its module-scoped indexes built once);
-# NEURON_ENV_TEST_WORKERS=0 runs everything in this process (e.g. with pdb).
+# Two worker processes, each test module kept in one (its module-scoped indexes built once), the
+# costliest modules first (tests/conftest.py orders them by tests/durations.json; xdist would
+# otherwise order them by their number of tests and hand a one-minute module out last);
+# NEURON_ENV_TEST_WORKERS=0 runs everything in this process (e.g. with pdb). The 20 slowest tests
+# are listed at the end, so a run that got slower names what did.
 code=0
-"$venv/bin/pytest" -n "${NEURON_ENV_TEST_WORKERS:-2}" --dist loadfile "$@" || code=$?
+"$venv/bin/pytest" -n "${NEURON_ENV_TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder --durations=20 "$@" || code=$?
 elapsed=$((SECONDS - started))
 log "done in $((elapsed / 60)) min $((elapsed % 60)) s (setup, lint, types and tests), exit $code"
 exit "$code"

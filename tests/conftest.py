@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -22,11 +23,66 @@ DATA = REPO / "tests" / "data"
 # The console script installed next to the interpreter running the tests.
 NEURON_ENV = Path(sys.executable).with_name("neuron-env")
 
+# pytest caches each test module as rewritten for its asserts, unless bytecode writing is off
+# (PYTHONDONTWRITEBYTECODE, set on some machines): then every run and every xdist worker rewrites
+# all of them again (about 10 s of CPU each). Only this process writes; the programs the tests start
+# keep the environment they were given.
+sys.dont_write_bytecode = False
+
 # The Ctrl-C tests press Ctrl-C as at a terminal, where SIGINT is not ignored. A suite started in
 # the background of a script ('bash .ci/run &', nohup) inherits SIGINT ignored and would hand that
 # on to every neuron-env it starts, which then rightly ignores Ctrl-C as a background job should.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+# --- scheduling: the costliest test modules first ---------------------------------------------
+# scripts/test.sh runs the suite on two xdist workers, each test module whole on one worker (its
+# module-scoped fixtures built once). A worker that is handed a one-minute module last runs alone
+# while the other has finished: so the modules start in the order of their recorded cost,
+# longest first (tests/durations.json: seconds per module, from a whole run with
+# NEURON_ENV_TEST_RECORD_DURATIONS=tests/durations.json). A module not recorded yet counts as
+# DEFAULT_COST. Within a module the order stays as written.
+DEFAULT_COST = 5.0
+
+
+def _recorded_costs() -> dict[str, float]:
+    try:
+        costs = json.loads((Path(__file__).parent / "durations.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return {str(k): float(v) for k, v in costs.items()} if isinstance(costs, dict) else {}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    costs = _recorded_costs()
+    first_seen: dict[str, int] = {}
+    for item in items:
+        first_seen.setdefault(item.nodeid.split("::")[0], len(first_seen))
+
+    def key(item: pytest.Item) -> tuple[float, int]:
+        module = item.nodeid.split("::")[0]
+        return (-costs.get(module, DEFAULT_COST), first_seen[module])
+
+    items.sort(key=key)  # stable: each module's own order is kept
+
+
+_durations: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if os.environ.get("NEURON_ENV_TEST_RECORD_DURATIONS"):
+        module = report.nodeid.split("::")[0]
+        _durations[module] = _durations.get(module, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    path = os.environ.get("NEURON_ENV_TEST_RECORD_DURATIONS")
+    if path and _durations and not hasattr(session.config, "workerinput"):  # the controller
+        ordered = dict(
+            sorted(((k, round(v, 1)) for k, v in _durations.items()), key=lambda kv: -kv[1])
+        )
+        Path(path).write_text(json.dumps(ordered, indent=1) + "\n")
 
 
 @dataclass(frozen=True)

@@ -107,11 +107,32 @@ def marker_environment(facts: HostFacts) -> dict[str, str]:
     }
 
 
+_remembered_once: list[bool] = []
+
+
 def unmet_requirements(dists: dict[str, Distribution], environment: dict[str, str]) -> list[Unmet]:
     """Every requirement of an installed distribution that the installed set does not meet.
 
-    Extras count only where some installed distribution asks for them (``pkg[extra]``).
+    Extras count only where some installed distribution asks for them (``pkg[extra]``). The first
+    judgment of a run takes an earlier run's answer for exactly these distributions and this
+    environment (:mod:`neuron_env.memo`): "all met" then needs no import of packaging's
+    requirement and marker parsers (~10 ms of a doctor run). Later judgments in the same run
+    (``fleet`` judges many hosts) have the parsers loaded already and compute it.
     """
+    if _remembered_once:
+        return _unmet(dists, environment)
+    _remembered_once.append(True)
+    import packaging
+
+    from neuron_env.memo import remembered, source_files
+
+    judged = sorted((name, d.version, d.requires_dist) for name, d in dists.items())
+    inputs = repr((judged, sorted(environment.items()), packaging.__version__)).encode()
+    code = source_files(__name__, "neuron_env.matrix.names", "neuron_env.checks.versions")
+    return remembered("requirements", [inputs, *code], lambda: _unmet(dists, environment))
+
+
+def _unmet(dists: dict[str, Distribution], environment: dict[str, str]) -> list[Unmet]:
     installed: dict[str, tuple[str, Distribution]] = {
         canonical(name): (name, dist) for name, dist in dists.items()
     }

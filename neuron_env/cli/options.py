@@ -39,14 +39,16 @@ PythonOption = Annotated[
         dir_okay=False,
     ),
 ]
+
+
+def seconds_option(flag: str, help: str, at_least: float = 1) -> Any:  # typer.Option's own type
+    """A flag that takes a number of seconds, finite and at least ``at_least``."""
+    return typer.Option(flag, callback=seconds_at_least(at_least), metavar="SECONDS", help=help)
+
+
 ProbeTimeoutOption = Annotated[
     float,
-    typer.Option(
-        "--probe-timeout",
-        callback=seconds_at_least(0.5),
-        metavar="SECONDS",
-        help="Give each probe at most this many seconds.",
-    ),
+    seconds_option("--probe-timeout", "Give each probe at most this many seconds.", at_least=0.5),
 ]
 SysrootOption = Annotated[
     Path,
@@ -127,21 +129,12 @@ VerboseOption = Annotated[
 ]
 # Each command's own time limit: one flag, several meanings, all in seconds.
 CaseTimeoutOption = Annotated[
-    float,
-    typer.Option(
-        "--timeout",
-        callback=seconds_at_least(1),
-        metavar="SECONDS",
-        help="Seconds each case (and the worker's start) may take.",
-    ),
+    float, seconds_option("--timeout", "Seconds each case (and the worker's start) may take.")
 ]
 StageTimeoutOption = Annotated[
     float,
-    typer.Option(
-        "--timeout",
-        callback=seconds_at_least(1),
-        metavar="SECONDS",
-        help="Seconds each stage may take (loading, eager, compile, each shape).",
+    seconds_option(
+        "--timeout", "Seconds each stage may take (loading, eager, compile, each shape)."
     ),
 ]
 HostTimeoutOption = Annotated[

@@ -73,6 +73,16 @@ def facts_script(options: CollectOptions) -> list[str]:
     ]
 
 
+def _make_folder(folder: Path) -> None:
+    """The snapshots' folder, made if it is missing; bad input (exit 2) where it cannot be."""
+    if folder.exists() and not folder.is_dir():
+        raise BadInput(f"--output {folder} exists and is not a directory.")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BadInput(f"--output {folder}: cannot create it ({exc.strerror}).") from None
+
+
 def collect(
     gateway: SsmGateway,
     options: CollectOptions,
@@ -88,7 +98,7 @@ def collect(
     from neuron_env.output.files import refuse_planted_link
 
     refuse_planted_link(folder)  # never a folder made through a planted link
-    folder.mkdir(parents=True, exist_ok=True)
+    _make_folder(folder)
     run = _Run(gateway, options, folder, progress, sleep, clock)
     try:
         run.start()

@@ -88,14 +88,17 @@ def render(
     from neuron_env.image.dockerfile import ImageRequest
     from neuron_env.image.output import IMAGE
     from neuron_env.image.workflow import ImageRenderRequest, render_image
+    from neuron_env.install.plan import Mirrors
     from neuron_env.output.emit import emit
 
     choice = chosen_format(DocumentFormat, output_format)  # checked before any file is read
     image = ImageRequest(
         torch=torch, release=release, os=os, base=base, packages=tuple(packages or ()),
         neuron_env_source=neuron_env_source, neuron_env_sha256=neuron_env_sha256,
-        neuron_env_spec=neuron_env_spec, index_url=index_url, neuron_index=neuron_index,
-        pytorch_index=pytorch_index,
+        neuron_env_spec=neuron_env_spec,
+        mirrors=Mirrors(
+            index_url=index_url, neuron_index=neuron_index, pytorch_index=pytorch_index
+        ),
     )  # fmt: skip
     request = ImageRenderRequest(
         image=image, requirements=tuple(requirements or ()), matrix_dirs=settings(ctx).matrix_dirs

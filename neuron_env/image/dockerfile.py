@@ -36,6 +36,7 @@ from neuron_env.image.inputs import (
     require_base_os,
     user_packages,
 )
+from neuron_env.install.plan import Mirrors
 from neuron_env.matrix import Matrix, Note, Release
 from neuron_env.matrix.resolve import Pin
 from neuron_env.resources import shipped_matrix_dir
@@ -61,9 +62,7 @@ class ImageRequest:
     neuron_env_source: str | None = None
     neuron_env_sha256: str | None = None
     neuron_env_spec: str | None = None
-    index_url: str | None = None
-    neuron_index: str | None = None
-    pytorch_index: str | None = None
+    mirrors: Mirrors = field(default_factory=Mirrors)
 
 
 @dataclass(frozen=True)
@@ -278,14 +277,7 @@ def _default_index(spec: ImageSpec) -> list[str]:
 
 
 def _mirrors(request: ImageRequest) -> Iterator[tuple[str, str]]:
-    given = (
-        ("--index-url", request.index_url),
-        ("--neuron-index", request.neuron_index),
-        ("--pytorch-index", request.pytorch_index),
-    )
-    for option, url in given:
-        if url is None:
-            continue
+    for option, url in request.mirrors.given().items():
         if re.match(r"[A-Za-z]+://[^/]*@", url):
             raise BadInput(
                 f"{option} holds credentials: a Dockerfile and its image history keep them.",

@@ -149,6 +149,7 @@ def install(
     """
     from neuron_env.install import workflow as operation
     from neuron_env.install.output import INSTALL, terminal_display
+    from neuron_env.install.plan import Mirrors
     from neuron_env.output.emit import emit
 
     choice = chosen_format(DocumentFormat, output_format, json)
@@ -160,7 +161,9 @@ def install(
     request = operation.InstallRequest(
         torch=torch, release=release, venv=venv, python=python, backend=backend,
         python_version=python_version,
-        index_url=index_url, neuron_index=neuron_index, pytorch_index=pytorch_index,
+        mirrors=Mirrors(
+            index_url=index_url, neuron_index=neuron_index, pytorch_index=pytorch_index
+        ),
         wheelhouse=wheelhouse, offline=offline, os=os, export=export, system=system,
         allow_unlisted_os=allow_unlisted_os,
         execute=execute, dry_run=dry_run, yes=yes, log=log, sysroot=sysroot,
@@ -204,6 +207,7 @@ def download(
     """
     from neuron_env.install import workflow as operation
     from neuron_env.install.output import INSTALL, terminal_display
+    from neuron_env.install.plan import Mirrors
     from neuron_env.output.emit import emit
 
     choice = chosen_format(DocumentFormat, output_format, json)
@@ -211,7 +215,9 @@ def download(
 
     request = operation.DownloadRequest(
         torch=torch, dest=dest, release=release, python_version=python_version, os=os,
-        index_url=index_url, neuron_index=neuron_index, pytorch_index=pytorch_index,
+        mirrors=Mirrors(
+            index_url=index_url, neuron_index=neuron_index, pytorch_index=pytorch_index
+        ),
         dry_run=dry_run, log=log, sysroot=sysroot,
         packages=tuple(packages or ()), requirements=tuple(requirement or ()),
         matrix_dirs=settings(ctx).matrix_dirs,

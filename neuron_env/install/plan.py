@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
@@ -100,6 +100,25 @@ class Guards:
 
 
 @dataclass(frozen=True)
+class Mirrors:
+    """The user's mirrors of the indexes (None: the index itself; for ``index_url``, the default
+    index of the backend's configuration)."""
+
+    index_url: str | None = None
+    neuron_index: str | None = None
+    pytorch_index: str | None = None
+
+    def given(self) -> dict[str, str]:
+        """The mirrors the user gave, by flag (``{"--neuron-index": URL}``), in the flags' order."""
+        flags = {
+            "--index-url": self.index_url,
+            "--neuron-index": self.neuron_index,
+            "--pytorch-index": self.pytorch_index,
+        }
+        return {flag: url for flag, url in flags.items() if url is not None}
+
+
+@dataclass(frozen=True)
 class Choices:
     """What the user asked for beyond the matrix request, and what neuron-env found out."""
 
@@ -108,9 +127,7 @@ class Choices:
     base_python: str
     backend: BackendName
     installed: dict[str, str]
-    index_url: str | None = None
-    neuron_index: str | None = None
-    pytorch_index: str | None = None
+    mirrors: Mirrors = field(default_factory=Mirrors)
     wheelhouse: str | None = None
     offline: bool = False
     default_index_origin: str = "backend"
@@ -276,7 +293,8 @@ def guards_for(release: Release, target: Target) -> Guards:
 def _routes(target: Target, choices: Choices) -> tuple[IndexRoute, ...]:
     if choices.wheelhouse:
         return (IndexRoute(WHEELHOUSE_ROUTE, choices.wheelhouse, "--wheelhouse", _names(target)),)
-    overrides = {"torch-neuronx": choices.neuron_index, "torch": choices.pytorch_index}
+    mirrors = choices.mirrors
+    overrides = {"torch-neuronx": mirrors.neuron_index, "torch": mirrors.pytorch_index}
     flags = {"torch-neuronx": "--neuron-index", "torch": "--pytorch-index"}
     routes: dict[str, IndexRoute] = {}
     for pin in target.pins:
@@ -287,7 +305,7 @@ def _routes(target: Target, choices: Choices) -> tuple[IndexRoute, ...]:
             url = _check_url(str(overrides[pin.name]), flags[pin.name])
             route = replace(route, url=url, origin=flags[pin.name])
         routes[pin.index] = replace(route, serves=(*route.serves, pin.name))
-    default_url = _check_url(choices.index_url, "--index-url") if choices.index_url else None
+    default_url = _check_url(mirrors.index_url, "--index-url") if mirrors.index_url else None
     origin = "--index-url" if default_url else choices.default_index_origin
     return (*routes.values(), IndexRoute(DEFAULT_ROUTE, default_url, origin))
 

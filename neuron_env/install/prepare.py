@@ -104,9 +104,7 @@ def prepare(
         base_python=str(target_env.base_python),
         backend=_backend_name(backend),
         installed=installed,
-        index_url=request.index_url,
-        neuron_index=request.neuron_index,
-        pytorch_index=request.pytorch_index,
+        mirrors=request.mirrors,
         wheelhouse=str(request.wheelhouse.resolve()) if request.wheelhouse else None,
         offline=request.offline or request.wheelhouse is not None,
         default_index_origin=f"{backend.name}'s configuration",
@@ -255,9 +253,7 @@ def _check_sources(request: InstallRequest, torch: str, release: str) -> None:
             hint=f"Fill one on a connected machine with '{fill}', with a new folder in place "
             "of DIR.",
         )
-    if request.wheelhouse is not None and (
-        request.index_url or request.neuron_index or request.pytorch_index
-    ):
+    if request.wheelhouse is not None and any(request.mirrors.given().values()):
         raise BadInput(
             "--wheelhouse installs from the wheelhouse alone; do not combine it with "
             "--index-url, --neuron-index or --pytorch-index."
@@ -304,9 +300,7 @@ def prepare_download(
         base_python="",
         backend="pip",
         installed={},
-        index_url=request.index_url,
-        neuron_index=request.neuron_index,
-        pytorch_index=request.pytorch_index,
+        mirrors=request.mirrors,
         default_index_origin="pip's configuration",
     )
     classified = classify(matrix, release, target, packages, python=target.python)

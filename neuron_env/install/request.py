@@ -15,6 +15,7 @@ from pathlib import Path
 
 from neuron_env.errors import BadInput
 from neuron_env.install.outcome import InstallFailed, InstallOutcome
+from neuron_env.install.plan import Mirrors
 from neuron_env.invocation import command
 
 Phase = Callable[[str], None]
@@ -55,9 +56,7 @@ class Selection:
     torch: str | None = None
     release: str | None = None
     os: str | None = None
-    index_url: str | None = None
-    neuron_index: str | None = None
-    pytorch_index: str | None = None
+    mirrors: Mirrors = field(default_factory=Mirrors)
     packages: Sequence[str] = ()
     """The user's own packages as written (``PACKAGE ...``), PEP 508."""
     requirements: Sequence[Path] = ()

@@ -192,8 +192,7 @@ def _check_combination(request: InstallRequest) -> None:
         raise BadInput("--execute runs the apt steps of --system; add --system.")
     python_only = {
         "--venv": request.venv, "--python": request.python, "--wheelhouse": request.wheelhouse,
-        "--export": request.export, "--index-url": request.index_url,
-        "--neuron-index": request.neuron_index, "--pytorch-index": request.pytorch_index,
+        "--export": request.export, **request.mirrors.given(),
         "PACKAGE": request.packages or None, "--requirement": request.requirements or None,
     }  # fmt: skip
     used = [flag for flag, value in python_only.items() if value is not None]

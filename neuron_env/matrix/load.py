@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from neuron_env.errors import MatrixError, UnknownRelease
+from neuron_env.frozen import frozen
 from neuron_env.input_files import (
     MATRIX_LIMITS,
     TOML_LIMITS,
@@ -25,6 +25,7 @@ from neuron_env.input_files import (
     Limits,
     Unreadable,
     load_toml,
+    read_bytes,
     refuse_control_characters,
 )
 from neuron_env.matrix.model import SCHEMA_VERSION, Release
@@ -32,11 +33,13 @@ from neuron_env.matrix.parsed import Lookup, parsed_ahead
 from neuron_env.resources import shipped_matrix_dir, user_matrix_dirs
 from neuron_env.schema import SchemaError, parse, toml_key
 
+T = TypeVar("T")
+
 #: Pinned packages that must each be routed to exactly one index.
 ROUTED_PACKAGES = ("torch", "torch-neuronx")
 
 
-@dataclass(frozen=True)
+@frozen
 class Matrix:
     """All known releases, oldest first."""
 
@@ -70,13 +73,38 @@ def load_matrix(extra_dirs: Iterable[Path] | None = None) -> Matrix:
 
     A user file replaces the shipped file of its release; two user files for one release
     (``2.35.toml`` and ``2.35.0.toml``, in one directory or in two) are bad input, not a silent
-    choice of one.
+    choice of one. A run whose files are byte for byte those of an earlier run takes the matrix
+    that run built (:mod:`neuron_env.memo`); any problem with a file is found by loading it.
     """
+    shipped_dir = shipped_matrix_dir()
+    directories = [shipped_dir, *user_matrix_dirs(list(extra_dirs or []))]
+    sources = _sources(directories)
+    if sources is None:
+        return _load(shipped_dir, directories)
+    import packaging
+
+    from neuron_env.memo import remembered, source_files
+
+    code = source_files(
+        __name__,
+        "neuron_env.matrix.model",
+        "neuron_env.matrix.parsed",
+        "neuron_env.schema",
+        "neuron_env.input_files",
+        "neuron_env.errors",
+    )
+    return remembered(
+        "matrix",
+        [*sources, packaging.__version__.encode(), *code],
+        lambda: _load(shipped_dir, directories),
+    )
+
+
+def _load(shipped_dir: Path, directories: list[Path]) -> Matrix:
     by_version: dict[Version, Release] = {}
     shipped: dict[Version, Path] = {}
     added: dict[Version, Path] = {}
-    shipped_dir = shipped_matrix_dir()
-    for directory in [shipped_dir, *user_matrix_dirs(list(extra_dirs or []))]:
+    for directory in directories:
         is_shipped = directory == shipped_dir
         files = shipped if is_shipped else added
         ahead = parsed_ahead(directory) if is_shipped else {}  # user directories: TOML only
@@ -87,6 +115,26 @@ def load_matrix(extra_dirs: Iterable[Path] | None = None) -> Matrix:
     if not by_version:
         raise MatrixError(str(shipped_matrix_dir()), "", "no matrix files found")
     return Matrix(tuple(by_version[v] for v in sorted(by_version)))
+
+
+def _sources(directories: list[Path]) -> list[bytes] | None:
+    """What the matrix is built from: each directory, each release file's path, where it leads
+    and its bytes; None when one cannot be read as the loader reads it (it then says why)."""
+    import os
+
+    sources: list[bytes] = []
+    try:
+        for directory in directories:
+            refuse_control_characters(str(directory), "the matrix directory's path")
+            if not directory.is_dir():
+                return None
+            sources.append(os.fsencode(directory))
+            for path in sorted(directory.glob("*.toml")):
+                sources += [os.fsencode(path), os.fsencode(os.path.realpath(path))]
+                sources.append(read_bytes(path, MATRIX_LIMITS.max_bytes))
+    except Exception:  # the loader reports it, as bad input
+        return None
+    return sources
 
 
 def _refuse_second_file(seen: dict[Version, Path], version: Version, path: Path) -> None:
@@ -319,19 +367,23 @@ def _companion_problems(r: Release) -> Iterator[SchemaError]:
         path: list[str | int] = ["companions", name]
         if name in pinned:
             yield SchemaError(path, f"'{name}' is pinned by the release itself, not a companion")
-        for i, minor in enumerate(companion.torch):
-            if minor not in paired:
-                yield SchemaError(
-                    [*path, "torch", i],
-                    f"PyTorch {minor} is not paired by this release (it pairs {', '.join(paired)})",
-                )
-        for i, family in enumerate(companion.families):
-            if family not in native:
-                yield SchemaError(
-                    [*path, "families", i],
-                    f"'{family}' is not a family the native backend supports here "
-                    f"(expected one of: {', '.join(native)})",
-                )
+        yield from _outside(
+            [*path, "torch"],
+            companion.torch,
+            paired,
+            lambda minor: (
+                f"PyTorch {minor} is not paired by this release (it pairs {', '.join(paired)})"
+            ),
+        )
+        yield from _outside(
+            [*path, "families"],
+            companion.families,
+            native,
+            lambda family: (
+                f"'{family}' is not a family the native backend supports here "
+                f"(expected one of: {', '.join(native)})"
+            ),
+        )
         if companion.index not in r.indexes:
             yield SchemaError(
                 [*path, "index"], f"unknown index '{companion.index}'; define it in [indexes]"
@@ -344,9 +396,22 @@ def _companion_problems(r: Release) -> Iterator[SchemaError]:
             yield SchemaError(path, "a placeholder version satisfies the companion's own pin")
 
 
+def _outside(
+    path: list[str | int],
+    values: Sequence[T],
+    allowed: Collection[T],
+    problem: Callable[[T], str],
+) -> Iterator[SchemaError]:
+    """An error at ``path``/index for each of ``values`` not in ``allowed``, said as ``problem``."""
+    for i, value in enumerate(values):
+        if value not in allowed:
+            yield SchemaError([*path, i], problem(value))
+
+
 def _known_issue_problems(r: Release) -> Iterator[SchemaError]:
     """Known issues: unique ids, fixed in a later release, on lines the release ships."""
     seen: set[str] = set()
+    shipped = [p.torch_neuronx for p in r.pairings]
     for i, issue in enumerate(r.known_issues):
         path: list[str | int] = ["known-issues", i]
         if issue.id in seen:
@@ -358,11 +423,12 @@ def _known_issue_problems(r: Release) -> Iterator[SchemaError]:
                 f"release {issue.fixed_in} is not later than this release ({r.version})",
             )
         if issue.package == "torch-neuronx":
-            shipped = [p.torch_neuronx for p in r.pairings]
-            for j, line in enumerate(issue.affects):
-                if line not in shipped:
-                    yield SchemaError(
-                        [*path, "affects", j],
-                        f"torch-neuronx {line} is not a family this release pairs "
-                        f"({', '.join(map(str, shipped))})",
-                    )
+            yield from _outside(
+                [*path, "affects"],
+                issue.affects,
+                shipped,
+                lambda line: (
+                    f"torch-neuronx {line} is not a family this release pairs "
+                    f"({', '.join(map(str, shipped))})"
+                ),
+            )

@@ -32,6 +32,7 @@ from tests.support.hosts import (
     load_scenario,
     write_matrix,
 )
+from tests.support.install_helpers import flat
 from tests.support.pasted import in_fresh_shell
 from tests.support.validators import assert_shellcheck_clean
 
@@ -284,6 +285,21 @@ def test_bad_input_exits_2(cli: CliRunner, args: list[str], says: str) -> None:
     result = cli("fleet", "collect", *args, env=env)
     assert result.returncode == 2, result.stderr
     assert says in result.stderr
+
+
+def test_an_output_that_is_a_file_is_bad_input_and_stays_as_it_was(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    env = {"AWS_REGION": REGION, "AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "y"}
+    taken = tmp_path / "snapshots"
+    taken.write_text("notes\n")
+    for subcommand in ("collect", "doctor"):
+        result = cli("fleet", subcommand, "--targets", "tag:Cluster=a", "-o", str(taken), env=env)
+        assert result.returncode == 2, result.stderr
+        said = flat(result.stderr)
+        assert f"--output {taken} exists and is not a directory." in said
+        assert "Traceback" not in result.stderr
+    assert taken.read_text() == "notes\n"
 
 
 def test_no_region_is_a_clear_failure(cli: CliRunner, tmp_path: Path) -> None:

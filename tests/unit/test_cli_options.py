@@ -93,3 +93,29 @@ def test_the_style_refuses_what_click_writes_by_default() -> None:
         assert not STYLE.fullmatch(metavar), metavar
     for metavar in ("PATH", "X.Y", "0|1|2", "tag:KEY=VALUE", "URL|s3://B/K|ami|pypi", "N|N%"):
         assert STYLE.fullmatch(metavar), metavar
+
+
+# Commands that take the same block of options (cli/_common.option_group): one declaration, so
+# --help lists the block alike in each, in the same order, with the same help and defaults.
+SHARED_BLOCKS = [
+    ("launch-template", "render", "create", "--instance-type", "--neuron-env-spec"),
+    ("fleet", "collect", "doctor", "--output", "--refresh"),
+]
+
+
+@pytest.mark.parametrize(("group", "one", "other", "first", "last"), SHARED_BLOCKS)
+def test_commands_sharing_a_block_of_options_list_it_alike(
+    group: str, one: str, other: str, first: str, last: str
+) -> None:
+    def block(name: str) -> list[tuple[Any, ...]]:
+        command = load_command(group).commands[name]
+        listed = [
+            (tuple(p.opts), p.metavar, getattr(p, "help", None), p.default, p.required)
+            for p in command.params
+        ]
+        flags = [opts[0] for opts, *_ in listed]
+        return listed[flags.index(first) : flags.index(last) + 1]
+
+    shared = block(one)
+    assert len(shared) > 5
+    assert shared == block(other)

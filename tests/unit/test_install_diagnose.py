@@ -7,9 +7,11 @@ from pathlib import Path
 import pytest
 
 from neuron_env.install.diagnose import explain
+from neuron_env.install.plan import Mirrors
 from tests.support.install_fixtures import plan_for
 
 OUTPUTS = Path(__file__).resolve().parents[1] / "data" / "install" / "backend-output"
+LOCAL_NEURON = Mirrors(neuron_index="http://127.0.0.1:8101/simple")
 
 
 @pytest.mark.parametrize(
@@ -29,19 +31,21 @@ OUTPUTS = Path(__file__).resolve().parents[1] / "data" / "install" / "backend-ou
 )
 def test_known_failures_are_recognised(output: str, code: str) -> None:
     text = (OUTPUTS / f"{output}.txt").read_text()
-    assert explain(text, plan_for(neuron_index="http://127.0.0.1:8101/simple")).code == code
+    assert explain(text, plan_for(mirrors=LOCAL_NEURON)).code == code
 
 
 def test_the_index_involved_is_named() -> None:
     text = (OUTPUTS / "uv-unreachable.txt").read_text()
-    cause = explain(text, plan_for(neuron_index="http://127.0.0.1:8101/simple"))
+    cause = explain(text, plan_for(mirrors=LOCAL_NEURON))
     assert cause.message == "the neuron index at http://127.0.0.1:8101/simple could not be reached."
     assert "--neuron-index" in cause.hint
 
 
 def test_a_dns_failure_names_the_host_not_a_cut_download() -> None:
     text = (OUTPUTS / "pip-dns-retry.txt").read_text()
-    cause = explain(text, plan_for(neuron_index="https://neuron-index.invalid/simple"))
+    cause = explain(
+        text, plan_for(mirrors=Mirrors(neuron_index="https://neuron-index.invalid/simple"))
+    )
     assert cause.message.startswith("cannot resolve host neuron-index.invalid (DNS lookup failed)")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from neuron_env.errors import BadInput
+from neuron_env.install.plan import Mirrors
 from tests.support.install_fixtures import plan_for
 
 
@@ -33,9 +34,11 @@ def test_everything_else_comes_from_the_default_index_of_the_backend() -> None:
 
 def test_mirrors_replace_the_matrix_urls_and_say_so() -> None:
     plan = plan_for(
-        neuron_index="https://artifactory.example/neuron/simple/",
-        pytorch_index="https://artifactory.example/pytorch/simple",
-        index_url="https://artifactory.example/pypi/simple",
+        mirrors=Mirrors(
+            neuron_index="https://artifactory.example/neuron/simple/",
+            pytorch_index="https://artifactory.example/pytorch/simple",
+            index_url="https://artifactory.example/pypi/simple",
+        )
     )
     neuron = plan.route("neuron")
     assert (neuron.url, neuron.origin) == (
@@ -49,7 +52,7 @@ def test_mirrors_replace_the_matrix_urls_and_say_so() -> None:
 @pytest.mark.parametrize("url", ["pip.example/simple", "ftp://mirror/simple", "https://"])
 def test_an_override_that_is_not_an_index_url_is_bad_input(url: str) -> None:
     with pytest.raises(BadInput, match="is not an index URL"):
-        plan_for(neuron_index=url)
+        plan_for(mirrors=Mirrors(neuron_index=url))
 
 
 def test_a_wheelhouse_serves_every_package() -> None:

@@ -10,7 +10,7 @@ from neuron_env.errors import BadInput
 from neuron_env.install import live
 from neuron_env.install.backends import PipBackend, UvBackend, choose_backend
 from neuron_env.install.backends.uv import misrouted, parse_resolution, project_toml
-from neuron_env.install.plan import InstallPlan, legacy_leftovers
+from neuron_env.install.plan import InstallPlan, Mirrors, legacy_leftovers
 from tests.support.install_fixtures import plan_for
 
 OUTPUTS = Path(__file__).resolve().parents[1] / "data" / "install" / "backend-output"
@@ -18,7 +18,7 @@ NEURON, PYTORCH = "http://127.0.0.1:8101/simple", "http://127.0.0.1:8102/simple"
 
 
 def routed_plan() -> InstallPlan:
-    return plan_for(neuron_index=NEURON, pytorch_index=PYTORCH)
+    return plan_for(mirrors=Mirrors(neuron_index=NEURON, pytorch_index=PYTORCH))
 
 
 @pytest.mark.parametrize(
