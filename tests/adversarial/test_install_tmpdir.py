@@ -2,9 +2,9 @@
 
 The backend's temporary folders live in the staging box, which the install removes whatever
 happens (or the next install, after a SIGKILL). The real console script upgrades a 2.13
-environment with ``TMPDIR`` set to a fresh folder; the local PyTorch index holds the backend's request for torch's page
-(resolving) or stalls a third into the torch wheel (downloading); the test sees the request
-arrive, signals neuron-env, and finds that folder empty.
+environment with ``TMPDIR`` set to a fresh folder; the local PyTorch index holds the backend's
+request for torch's page (resolving) or stalls a third into the torch wheel (downloading); the
+test sees the request arrive, signals neuron-env, and finds that folder empty.
 """
 
 from __future__ import annotations
