@@ -90,10 +90,14 @@ def cli(tmp_path: Path) -> CliRunner:
 
 @pytest.fixture(scope="session")
 def prebuilt_envs(tmp_path_factory: pytest.TempPathFactory) -> PrebuiltEnvs:
-    """The install tests' starting environments, each installed once per session (and process)."""
+    """The install tests' starting environments, each made once per run: the xdist workers share
+    them through the run's base folder (the parent of each worker's own)."""
     from tests.support.install_helpers import PrebuiltEnvs
 
-    return PrebuiltEnvs(tmp_path_factory.mktemp("prebuilt"))
+    base = tmp_path_factory.getbasetemp()
+    return PrebuiltEnvs(
+        (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "prebuilt"
+    )
 
 
 @pytest.fixture(scope="session")
