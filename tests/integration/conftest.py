@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 
 from neuron_env.probe.os_release import probe_os
-from tests.conftest import REPO, cli_runner
 from tests.support.aws import MotoServer, reset
+from tests.support.cli import REPO, cli_runner
 from tests.support.indexes import DATA, Indexes, start_indexes
 from tests.support.install_helpers import (
     NeuronEnv,
@@ -55,7 +55,10 @@ def _venv(path: Path, *, pip: bool = True) -> Path:
 
 
 def _has_torch(python: Path) -> bool:
-    check = subprocess.run([str(python), "-c", "import torch"], capture_output=True, check=False)
+    """Is torch installed there? Found, not imported: an import costs about 2 s of CPU, per test
+    process; a broken torch fails the device tests themselves."""
+    code = "import importlib.util, sys; sys.exit(importlib.util.find_spec('torch') is None)"
+    check = subprocess.run([str(python), "-I", "-c", code], capture_output=True, check=False)
     return check.returncode == 0
 
 
@@ -85,14 +88,17 @@ def neuron_python(
     tmp_path_factory: pytest.TempPathFactory, torch_python: Path, fake_neuronx_wheel: Path
 ) -> Path:
     venv = tmp_path_factory.mktemp("neuron") / "venv"
-    python = _venv(venv)
+    python = _venv(venv, pip=False)  # ensurepip alone costs about 5 s of CPU
     (Path(sysconfig.get_path("purelib", vars={"base": str(venv)})) / "_torch.pth").write_text(
         _site_packages(torch_python) + "\n"
     )
+    # This suite's pip installs the wheel into that venv, as that venv's own pip would.
     _run(
-        python,
+        sys.executable,
         "-m",
         "pip",
+        "--python",
+        python,
         "install",
         "--quiet",
         "--no-deps",

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from neuron_env.selftest import select_variants
-from tests.conftest import CliRunner, Result
+from tests.support.cli import CliRunner, Result, cli_runner
 from tests.support.junit import assert_valid_junit
 from tests.support.processes import processes_with
 
@@ -33,8 +33,19 @@ def by_name(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {case["name"]: case for case in doc["cases"]}
 
 
-def test_a_healthy_fake_device_passes_the_quick_level(cli: CliRunner, neuron_python: Path) -> None:
-    result, doc = selftest(cli, neuron_python, "--level", "quick")
+@pytest.fixture(scope="module")
+def quick_on_neuron(
+    tmp_path_factory: pytest.TempPathFactory, neuron_python: Path
+) -> tuple[Result, dict[str, Any]]:
+    """One ``selftest --level quick`` on the healthy fake device (81 cases, 40 of them compiled:
+    the costliest run here), read by the tests that look at its cases."""
+    return selftest(cli_runner(tmp_path_factory.mktemp("quick")), neuron_python, "--level", "quick")
+
+
+def test_a_healthy_fake_device_passes_the_quick_level(
+    quick_on_neuron: tuple[Result, dict[str, Any]],
+) -> None:
+    result, doc = quick_on_neuron
     assert result.returncode == 0, doc["details"]
     cases = by_name(doc)
     assert list(cases) == select_variants("quick")
@@ -46,11 +57,9 @@ def test_a_healthy_fake_device_passes_the_quick_level(cli: CliRunner, neuron_pyt
 
 
 def test_documented_beta_behaviours_are_reported_as_such(
-    cli: CliRunner, neuron_python: Path
+    quick_on_neuron: tuple[Result, dict[str, Any]],
 ) -> None:
-    result, doc = selftest(
-        cli, neuron_python, "--only", "float64", "--only", "dynamic_shapes", "--only", "recompile"
-    )
+    result, doc = quick_on_neuron  # the quick level holds float64, dynamic_shapes and recompile
     assert result.returncode == 0
     cases = by_name(doc)
     float64 = cases["float64/fp64/eager"]
@@ -101,8 +110,9 @@ def test_an_op_that_falls_back_to_cpu_is_reported_as_such(
     cli: CliRunner, neuron_python: Path
 ) -> None:
     env = {"FAKE_NEURON_FALLBACK_OPS": "aten::sort"}
+    # Eager variants only: a worker that compiles nothing never imports torch._dynamo.
     result, doc = selftest(
-        cli, neuron_python, "--only", "sort/fp32", "--only", "topk/fp32", env=env
+        cli, neuron_python, "--only", "sort/fp32/eager", "--only", "topk/fp32/eager", env=env
     )
     assert result.returncode == 1
     cases = by_name(doc)
@@ -111,7 +121,9 @@ def test_an_op_that_falls_back_to_cpu_is_reported_as_such(
     assert cases["topk/fp32/eager"]["status"] == "pass"
     text = cli("selftest", "--python", str(neuron_python), "--only", "sort/fp32/eager", env=env)
     assert "fell back to CPU" in text.stdout and "CPU fallback: aten::sort" in text.stdout
-    allowed, _ = selftest(cli, neuron_python, "--only", "sort/fp32", "--allow-fallback", env=env)
+    allowed, _ = selftest(
+        cli, neuron_python, "--only", "sort/fp32/eager", "--allow-fallback", env=env
+    )
     assert allowed.returncode == 0
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NEURON_ENV, CliRunner
+from tests.support.cli import NEURON_ENV, CliRunner
 from tests.support.install_helpers import flat
 
 pytestmark = pytest.mark.integration
@@ -107,7 +107,9 @@ def test_device_smoke_advice_has_no_placeholder_and_says_it_once(
 
 
 def _torch_version(python: Path) -> str:
-    argv = [str(python), "-c", "import torch; print(torch.__version__.split('+')[0])"]
+    """torch's version from its metadata: importing torch would cost about 2 s of CPU."""
+    code = "from importlib.metadata import version; print(version('torch').split('+')[0])"
+    argv = [str(python), "-I", "-c", code]
     return subprocess.run(argv, capture_output=True, text=True, check=True).stdout.strip()
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import statistics
+import sys
 from collections import Counter
 from typing import Any
 
@@ -182,12 +183,30 @@ def _timed_steps(
 
 
 class _OpCounter(TorchDispatchMode):  # type: ignore[misc]
-    """Counts every ATen op call (by name, e.g. ``aten::addmm``) while active."""
+    """Counts every ATen op call (by name, e.g. ``aten::addmm``) while active.
+
+    torch wraps a mode's ``__torch_dispatch__`` in ``torch._dynamo.disable``, which imports
+    torch._dynamo at the first op: 1.5 s or more of an eager-only evaluation. Here that wrapping
+    is applied only once torch._dynamo is loaded (before, nothing can be compiling), so an eager
+    run never imports it, and a model that compiles inside its step still counts as before.
+    """
 
     def __init__(self) -> None:
         super().__init__()
         self.counts: Counter[str] = Counter()
+        self._outside_dynamo: Any = None
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        return False  # torch's own wrapping, replaced by the lazy one below
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        if "torch._dynamo" not in sys.modules:
+            return self._count(func, args, kwargs)
+        if self._outside_dynamo is None:
+            self._outside_dynamo = torch._dynamo.disable(self._count, recursive=True)
+        return self._outside_dynamo(func, args, kwargs)
+
+    def _count(self, func: Any, args: Any, kwargs: Any) -> Any:
         self.counts[func._schema.name] += 1
         return func(*args, **(kwargs or {}))
