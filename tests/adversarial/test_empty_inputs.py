@@ -20,7 +20,7 @@ from neuron_env.checks.registry import CHECKS
 from neuron_env.errors import BadInput
 from neuron_env.fleet.collect import CollectOptions, collect
 from neuron_env.fleet.ssm import SsmGateway
-from tests.conftest import CliRunner, Result
+from tests.support.cli import CliRunner, Result
 
 pytestmark = pytest.mark.integration
 

@@ -27,7 +27,7 @@ from moto import mock_aws
 
 from neuron_env.fleet.collect import CollectOptions, collect
 from neuron_env.fleet.ssm import Invocation, SsmGateway
-from tests.conftest import DATA, CliRunner, Result, cli_runner
+from tests.support.cli import DATA, CliRunner, Result, cli_runner
 from tests.support.hosts import build_sysroot, build_target, imds_environment, load_scenario
 from tests.support.junit import assert_valid_junit
 

@@ -17,20 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.adversarial.test_signals import (
-    PHASES,
-    children_of,
-    group_members,
-    interrupted_lines,
-    wait_for_new_request,
-)
-from tests.support.indexes import Indexes, start_indexes
+from tests.support.indexes import PHASES, Indexes, start_indexes, wait_for_new_request
 from tests.support.install_helpers import (
     PrebuiltEnvs,
     install_env,
     start_install,
     write_install_matrix,
 )
+from tests.support.processes import children_of, group_members, interrupted_lines
 
 pytestmark = pytest.mark.integration
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Result
+from tests.support.cli import Result
 from tests.support.indexes import Indexes, start_indexes
 from tests.support.install_helpers import (
     PrebuiltEnvs,

@@ -26,8 +26,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import DATA, cli_argv, machine_env
 from tests.support.aws import MotoServer, reset
+from tests.support.cli import DATA, cli_argv, machine_env
 from tests.support.pausing import paused_env, wait_until_paused
 
 pytestmark = pytest.mark.integration

@@ -25,7 +25,7 @@ from moto import mock_aws
 from neuron_env.fleet.collect import CollectOptions, collect
 from neuron_env.fleet.ssm import Invocation, SsmGateway, Throttled
 from neuron_env.invocation import command
-from tests.conftest import DATA, NEURON_ENV, CliRunner
+from tests.support.cli import DATA, NEURON_ENV, CliRunner
 from tests.support.hosts import (
     build_sysroot,
     build_target,

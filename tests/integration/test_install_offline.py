@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import cli_runner
+from tests.support.cli import cli_runner
 from tests.support.indexes import Indexes, start_indexes
 from tests.support.install_helpers import (
     NeuronEnv,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NEURON_ENV, CliRunner
+from tests.support.cli import NEURON_ENV, CliRunner
 from tests.support.indexes import Indexes, start_indexes
 from tests.support.install_helpers import (
     PrebuiltEnvs,

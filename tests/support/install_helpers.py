@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.conftest import Result, cli_argv, cli_runner
+from tests.support.cli import Result, cli_argv, cli_runner
 from tests.support.indexes import Indexes
 
 NeuronEnv = Callable[..., Result]
