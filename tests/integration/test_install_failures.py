@@ -116,7 +116,7 @@ def test_upgrade_keeps_the_other_packages_of_the_environment(
 
     running = indexes()
     venv = tmp_path / "env"
-    prebuilt_envs.copy(venv, torch="2.13")  # as that install makes it
+    prebuilt_envs.copy(venv, "--backend", "uv", torch="2.13")  # as that install makes it
     uv = Path(sys.executable).with_name("uv")
     subprocess.run(
         [str(uv), "pip", "install", "--python", str(venv / "bin" / "python"), "extra-tool",
@@ -162,7 +162,7 @@ def test_ctrl_c_mid_install_exits_130_and_leaves_the_target_unchanged(
 ) -> None:
     running = indexes("slow-download")
     venv = tmp_path / "env"
-    prebuilt_envs.copy(venv, torch="2.13")  # as that install makes it
+    prebuilt_envs.copy(venv, "--backend", "uv", torch="2.13")  # as that install makes it
     before = fingerprint(venv)
     proc = start_install(isolated_env, venv, running.args())
     running.wait_for_request("pytorch", "GET /simple/torch/torch-2.14.0")
