@@ -35,6 +35,7 @@ else:
 
 
 C = TypeVar("C", bound=type)
+MISSING = dataclasses.MISSING
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field,))
@@ -90,7 +91,8 @@ def _build(cls: type) -> None:
     _set_method(cls, "__setattr__", _frozen_setattr(cls, names))
     _set_method(cls, "__delattr__", _frozen_delattr(cls, names))
     if "__init__" not in cls.__dict__:
-        _set_method(cls, "__init__", _init(cls))
+        _check_order(cls)
+        cls.__init__ = _InitOnFirstUse(cls)  # type: ignore[misc]
     if not had_doc:  # dataclasses' docstring for a class without one: its signature
         import inspect
 
@@ -131,18 +133,38 @@ class _Factory:
 _FACTORY = _Factory()
 
 
-def _init(cls: type) -> Callable[..., None]:
-    """The ``__init__`` ``dataclasses`` writes for a frozen class, compiled as one function."""
-    MISSING = dataclasses.MISSING
-    fields = dataclasses.fields(cls)
-    positional = [f for f in fields if f.init and not f.kw_only]
-    keywords = [f for f in fields if f.init and f.kw_only]
+class _InitOnFirstUse:
+    """A record's ``__init__`` until something looks it up (an instance is made, or
+    ``inspect.signature`` asks): then it is compiled and takes this one's place. A record whose
+    instances all come from a pickle (the matrix a run takes from its memo) never compiles it."""
+
+    def __init__(self, owner: type) -> None:
+        self._owner = owner
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        init = _init(self._owner)
+        _set_method(self._owner, "__init__", init)
+        return init if instance is None else init.__get__(instance, owner)
+
+
+def _check_order(cls: type) -> None:
+    """What ``dataclasses`` refuses as it writes ``__init__``: a field without a default after
+    one with a default."""
     seen_default = False
-    for f in positional:
+    for f in dataclasses.fields(cls):
+        if not f.init or f.kw_only:
+            continue
         has_default = f.default is not MISSING or f.default_factory is not MISSING
         if seen_default and not has_default:
             raise TypeError(f"non-default argument {f.name!r} follows default argument")
         seen_default = seen_default or has_default
+
+
+def _init(cls: type) -> Callable[..., None]:
+    """The ``__init__`` ``dataclasses`` writes for a frozen class, compiled as one function."""
+    fields = dataclasses.fields(cls)
+    positional = [f for f in fields if f.init and not f.kw_only]
+    keywords = [f for f in fields if f.init and f.kw_only]
     namespace: dict[str, Any] = {"__set": object.__setattr__, "__factory": _FACTORY}
     body = []
     for f in fields:
@@ -174,7 +196,7 @@ def _init(cls: type) -> Callable[..., None]:
 
 
 def _default(f: dataclasses.Field[Any]) -> Any:
-    return _FACTORY if f.default_factory is not dataclasses.MISSING else f.default
+    return _FACTORY if f.default_factory is not MISSING else f.default
 
 
 def _getter(names: list[str]) -> Callable[[Any], tuple[Any, ...]]:

@@ -10,6 +10,7 @@ environment beside it and swap.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import shutil
 import sys
@@ -140,8 +141,10 @@ def _interpreter(python: Path) -> Path:
     return python.absolute()
 
 
+@functools.cache
 def python_version(python: Path) -> str:
-    """The full version (``3.12.4``) of an interpreter, by running it."""
+    """The full version (``3.12.4``) of an interpreter, by running it (once per command: finding
+    an interpreter asks each candidate, then the caller asks the one found again)."""
     try:
         result = run(
             [python, "-I", "-c", "import platform; print(platform.python_version())"],

@@ -29,7 +29,7 @@ import pytest
 import tomllib
 from packaging.utils import canonicalize_name
 
-from tests.conftest import Result, cli_argv
+from tests.support.cli import Result, cli_argv
 from tests.support.page_indexes import SCENARIOS, wheel_names
 
 pytestmark = pytest.mark.integration

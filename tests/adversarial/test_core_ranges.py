@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import cli_runner
+from tests.support.cli import cli_runner
 from tests.support.hosts import running_host
 
 pytestmark = pytest.mark.integration

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import CliRunner
+from tests.support.cli import CliRunner
 
 pytestmark = pytest.mark.integration
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRunner, cli_argv
+from tests.support.cli import CliRunner, cli_argv
 
 pytestmark = pytest.mark.integration
 

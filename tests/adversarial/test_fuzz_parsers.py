@@ -33,7 +33,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from neuron_env.errors import EXIT_BAD_INPUT, NeuronEnvError
-from tests.conftest import DATA
+from tests.support.cli import DATA
 
 MEGABYTE = 1024 * 1024
 FUZZ = settings(

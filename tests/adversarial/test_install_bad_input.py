@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRunner
+from tests.support.cli import CliRunner
 from tests.support.install_helpers import (
     flat,
     install_env,

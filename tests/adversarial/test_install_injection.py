@@ -14,6 +14,7 @@ import pytest
 
 from tests.support.indexes import Indexes, start_indexes
 from tests.support.install_helpers import (
+    PrebuiltEnvs,
     flat,
     install_env,
     installed,
@@ -77,11 +78,16 @@ def test_an_unpinned_neuron_dependency_only_the_default_index_has_is_never_insta
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_an_unpinned_neuron_dependency_comes_from_the_neuron_index(
-    env: dict[str, str], serve: list[Indexes], tmp_path: Path, backend: str
+    env: dict[str, str],
+    serve: list[Indexes],
+    tmp_path: Path,
+    prebuilt_envs: PrebuiltEnvs,
+    backend: str,
 ) -> None:
     running = start_indexes(tmp_path / "indexes", "neuron-dependency-on-neuron")
     serve.append(running)
     venv = tmp_path / "env"
+    prebuilt_envs.plain_venv(venv)  # a fresh python -m venv: where libneuronxla comes from matters
     code, err = install(env, venv, running, backend)
     assert code == 0, err
     versions = installed(venv)

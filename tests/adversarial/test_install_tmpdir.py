@@ -1,10 +1,10 @@
 """A signal while ``install``'s backend works leaves nothing in the user's TMPDIR.
 
 The backend's temporary folders live in the staging box, which the install removes whatever
-happens (or the next install, after a SIGKILL). The real console script runs with ``TMPDIR`` set
-to a fresh folder; the local PyTorch index holds the backend's request for torch's page
-(resolving) or stalls a third into the torch wheel (downloading); the test sees the request
-arrive, signals neuron-env, and finds that folder empty.
+happens (or the next install, after a SIGKILL). The real console script upgrades a 2.13
+environment with ``TMPDIR`` set to a fresh folder; the local PyTorch index holds the backend's
+request for torch's page (resolving) or stalls a third into the torch wheel (downloading); the
+test sees the request arrive, signals neuron-env, and finds that folder empty.
 """
 
 from __future__ import annotations
@@ -17,15 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.adversarial.test_signals import (
-    PHASES,
-    children_of,
-    group_members,
-    interrupted_lines,
-    wait_for_new_request,
+from tests.support.indexes import PHASES, Indexes, start_indexes, wait_for_new_request
+from tests.support.install_helpers import (
+    PrebuiltEnvs,
+    install_env,
+    start_install,
+    write_install_matrix,
 )
-from tests.support.indexes import Indexes, start_indexes
-from tests.support.install_helpers import install_env, start_install, write_install_matrix
+from tests.support.processes import children_of, group_members, interrupted_lines
 
 pytestmark = pytest.mark.integration
 
@@ -59,14 +58,23 @@ def end_group(pid: int) -> None:
 
 @pytest.mark.parametrize(("backend", "sig"), CASES, ids=[f"{b}-{s.name}" for b, s in CASES])
 def test_a_signal_during_the_backend_phase_leaves_the_users_tmpdir_empty(
-    tmp_path: Path, matrix: Path, phase: tuple[Indexes, str], backend: str, sig: signal.Signals
+    tmp_path: Path,
+    matrix: Path,
+    phase: tuple[Indexes, str],
+    prebuilt_envs: PrebuiltEnvs,
+    backend: str,
+    sig: signal.Signals,
 ) -> None:
     indexes, fragment = phase
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
     env = {**install_env(tmp_path, matrix), "TMPDIR": str(tmpdir)}
+    venv = tmp_path / "env"
+    # The 2.13 -> 2.14 upgrade: the backend's phase, without building a venv first (pip's costs
+    # seconds), from an environment that backend made (so that pip need not be bootstrapped).
+    prebuilt_envs.copy(venv, "--backend", backend, torch="2.13")
     seen = len(indexes.requests("pytorch"))  # the module's earlier runs asked too
-    proc = start_install(env, tmp_path / "env", indexes.args(), "--backend", backend)
+    proc = start_install(env, venv, indexes.args(), "--backend", backend)
     children: list[int] = []
     try:
         wait_for_new_request(indexes, fragment, seen, proc)

@@ -22,9 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Result
+from tests.support.cli import Result
 from tests.support.indexes import Indexes, start_indexes
 from tests.support.install_helpers import (
+    PrebuiltEnvs,
     fingerprint,
     flat,
     install_env,
@@ -150,9 +151,10 @@ def tampered(text: str, name: str) -> str:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_an_exported_lock_installs_exactly_what_it_pins(
-    world: World, lock: str, tmp_path: Path, backend: str
+    world: World, lock: str, tmp_path: Path, prebuilt_envs: PrebuiltEnvs, backend: str
 ) -> None:
     venv = tmp_path / "env"
+    prebuilt_envs.plain_venv(venv)  # a fresh python -m venv (pip need not be bootstrapped)
     result = install_locked(world, venv, lock, backend, tmp_path)
     assert result.returncode == 0, result.stderr
     found = {k: v for k, v in installed(venv).items() if k not in ("pip", "setuptools")}
@@ -163,10 +165,10 @@ def test_an_exported_lock_installs_exactly_what_it_pins(
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_tampered_hash_is_refused_and_the_environment_is_unchanged(
-    world: World, lock: str, tmp_path: Path, backend: str
+    world: World, lock: str, tmp_path: Path, prebuilt_envs: PrebuiltEnvs, backend: str
 ) -> None:
     venv = tmp_path / "env"
-    subprocess.run([python_here(), "-m", "venv", "--without-pip", str(venv)], check=True)
+    prebuilt_envs.plain_venv(venv)  # as python -m venv makes it (pip need not be bootstrapped)
     before = fingerprint(venv)
     result = install_locked(world, venv, tampered(lock, "stack-tool"), backend, tmp_path)
     assert result.returncode == 1, result.stderr

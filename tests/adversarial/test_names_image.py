@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from tests.conftest import CliRunner, cli_runner
+from tests.support.cli import CliRunner, cli_runner
 from tests.support.dockerfile import command, parse_dockerfile, run_commands
 from tests.support.indexes import Indexes, start_indexes
 from tests.support.install_helpers import (

@@ -15,7 +15,7 @@ import pytest
 import tomllib
 
 from neuron_env.matrix import load_release_file
-from tests.conftest import DATA, CliRunner, Result, cli_runner
+from tests.support.cli import DATA, CliRunner, Result, cli_runner
 from tests.support.page_indexes import Server, serve, write_tree
 
 pytestmark = pytest.mark.integration

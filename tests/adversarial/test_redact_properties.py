@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from neuron_env.errors import MalformedFile
-from tests.conftest import DATA, CliRunner
+from tests.support.cli import DATA, CliRunner
 
 SNAPSHOT = json.loads((DATA / "snapshots" / "torch-2.13-container.json").read_text())
 PRESIGNED = (

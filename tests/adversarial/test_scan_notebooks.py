@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CliRunner
+from tests.support.cli import CliRunner
 
 pytestmark = pytest.mark.integration
 

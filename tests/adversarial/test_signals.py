@@ -21,18 +21,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import cli_argv
-from tests.support.indexes import Indexes, start_indexes
+from tests.support.cli import cli_argv
+from tests.support.indexes import PHASES, Indexes, start_indexes, wait_for_new_request
 from tests.support.install_helpers import isolated_environment, write_install_matrix
+from tests.support.processes import children_of, group_members, interrupted_lines, running
 
 pytestmark = pytest.mark.integration
 
 SIGNALS = [signal.SIGINT, signal.SIGTERM]
-#: phase -> (index fault, the request that shows the phase is reached)
-PHASES = {
-    "resolving": ("resolve-held", "GET /simple/torch/ "),
-    "downloading": ("download-stalls", "GET /simple/torch/torch-2.14.0"),
-}
 
 
 @dataclass(frozen=True)
@@ -40,40 +36,6 @@ class Run:
     returncode: int
     stderr: str
     children: list[int]  # neuron-env's children while it waited (pip)
-
-
-def children_of(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and _stat(int(entry.name))[1:2] == [str(pid)]:
-            found.append(int(entry.name))
-    return found
-
-
-def running(pid: int) -> bool:
-    """Alive and not a zombie (a zombie has ended; only its exit status is left)."""
-    fields = _stat(pid)
-    return bool(fields) and fields[0] != "Z"
-
-
-def group_members(pgid: int) -> list[int]:
-    members = []
-    for entry in Path("/proc").iterdir():
-        fields = _stat(int(entry.name)) if entry.name.isdigit() else []
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != "Z":
-            members.append(int(entry.name))
-    return members
-
-
-def _stat(pid: int) -> list[str]:
-    try:
-        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return []
-
-
-def interrupted_lines(stderr: str) -> list[str]:
-    return [line for line in stderr.splitlines() if "Interrupted" in line]
 
 
 @pytest.fixture(scope="module")
@@ -111,16 +73,6 @@ def signalled_download(
         if proc.poll() is None:
             proc.kill()
     return Run(proc.returncode, err, children)
-
-
-def wait_for_new_request(
-    indexes: Indexes, fragment: str, seen: int, proc: subprocess.Popen[str]
-) -> None:
-    deadline = time.monotonic() + 120
-    while fragment not in indexes.requests("pytorch")[seen:]:
-        assert proc.poll() is None, f"download ended before asking for {fragment}"
-        assert time.monotonic() < deadline, f"download never asked for {fragment}"
-        time.sleep(0.02)
 
 
 def assert_interrupted_cleanly(run: Run, sig: int, tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import cli_argv, machine_env
+from tests.support.cli import cli_argv, machine_env
 from tests.support.pausing import paused_env, wait_until_paused
 
 pytestmark = pytest.mark.integration

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CliRunner
+from tests.support.cli import CliRunner
 from tests.support.hosts import build_sysroot, load_scenario, write_matrix
 
 pytestmark = pytest.mark.integration

@@ -22,9 +22,10 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Result
+from tests.support.cli import Result
 from tests.support.indexes import Indexes, start_indexes
 from tests.support.install_helpers import (
+    PrebuiltEnvs,
     flat,
     install_env,
     installed,
@@ -161,7 +162,7 @@ def test_an_empty_wheelhouse_says_it_is_empty(world: World, tmp_path: Path) -> N
 
 
 def test_a_steered_requirements_file_cannot_install_an_impostor(
-    world: World, tmp_path: Path
+    world: World, tmp_path: Path, prebuilt_envs: PrebuiltEnvs
 ) -> None:
     """requirements.txt is a convenience for people; the install follows the checked manifest."""
     house = world.copy(tmp_path)
@@ -174,6 +175,7 @@ def test_a_steered_requirements_file_cannot_install_an_impostor(
         text[:start] + f"nki==99.0 \\\n    --hash=sha256:{digest}" + text[end:]
     )
     venv = tmp_path / "env"
+    prebuilt_envs.plain_venv(venv)  # a fresh python -m venv: pip's install is what is tested
     result = world.install(house, venv, "--backend", "pip")
     assert result.returncode == 0, result.stderr
     assert installed(venv)["nki"] == "0.7.0"

@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 
 from neuron_env.probe.os_release import probe_os
-from tests.conftest import REPO, cli_runner
 from tests.support.aws import MotoServer, reset
+from tests.support.cli import REPO, cli_runner
 from tests.support.indexes import DATA, Indexes, start_indexes
 from tests.support.install_helpers import (
     NeuronEnv,

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import DATA, NEURON_ENV, REPO
+from tests.support.cli import DATA, NEURON_ENV, REPO
 from tests.support.hosts import scenario_host
 
 pytestmark = pytest.mark.integration

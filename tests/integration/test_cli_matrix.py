@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from neuron_env import __version__
-from tests.conftest import DATA, CliRunner
+from tests.support.cli import DATA, CliRunner
 from tests.support.pasted import in_fresh_shell
 
 pytestmark = pytest.mark.integration

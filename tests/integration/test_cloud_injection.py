@@ -18,8 +18,8 @@ import pytest
 import yaml
 
 from neuron_env.resources import shipped_matrix_dir
-from tests.conftest import CliRunner
-from tests.integration.test_cloud_render import unquoted
+from tests.support.cli import CliRunner
+from tests.support.hcl import unquoted
 from tests.support.validators import assert_shellcheck_clean
 
 pytestmark = pytest.mark.integration

@@ -26,8 +26,9 @@ import yaml
 from botocore.validate import ParamValidator
 from packaging.specifiers import SpecifierSet
 
-from tests.conftest import DATA, Result, cli_runner, machine_env
+from tests.support.cli import DATA, Result, cli_runner, machine_env
 from tests.support.golden import BOOTSTRAP, check_golden, redact_bootstrap
+from tests.support.hcl import unquoted
 from tests.support.validators import CFN_LINT, assert_shellcheck_clean
 
 pytestmark = pytest.mark.integration
@@ -252,17 +253,6 @@ def terraform_user_data(expression: str) -> str:
     assert expression.startswith(head) and expression.endswith(tail)
     body = expression[len(head) : -len(tail)] + "\n"
     return body.replace("$${", "${").replace("%%{", "%{")
-
-
-def unquoted(value: Any) -> Any:
-    """python-hcl2 keeps string literals quoted and marks blocks; plain Python values instead."""
-    if isinstance(value, dict):
-        return {unquoted(k): unquoted(v) for k, v in value.items() if k != "__is_block__"}
-    if isinstance(value, list):
-        return [unquoted(v) for v in value]
-    if isinstance(value, str) and len(value) >= 2 and value[0] == value[-1] == '"':
-        return json.loads(value)
-    return value
 
 
 def snake(data: dict[str, Any]) -> dict[str, Any]:

@@ -19,7 +19,7 @@ import jsonschema
 import pytest
 import yaml
 
-from tests.conftest import DATA, NEURON_ENV, REPO, machine_env
+from tests.support.cli import DATA, NEURON_ENV, REPO, machine_env
 from tests.support.hosts import scenario_host
 from tests.support.slurm import write_healthcheck
 from tests.support.validators import assert_shellcheck_clean

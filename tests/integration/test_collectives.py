@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, CliRunner, Result, cli_argv, machine_env
+from tests.support.cli import REPO, CliRunner, Result, cli_argv, machine_env
 from tests.support.html_pages import assert_self_contained, render_in_chromium
 from tests.support.junit import assert_valid_junit
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NEURON_ENV, REPO
+from tests.support.cli import NEURON_ENV, REPO
 
 pytestmark = pytest.mark.integration
 

@@ -15,7 +15,7 @@ import tomllib
 import yaml
 
 from neuron_env.resources import DOCS_URL
-from tests.conftest import CliRunner, cli_runner
+from tests.support.cli import CliRunner, cli_runner
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "docs" / "_generated"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import DATA, CliRunner, cli_runner
+from tests.support.cli import DATA, CliRunner, cli_runner
 from tests.support.hosts import Host, scenario_host
 from tests.support.junit import assert_valid_junit, totals
 from tests.support.pasted import in_fresh_shell

@@ -22,7 +22,7 @@ from neuron_env.checks.registry import CHECKS, run_checks
 from neuron_env.facts import HostFacts, read_snapshot
 from neuron_env.matrix import Matrix, Release
 from neuron_env.matrix.load import load_matrix
-from tests.conftest import cli_runner
+from tests.support.cli import cli_runner
 from tests.support.hosts import load_scenario, run_doctor, write_matrix
 
 pytestmark = pytest.mark.integration

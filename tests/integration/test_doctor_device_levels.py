@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import NEURON_ENV, CliRunner, cli_runner
+from tests.support.cli import NEURON_ENV, CliRunner, cli_runner
 from tests.support.hosts import build_sysroot, imds_environment, load_scenario
 
 pytestmark = pytest.mark.integration

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from neuron_env.checks.registry import CHECKS
-from tests.conftest import CliRunner
+from tests.support.cli import CliRunner
 from tests.support.hosts import Host, load_scenario, scenario_host
 from tests.support.junit import assert_valid_junit
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRunner
+from tests.support.cli import CliRunner
 from tests.support.hosts import build_sysroot, load_scenario, run_scenario_doctor
 
 pytestmark = pytest.mark.integration

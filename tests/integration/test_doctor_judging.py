@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import DATA, NEURON_ENV, CliRunner
+from tests.support.cli import DATA, NEURON_ENV, CliRunner
 
 pytestmark = pytest.mark.integration
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import DATA, CliRunner
+from tests.support.cli import DATA, CliRunner
 from tests.support.dists import install_wheels, make_venv, plain_wheel, site_packages
 
 pytestmark = pytest.mark.integration

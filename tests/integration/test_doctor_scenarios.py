@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from neuron_env.checks.registry import CHECKS
-from tests.conftest import NEURON_ENV
+from tests.support.cli import NEURON_ENV
 from tests.support.hosts import (
     load_scenario,
     run_doctor,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import DATA, CliRunner, cli_argv
+from tests.support.cli import DATA, CliRunner, cli_argv
 
 pytestmark = pytest.mark.integration
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NEURON_ENV
+from tests.support.cli import NEURON_ENV
 from tests.support.hosts import build_sysroot, imds_environment, load_scenario, write_matrix
 
 pytestmark = pytest.mark.integration

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import machine_env
+from tests.support.cli import machine_env
 from tests.support.hosts import load_scenario, scenario_doctor
 from tests.support.pasted import elsewhere, in_fresh_shell, quoted_command, run_pasted
 

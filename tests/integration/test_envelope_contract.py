@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import DATA, CliRunner, Result
+from tests.support.cli import DATA, CliRunner, Result
 from tests.support.hosts import Host, scenario_host
 
 pytestmark = pytest.mark.integration

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import DATA, CliRunner, Result
+from tests.support.cli import DATA, CliRunner, Result
 from tests.support.html_pages import assert_self_contained, render_in_chromium
 from tests.support.processes import processes_with
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRunner
+from tests.support.cli import CliRunner
 from tests.support.hosts import Host, build_sysroot, build_target, load_scenario, write_matrix
 from tests.support.imds import imds_server, instance_metadata
 

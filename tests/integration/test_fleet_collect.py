@@ -25,7 +25,7 @@ from moto import mock_aws
 from neuron_env.fleet.collect import CollectOptions, collect
 from neuron_env.fleet.ssm import Invocation, SsmGateway, Throttled
 from neuron_env.invocation import command
-from tests.conftest import DATA, NEURON_ENV, CliRunner
+from tests.support.cli import DATA, NEURON_ENV, CliRunner
 from tests.support.hosts import (
     build_sysroot,
     build_target,
@@ -117,13 +117,16 @@ class ScenarioFleet(SsmGateway):
 
 
 @pytest.fixture
-def aws() -> Iterator[tuple[Any, Any]]:
+def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, Any]]:
+    # Without moto's thousands of public AMIs, which each test would load and each launch list
+    # (seconds of CPU): collect never looks at images; launch() registers the one it needs.
+    monkeypatch.setenv("MOTO_EC2_LOAD_DEFAULT_AMIS", "false")
     with mock_aws():
         yield boto3.client("ec2", region_name=REGION), boto3.client("ssm", region_name=REGION)
 
 
 def launch(ec2: Any, count: int, cluster: str = "train-a") -> list[str]:
-    image = ec2.describe_images(Owners=["amazon"])["Images"][0]["ImageId"]
+    image = ec2.register_image(Name="neuron-dlami", RootDeviceName="/dev/sda1")["ImageId"]
     tags = [{"ResourceType": "instance", "Tags": [{"Key": "Cluster", "Value": cluster}]}]
     response = ec2.run_instances(ImageId=image, MinCount=count, MaxCount=count,
                                  InstanceType="trn2.48xlarge", TagSpecifications=tags)  # fmt: skip

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CliRunner, cli_runner
+from tests.support.cli import CliRunner, cli_runner
 from tests.support.hosts import (
     build_sysroot,
     build_target,

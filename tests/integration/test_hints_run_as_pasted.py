@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NEURON_ENV
+from tests.support.cli import NEURON_ENV
 from tests.support.hosts import build_target, load_scenario
 from tests.support.install_helpers import NeuronEnv, flat
 from tests.support.pasted import (

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from neuron_env.matrix import load_matrix
-from tests.conftest import DATA, REPO, CliRunner, Result, cli_runner
+from tests.support.cli import DATA, REPO, CliRunner, Result, cli_runner
 from tests.support.dockerfile import Instruction, command, labels, parse_dockerfile, run_commands
 from tests.support.golden import check_golden
 from tests.support.hosts import running_host, write_matrix

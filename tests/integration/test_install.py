@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from neuron_env.probe.os_release import probe_os
-from tests.conftest import Result
+from tests.support.cli import Result
 from tests.support.indexes import Indexes, start_indexes
 from tests.support.install_helpers import (
     NeuronEnv,

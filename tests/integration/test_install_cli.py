@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NEURON_ENV
+from tests.support.cli import NEURON_ENV
 from tests.support.install_helpers import NeuronEnv, flat, python_here
 
 pytestmark = pytest.mark.integration

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NEURON_ENV
+from tests.support.cli import NEURON_ENV
 from tests.support.indexes import DATA
 from tests.support.install_helpers import NeuronEnv, flat
 from tests.support.pasted import (

@@ -15,7 +15,13 @@ from pathlib import Path
 import pytest
 
 from tests.support.indexes import WheelSpec, build_wheel
-from tests.support.install_helpers import NeuronEnv, StartIndexes, flat, installed
+from tests.support.install_helpers import (
+    NeuronEnv,
+    PrebuiltEnvs,
+    StartIndexes,
+    flat,
+    installed,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -33,13 +39,13 @@ STACK = sorted(set(LEGACY) - {"torch-neuronx", "torch"})
 
 
 @pytest.fixture
-def legacy_venv(tmp_path: Path, isolated_env: dict[str, str]) -> Path:
+def legacy_venv(tmp_path: Path, isolated_env: dict[str, str], prebuilt_envs: PrebuiltEnvs) -> Path:
     wheels = tmp_path / "legacy-wheels"
     wheels.mkdir()
     files = [str(build_wheel(wheels, WheelSpec(n, v))) for n, v in LEGACY.items()]
     venv = tmp_path / "xla-env"
+    prebuilt_envs.plain_venv(venv)  # a python -m venv, pip included, as the legacy guides make
     uv = str(Path(sys.executable).with_name("uv"))
-    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True)
     subprocess.run(
         [uv, "pip", "install", "-q", "--no-deps", "--no-index", "--python",
          str(venv / "bin" / "python"), *files],

@@ -5,23 +5,22 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import cli_runner
+from tests.support.cli import cli_runner
 from tests.support.indexes import Indexes, start_indexes
 from tests.support.install_helpers import (
     NeuronEnv,
+    PrebuiltEnvs,
     StartIndexes,
     flat,
     install,
     installed,
     isolated_environment,
     leftovers,
-    python_here,
 )
 
 pytestmark = pytest.mark.integration
@@ -141,6 +140,7 @@ def test_export_pins_every_file_so_even_merged_indexes_cannot_substitute(
     indexes: StartIndexes,
     tmp_path: Path,
     isolated_env: dict[str, str],
+    prebuilt_envs: PrebuiltEnvs,
 ) -> None:
     running = indexes()
     exported = tmp_path / "requirements.txt"
@@ -151,7 +151,7 @@ def test_export_pins_every_file_so_even_merged_indexes_cannot_substitute(
     assert "pip install --no-deps --require-hashes" in text
     # A team installs it with plain pip and the documented, merged indexes (attackers included).
     venv = tmp_path / "team-env"
-    subprocess.run([python_here(), "-m", "venv", str(venv)], check=True)
+    prebuilt_envs.plain_venv(venv)  # as python -m venv makes it
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--no-deps", "--require-hashes"]
     pip += ["-r", str(exported), "--index-url", running.urls["default"]]
     pip += [
@@ -182,13 +182,16 @@ def test_export_to_stdout_prints_only_the_requirements(
 
 
 def test_the_documented_pip_command_falls_for_the_default_index_when_neuron_is_down(
-    indexes: StartIndexes, tmp_path: Path, isolated_env: dict[str, str]
+    indexes: StartIndexes,
+    tmp_path: Path,
+    isolated_env: dict[str, str],
+    prebuilt_envs: PrebuiltEnvs,
 ) -> None:
     """Why routing matters: the reasoning of docs/commands/install.md,
     shown with real pip (no neuron-env)."""
     running = indexes("neuron-index-down")
     venv = tmp_path / "docs-env"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    prebuilt_envs.plain_venv(venv)  # as python -m venv makes it
     argv = [str(venv / "bin" / "python"), "-m", "pip", "install", "torch-neuronx==2.14.*"]
     argv += ["nki", "--index-url", running.urls["default"]]
     argv += [

@@ -12,7 +12,13 @@ from pathlib import Path
 import pytest
 
 from tests.support.indexes import WheelSpec, build_wheel
-from tests.support.install_helpers import StartIndexes, installed, python_here, run_cli
+from tests.support.install_helpers import (
+    PrebuiltEnvs,
+    StartIndexes,
+    installed,
+    python_here,
+    run_cli,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -34,13 +40,18 @@ def configured(tmp_path: Path, backend: str, extra_index: str, env: dict[str, st
 
 @pytest.mark.parametrize("backend", ["pip", "uv"])
 def test_the_mirror_is_the_only_default_source(
-    indexes: StartIndexes, tmp_path: Path, isolated_env: dict[str, str], backend: str
+    indexes: StartIndexes,
+    tmp_path: Path,
+    isolated_env: dict[str, str],
+    prebuilt_envs: PrebuiltEnvs,
+    backend: str,
 ) -> None:
     mirror = indexes()
     other = indexes(name="other")
     env = dict(isolated_env)
     configured(tmp_path, backend, other.urls["default"], env)
     venv = tmp_path / "env"
+    prebuilt_envs.plain_venv(venv)  # a fresh python -m venv: the sources, not its creation, matter
     args = ["install", "--torch", "2.14", "--venv", str(venv), "--python", python_here()]
     result = run_cli(env, *args, *mirror.args(), "--backend", backend)
     assert result.returncode == 0, result.stderr

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NEURON_ENV, CliRunner
+from tests.support.cli import NEURON_ENV, CliRunner
 from tests.support.indexes import Indexes, start_indexes
 from tests.support.install_helpers import (
     PrebuiltEnvs,
@@ -194,7 +194,11 @@ def exported(
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_export_and_wheelhouse_cover_the_stack_and_install_it_offline(
-    exported: Exported, stack_matrix: Path, tmp_path: Path, backend: str
+    exported: Exported,
+    stack_matrix: Path,
+    tmp_path: Path,
+    prebuilt_envs: PrebuiltEnvs,
+    backend: str,
 ) -> None:
     code, _, err = exported.export
     assert code == 0, err
@@ -207,6 +211,7 @@ def test_export_and_wheelhouse_cover_the_stack_and_install_it_offline(
     assert code == 0, err
     house = exported.house
     venv = tmp_path / "env"
+    prebuilt_envs.plain_venv(venv)  # a fresh python -m venv: the stack's offline install matters
     offline = [
         "install", "--torch", "2.14", "--venv", str(venv), "--python", python_here(),
         "--wheelhouse", str(house), "--offline", "--backend", backend, *STACK, "-q",

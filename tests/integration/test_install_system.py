@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NEURON_ENV, cli_argv
+from tests.support.cli import NEURON_ENV, cli_argv
 from tests.support.indexes import DATA
 from tests.support.install_helpers import NeuronEnv, flat
 

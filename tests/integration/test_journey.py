@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 from neuron_env.invocation import SYSTEM_PATH
-from tests.conftest import NEURON_ENV
+from tests.support.cli import NEURON_ENV
 from tests.support.install_helpers import StartIndexes, flat
 
 HARDWARE_VERDICT = re.compile(

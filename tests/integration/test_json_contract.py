@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import DATA, CliRunner
 from tests.support.aws import MotoServer
+from tests.support.cli import DATA, CliRunner
 
 pytestmark = pytest.mark.integration
 
@@ -342,7 +342,7 @@ EVALUATE_STAGE_KEYS = {
 
 
 def test_evaluate_envelope(cli: CliRunner, neuron_python: Path) -> None:
-    from tests.conftest import DATA
+    from tests.support.cli import DATA
 
     entry = f"{DATA / 'evaluate' / 'shapes.py'}:make"
     doc = run_json(
@@ -362,7 +362,7 @@ def test_evaluate_envelope(cli: CliRunner, neuron_python: Path) -> None:
 
 
 def test_evaluate_failure_envelopes(cli: CliRunner, neuron_python: Path, bare_python: Path) -> None:
-    from tests.conftest import DATA
+    from tests.support.cli import DATA
 
     entry = f"{DATA / 'evaluate' / 'transformer_block.py'}:make"
     env = {"FAKE_NEURON_COMPILE_FAIL_OPS": "gelu"}

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from neuron_env.probe.os_release import probe_os
-from tests.conftest import NEURON_ENV
+from tests.support.cli import NEURON_ENV
 from tests.support.hosts import write_matrix
 from tests.support.install_helpers import StartIndexes, installed, isolated_environment, python_here
 from tests.support.pasted import in_fresh_shell

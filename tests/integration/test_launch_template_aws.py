@@ -15,8 +15,8 @@ from botocore.exceptions import ClientError
 from neuron_env.cloud.launch_templates import apply_launch_template
 from neuron_env.cloud.policy import iam_policy
 from neuron_env.cloud.ssm import resolve_image_parameter
-from tests.conftest import CliRunner, Result
 from tests.support.aws import REGION, MotoServer, seed_public_parameter
+from tests.support.cli import CliRunner, Result
 
 pytestmark = pytest.mark.integration
 

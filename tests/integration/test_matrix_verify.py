@@ -24,7 +24,7 @@ import tomllib
 
 from neuron_env.matrix.model import INSTANCE_FACTS
 from neuron_env.resources import shipped_matrix_dir
-from tests.conftest import CliRunner, Result, cli_runner
+from tests.support.cli import CliRunner, Result, cli_runner
 from tests.support.page_indexes import SCENARIOS, Server, serve, write_tree
 
 pytestmark = pytest.mark.integration
@@ -404,7 +404,7 @@ def test_the_default_index_from_pip_config_checks_the_placeholders(
 def test_ctrl_c_while_an_index_hangs_ends_at_once_and_writes_nothing(tmp_path: Path) -> None:
     import signal
 
-    from tests.conftest import cli_argv
+    from tests.support.cli import cli_argv
 
     overlay = tmp_path / "overlay"
     with socket.socket() as sock:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NEURON_ENV, CliRunner
+from tests.support.cli import NEURON_ENV, CliRunner
 from tests.support.hosts import (
     build_sysroot,
     build_target,

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CliRunner, cli_runner
+from tests.support.cli import CliRunner, cli_runner
 from tests.support.dists import install_wheels, make_venv, placeholder_wheel
 
 pytestmark = pytest.mark.integration

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import DATA, NEURON_ENV, CliRunner
+from tests.support.cli import DATA, NEURON_ENV, CliRunner
 from tests.support.hosts import Host, scenario_host
 from tests.support.junit import assert_valid_junit, totals
 from tests.support.validators import assert_shellcheck_clean

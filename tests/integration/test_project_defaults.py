@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRunner, cli_runner
+from tests.support.cli import CliRunner, cli_runner
 from tests.support.hosts import scenario_host
 
 

@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 
 from neuron_env import __version__
-from tests.conftest import DATA, CliRunner, cli_argv, cli_runner
+from tests.support.cli import DATA, CliRunner, cli_argv, cli_runner
 
 pytestmark = pytest.mark.integration
 

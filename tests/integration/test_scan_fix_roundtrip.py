@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import DATA, CliRunner
+from tests.support.cli import DATA, CliRunner
 
 pytestmark = pytest.mark.integration
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from neuron_env.selftest import select_variants
-from tests.conftest import CliRunner, Result, cli_runner
+from tests.support.cli import CliRunner, Result, cli_runner
 from tests.support.junit import assert_valid_junit
 from tests.support.processes import processes_with
 

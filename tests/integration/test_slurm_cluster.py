@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NEURON_ENV, REPO
 from tests.support import slurm
+from tests.support.cli import NEURON_ENV, REPO
 from tests.support.hosts import scenario_host
 
 pytestmark = pytest.mark.integration

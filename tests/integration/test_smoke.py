@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NEURON_ENV, CliRunner
+from tests.support.cli import NEURON_ENV, CliRunner
 from tests.support.install_helpers import flat
 
 pytestmark = pytest.mark.integration

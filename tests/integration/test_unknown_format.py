@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRunner
+from tests.support.cli import CliRunner
 
 pytestmark = pytest.mark.integration
 

@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from tests.conftest import CliRunner
+from tests.support.cli import CliRunner
 
 pytestmark = pytest.mark.integration
 

@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from tests.conftest import REPO
+from tests.support.cli import REPO
 from tests.support.validators import (
     CHECK_JSONSCHEMA,
     KUBERNETES_VALIDATE,

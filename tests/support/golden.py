@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 
 from neuron_env import __version__
-from tests.conftest import REPO
+from tests.support.cli import REPO
 
 UPDATE = os.environ.get("NEURON_ENV_UPDATE_GOLDEN") == "1"
 BOOTSTRAP = (REPO / "scripts" / "bootstrap.sh").read_text()

@@ -23,7 +23,7 @@ from typing import Any
 
 import tomllib
 
-from tests.conftest import DATA, CliRunner, Result, cli_runner
+from tests.support.cli import DATA, CliRunner, Result, cli_runner
 from tests.support.dists import WRONG_PACKAGE, add_distribution, make_venv
 from tests.support.imds import imds_server, instance_metadata, silent_endpoint
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
-from tests.conftest import REPO
+from tests.support.cli import REPO
 
 ARTIFACTS = Path(os.environ.get("NEURON_ENV_TEST_ARTIFACTS", REPO / "test-artifacts")) / "html"
 # Anything that makes a browser fetch: a scheme, or a protocol-relative //host.

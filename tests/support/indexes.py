@@ -256,3 +256,20 @@ def _closed_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
     return port
+
+
+#: phase -> (index fault, the request that shows the phase is reached)
+PHASES = {
+    "resolving": ("resolve-held", "GET /simple/torch/ "),
+    "downloading": ("download-stalls", "GET /simple/torch/torch-2.14.0"),
+}
+
+
+def wait_for_new_request(
+    indexes: Indexes, fragment: str, seen: int, proc: subprocess.Popen[str]
+) -> None:
+    deadline = time.monotonic() + 120
+    while fragment not in indexes.requests("pytorch")[seen:]:
+        assert proc.poll() is None, f"download ended before asking for {fragment}"
+        assert time.monotonic() < deadline, f"download never asked for {fragment}"
+        time.sleep(0.02)

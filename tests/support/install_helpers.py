@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import hashlib
 import json
 import os
@@ -12,7 +13,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.conftest import Result, cli_argv, cli_runner
+from tests.support.cli import Result, cli_argv, cli_runner
 from tests.support.indexes import Indexes
 
 NeuronEnv = Callable[..., Result]
@@ -163,11 +164,13 @@ _CAP_DAC_READ_SEARCH = 2
 
 
 class PrebuiltEnvs:
-    """Environments that tests start from ("an environment with 2.13"), each installed once per
-    session by the real ``neuron-env install`` and copied to where a test wants it.
+    """Environments that tests start from ("an environment with 2.13", a fresh ``python -m venv``),
+    each made once per test run and copied to where a test wants it.
 
-    The copy is moved the way ``neuron-env install`` moves its staging venv into place: every
-    file (other than compiled ones) that names the source path is rewritten to name the copy.
+    ``root`` is shared by the pytest-xdist workers of a run: the first worker to need an
+    environment makes it under a lock, the others wait for it and copy it. The copy is moved the
+    way ``neuron-env install`` moves its staging venv into place: every file (other than compiled
+    ones) that names the source path is rewritten to name the copy.
     """
 
     def __init__(self, root: Path) -> None:
@@ -176,9 +179,16 @@ class PrebuiltEnvs:
 
     def copy(self, venv: Path, *extra: str, torch: str) -> None:
         """``venv`` as ``install --torch TORCH EXTRA...`` from the standard indexes makes it."""
-        key = (torch, *extra)
+        self._copy(("install", torch, *extra), venv)
+
+    def plain_venv(self, venv: Path) -> None:
+        """``venv`` as ``python -m venv`` (pip included) makes it from the tests' interpreter, for
+        tests whose subject is not how a venv is created."""
+        self._copy(("venv",), venv)
+
+    def _copy(self, key: tuple[str, ...], venv: Path) -> None:
         if key not in self.built:
-            self.built[key] = self._build(self.root / f"env-{len(self.built)}", key)
+            self.built[key] = self._shared(key)
         source, naming = self.built[key]
         shutil.copytree(source, venv, symlinks=True)
         old, new = os.fsencode(source), os.fsencode(venv)
@@ -186,19 +196,36 @@ class PrebuiltEnvs:
             path = venv / relative
             path.write_bytes(path.read_bytes().replace(old, new))
 
-    def _build(self, tmp: Path, key: tuple[str, ...]) -> tuple[Path, list[Path]]:
+    def _shared(self, key: tuple[str, ...]) -> tuple[Path, list[Path]]:
+        """The environment for ``key`` under ``root`` and its files that name its path, made by
+        whichever process asks first (the others wait on the lock, then read what it wrote)."""
+        name = hashlib.sha256("\0".join(key).encode()).hexdigest()[:12]
+        home, ready = self.root / name, self.root / f"{name}.json"
+        self.root.mkdir(parents=True, exist_ok=True)
+        with (self.root / f"{name}.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not ready.exists():
+                shutil.rmtree(home, ignore_errors=True)
+                venv = self._build(home, key)
+                ready.write_text(json.dumps([str(p) for p in _naming(venv)]))
+        return home / "env", [Path(p) for p in json.loads(ready.read_text())]
+
+    def _build(self, tmp: Path, key: tuple[str, ...]) -> Path:
+        venv = tmp / "env"
+        if key == ("venv",):
+            subprocess.run([python_here(), "-m", "venv", str(venv)], check=True, timeout=300)
+            return venv
         from tests.support.indexes import start_indexes
 
         running = start_indexes(tmp / "indexes")
-        venv = tmp / "env"
         try:
             env = install_env(tmp, write_install_matrix(tmp / "matrix"))
-            args = ["install", "--torch", key[0], "--venv", str(venv), "--python", python_here()]
-            result = run_cli(env, *args, *running.args(), *key[1:])
+            args = ["install", "--torch", key[1], "--venv", str(venv), "--python", python_here()]
+            result = run_cli(env, *args, *running.args(), *key[2:])
         finally:
             running.stop()
         assert result.returncode == 0, result.stderr
-        return venv, _naming(venv)
+        return venv
 
 
 def _naming(venv: Path) -> list[Path]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import xmlschema
 
-from tests.conftest import DATA
+from tests.support.cli import DATA
 
 JENKINS_XUNIT = xmlschema.XMLSchema(DATA / "junit" / "jenkins-xunit-junit-10.xsd")
 ANT_JUNIT = xmlschema.XMLSchema(DATA / "junit" / "ant-junit.xsd")

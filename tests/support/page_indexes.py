@@ -19,7 +19,7 @@ from typing import Any
 
 from packaging.utils import canonicalize_name
 
-from tests.conftest import DATA
+from tests.support.cli import DATA
 
 SCENARIOS = DATA / "verify"
 SERVER = str(Path(__file__).with_name("index_server.py"))

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from neuron_env.invocation import SYSTEM_PATH
-from tests.conftest import NEURON_ENV
+from tests.support.cli import NEURON_ENV
 from tests.support.install_helpers import flat
 
 QUOTED = re.compile(r"'(/[^']+)'")  # a command by its path (prose has apostrophes)

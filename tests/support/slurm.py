@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tests.conftest import NEURON_ENV, machine_env
+from tests.support.cli import NEURON_ENV, machine_env
 
 if TYPE_CHECKING:
     from tests.support.hosts import Host

@@ -72,7 +72,7 @@ def test_the_matrix_package_exports_each_name_from_its_submodule() -> None:
 
 
 def test_a_doctor_run_loads_neither_resolution_nor_diffs() -> None:
-    from tests.conftest import DATA
+    from tests.support.cli import DATA
 
     snapshot = str(DATA / "snapshots" / "torch-2.13-container.json")
     code = CHECK_LOADED.replace(COMMAND_MODULE, 'm.startswith("neuron_env.matrix")')
@@ -94,7 +94,7 @@ def test_a_doctor_run_parses_no_toml_unless_a_user_directory_has_some(tmp_path: 
     """The shipped files come parsed ahead (matrices/parsed.json); a user's are parsed. Run in a
     folder of the user's without project settings: this checkout's own pyproject.toml names
     neuron-env, so doctor rightly reads it for a [tool.neuron-env] table when run here."""
-    from tests.conftest import DATA
+    from tests.support.cli import DATA
 
     snapshot = str(DATA / "snapshots" / "torch-2.13-container.json")
     code = CHECK_LOADED.replace(COMMAND_MODULE, 'm.startswith("tomllib")')

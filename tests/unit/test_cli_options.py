@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from neuron_env.cli import COMMANDS, load_command
-from tests.unit.test_cli_short_options import commands
+from tests.support.cli import commands
 
 PACKAGE = Path(__file__).resolve().parents[2] / "neuron_env"
 # The shared flags and helpers in cli/, and each command's own module, <package>/cli.py.

@@ -2,18 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from neuron_env.cli import COMMANDS, load_command
-
-
-def commands(command: Any, path: str) -> list[tuple[str, Any]]:
-    found = [(path, command)]
-    for name, sub in getattr(command, "commands", {}).items():
-        found += commands(sub, f"{path} {name}")
-    return found
+from tests.support.cli import commands
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))

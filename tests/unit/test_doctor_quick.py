@@ -19,7 +19,7 @@ from neuron_env.cli import load_command
 from neuron_env.doctor import quick
 from neuron_env.doctor.entry import DoctorArgs
 from neuron_env.output.formats import ReportFormat
-from tests.conftest import DATA, REPO
+from tests.support.cli import DATA, REPO
 
 SNAPSHOT = DATA / "snapshots" / "torch-2.13-container.json"
 

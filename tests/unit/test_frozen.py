@@ -224,3 +224,27 @@ def test_a_record_without_a_docstring_gets_the_dataclass_one() -> None:
 
     assert Bare.__doc__ == "Bare(a: 'int') -> None".replace(" -> None", "")
     assert BareDataclass.__doc__ == "BareDataclass(a: 'int')"
+
+
+def test_init_is_the_records_whoever_asks_for_it_first() -> None:
+    """``__init__`` is compiled when first looked up: by an instance of a plain subclass, by the
+    class itself, or by a pickle's copy (which needs none)."""
+
+    @frozen
+    class Base:
+        a: int
+        b: int = 2
+
+    class Sub(Base):
+        pass
+
+    assert (Sub(1).a, Sub(1).b) == (1, 2)
+    assert Base(3) == Base(3, 2) != Base(3, 4)
+    assert Base.__init__.__qualname__.endswith("Base.__init__")
+
+    @frozen
+    class Unmade:
+        a: int
+
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'a'"):
+        Unmade()  # type: ignore[call-arg]

@@ -10,7 +10,7 @@ from neuron_env import __version__
 from neuron_env.cloud.spec import LaunchRequest, build_launch_spec
 from neuron_env.errors import BadInput, UnsupportedCombination
 from neuron_env.matrix import Matrix, load_matrix
-from tests.conftest import DATA
+from tests.support.cli import DATA
 
 CR = "cr-0123456789abcdef0"
 WHEEL_URL = "https://example.com/neuron_env-0.1.0-py3-none-any.whl"

@@ -18,7 +18,7 @@ from neuron_env.errors import MatrixError
 from neuron_env.matrix import load_release_file
 from neuron_env.matrix.parsed import PARSED_FILE, parsed_ahead, render
 from neuron_env.resources import shipped_matrix_dir
-from tests.conftest import DATA, REPO, CliRunner
+from tests.support.cli import DATA, REPO, CliRunner
 from tests.support.pausing import paused_env, wait_until_paused
 
 SHIPPED = sorted(shipped_matrix_dir().glob("*.toml"))

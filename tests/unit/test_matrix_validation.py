@@ -11,7 +11,7 @@ import pytest
 from neuron_env.errors import EXIT_BAD_INPUT, MatrixError
 from neuron_env.matrix import load_matrix, load_release_file
 from neuron_env.resources import shipped_matrix_dir
-from tests.conftest import DATA
+from tests.support.cli import DATA
 
 BAD = sorted((DATA / "matrices" / "bad").glob("*/2.99.0.toml"))
 NEWER = DATA / "matrices" / "newer"

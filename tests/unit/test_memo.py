@@ -15,7 +15,7 @@ import pytest
 from neuron_env.errors import MatrixError
 from neuron_env.matrix import load_matrix
 from neuron_env.memo import memo_folder, remembered
-from tests.conftest import DATA, REPO
+from tests.support.cli import DATA, REPO
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ import pytest
 
 import neuron_env
 from neuron_env.output.emit import REGISTRY, Output
-from tests.conftest import DATA
+from tests.support.cli import DATA
 
 SNAPSHOT = DATA / "snapshots" / "torch-2.13-container.json"
 

@@ -18,7 +18,7 @@ import pytest
 
 from neuron_env.matrix import load_matrix
 from neuron_env.scan import rules_for, scan_file
-from tests.conftest import DATA
+from tests.support.cli import DATA
 
 CORPUS = DATA / "scan" / "corpus"
 EXPECT = re.compile(r"#\s*expect:\s*([\w\-, ]+)")

@@ -9,7 +9,7 @@ import pytest
 from neuron_env.errors import EXIT_BAD_INPUT, MatrixError
 from neuron_env.matrix import load_matrix
 from neuron_env.scan import load_rule_file, rules_for, scan_file
-from tests.conftest import DATA
+from tests.support.cli import DATA
 
 CORPUS = DATA / "scan" / "corpus"
 MATRIX = load_matrix()
