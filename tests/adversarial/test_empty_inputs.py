@@ -20,6 +20,7 @@ from neuron_env.checks.registry import CHECKS
 from neuron_env.errors import BadInput
 from neuron_env.fleet.collect import CollectOptions, collect
 from neuron_env.fleet.ssm import SsmGateway
+from tests.support.aws import launch_image
 from tests.support.cli import CliRunner, Result
 
 pytestmark = pytest.mark.integration
@@ -102,7 +103,7 @@ def test_a_snapshot_claiming_device_results_it_lacks_is_bad_input(
 def ec2_with_one_instance() -> Iterator[SsmGateway]:
     with mock_aws():
         ec2 = boto3.client("ec2", region_name="us-east-2")
-        image = ec2.describe_images(Owners=["amazon"])["Images"][0]["ImageId"]
+        image = launch_image(ec2)
         tags = [{"ResourceType": "instance", "Tags": [{"Key": "Cluster", "Value": "train-a"}]}]
         ec2.run_instances(ImageId=image, MinCount=1, MaxCount=1, InstanceType="trn2.48xlarge",
                           TagSpecifications=tags)  # fmt: skip

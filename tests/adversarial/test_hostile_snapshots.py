@@ -27,6 +27,7 @@ from moto import mock_aws
 
 from neuron_env.fleet.collect import CollectOptions, collect
 from neuron_env.fleet.ssm import Invocation, SsmGateway
+from tests.support.aws import launch_image
 from tests.support.cli import DATA, CliRunner, Result, cli_runner
 from tests.support.hosts import build_sysroot, build_target, imds_environment, load_scenario
 from tests.support.junit import assert_valid_junit
@@ -310,7 +311,7 @@ def test_fleet_collect_records_a_hostile_answer_and_keeps_going(
     answer = base64.b64encode(gzip.compress(document.encode())).decode()
     with mock_aws():
         ec2 = boto3.client("ec2", region_name="us-east-2")
-        image = ec2.describe_images(Owners=["amazon"])["Images"][0]["ImageId"]
+        image = launch_image(ec2)
         ec2.run_instances(ImageId=image, MinCount=2, MaxCount=2, InstanceType="trn2.48xlarge")
         gateway = HostileHosts(ec2, boto3.client("ssm", region_name="us-east-2"), answer)
         ids = tuple(gateway.instances((), ()))

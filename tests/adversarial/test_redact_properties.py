@@ -150,18 +150,21 @@ def running_user(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(name, "carol")
 
 
-@pytest.mark.usefixtures("running_user")
-@pytest.mark.parametrize("kind", list(KINDS))
-@settings(
-    max_examples=8,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[
+# Each example runs the real CLI (slow, and the fixtures are per test), always the same examples.
+PROPERTY: dict[str, Any] = {
+    "deadline": None,
+    "derandomize": True,
+    "suppress_health_check": [
         HealthCheck.function_scoped_fixture,
         HealthCheck.filter_too_much,
         HealthCheck.too_slow,
     ],
-)
+}
+
+
+@pytest.mark.usefixtures("running_user")
+@pytest.mark.parametrize("kind", list(KINDS))
+@settings(max_examples=8, **PROPERTY)
 @given(place=st.sampled_from(PLACES), around=AROUND)
 def test_nothing_planted_survives_redaction_in_any_format(
     tmp_path: Path, kind: str, place: tuple[Any, ...], around: tuple[str, str]
@@ -337,16 +340,7 @@ def collectives_rendered(place: str, text: str) -> dict[str, str]:
 
 @pytest.mark.usefixtures("running_user")
 @pytest.mark.parametrize("kind", list(KINDS))
-@settings(
-    max_examples=10,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.filter_too_much,
-        HealthCheck.too_slow,
-    ],
-)
+@settings(max_examples=10, **PROPERTY)
 @given(where=st.sampled_from(LOCAL_PLACES), around=AROUND)
 def test_nothing_planted_survives_in_scan_evaluate_and_collectives_reports(
     tmp_path: Path, kind: str, where: tuple[str, str], around: tuple[str, str]

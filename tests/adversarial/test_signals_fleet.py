@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.aws import MotoServer, reset
+from tests.support.aws import MotoServer, launch_image, reset
 from tests.support.cli import DATA, cli_argv, machine_env
 from tests.support.pausing import paused_env, wait_until_paused
 
@@ -108,7 +108,7 @@ def fleet(moto_session: MotoServer) -> Iterator[Fleet]:
 
 def launch(moto: MotoServer, count: int) -> list[str]:
     ec2 = moto.client("ec2")
-    image = ec2.describe_images(Owners=["amazon"])["Images"][0]["ImageId"]
+    image = launch_image(ec2)
     tags = [{"ResourceType": "instance", "Tags": [{"Key": "Cluster", "Value": "train-a"}]}]
     response = ec2.run_instances(ImageId=image, MinCount=count, MaxCount=count,
                                  InstanceType="trn2.48xlarge", TagSpecifications=tags)  # fmt: skip

@@ -37,6 +37,12 @@ from tests.support.install_helpers import (
 FAKE_NEURONX = REPO / "tests" / "fakes" / "torch-neuronx"
 TORCH_PIN = "torch==2.13.0"
 
+# Every torch process the tests start (workers, ranks, the recipes) computes on one thread, as
+# torchrun makes its ranks do. The suite runs two test processes on two cores: an OpenMP pool in
+# each torch would take both cores and spin-wait on them, 15-30 % of a worker's CPU for nothing
+# (the figures compared are the same). A value set outside the suite is kept.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 
 def _run(*argv: str | Path, env: dict[str, str] | None = None) -> None:
     subprocess.run([str(a) for a in argv], check=True, env=env, timeout=900)

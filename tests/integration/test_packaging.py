@@ -86,17 +86,7 @@ def test_the_installed_wheel_runs_its_own_self_test_worker(
         "result = run_smoke(Path(sys.argv[1]), device='cpu')\n"
         "print(harness.WORKER_DIR, result.ok, result.summary)\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code, str(torch_python)],
-        env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    worker, ok, summary = proc.stdout.strip().split(" ", 2)
-    assert worker == str(site / "neuron_env" / "selftest" / "worker")
-    assert ok == "True", summary
+    _assert_worker_ran_from(site, "selftest", code, str(torch_python))
 
 
 def test_the_installed_wheel_reads_its_own_scan_rules(wheel: Path, tmp_path: Path) -> None:
@@ -160,16 +150,23 @@ def test_the_installed_wheel_runs_its_own_evaluate_worker(
         "result = evaluate(request)\n"
         "print(harness.WORKER_DIR, result.ok, result.summary)\n"
     )
+    _assert_worker_ran_from(site, "evaluate", code, str(torch_python), f"{entry}:make")
+
+
+def _assert_worker_ran_from(site: Path, package: str, code: str, *args: str) -> None:
+    """``code`` (run from the unpacked wheel in ``site``, away from the source tree) prints the
+    worker folder it used, whether the run passed and its summary: the folder must be the
+    wheel's own ``neuron_env/<package>/worker`` and the run must have passed."""
     proc = subprocess.run(
-        [sys.executable, "-c", code, str(torch_python), f"{entry}:make"],
+        [sys.executable, "-c", code, *args],
         env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
-        cwd=tmp_path,
+        cwd=site.parent,
         capture_output=True,
         text=True,
         check=True,
     )
     worker, ok, summary = proc.stdout.strip().split(" ", 2)
-    assert worker == str(site / "neuron_env" / "evaluate" / "worker")
+    assert worker == str(site / "neuron_env" / package / "worker")
     assert ok == "True", summary
 
 

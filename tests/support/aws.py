@@ -8,10 +8,12 @@ describes (a private attribute: it may need adjusting on a moto upgrade).
 from __future__ import annotations
 
 import datetime
+import os
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 ACCOUNT = "123456789012"
 REGION = "us-east-2"
@@ -53,6 +55,12 @@ def moto_server() -> Iterator[MotoServer]:
     """
     from moto.server import ThreadedMotoServer
 
+    # Without moto's thousands of public AMIs, which its EC2 backend loads again at every reset
+    # (about a second of CPU per test) and lists at every launch: a test that launches an
+    # instance registers the one image it needs (:func:`launch_image`). The server runs in this
+    # process, so the variable stays set while it runs.
+    saved = os.environ.get("MOTO_EC2_LOAD_DEFAULT_AMIS")
+    os.environ["MOTO_EC2_LOAD_DEFAULT_AMIS"] = "false"
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
@@ -60,6 +68,16 @@ def moto_server() -> Iterator[MotoServer]:
         yield MotoServer(f"http://{host}:{port}")
     finally:
         server.stop()
+        if saved is None:
+            os.environ.pop("MOTO_EC2_LOAD_DEFAULT_AMIS", None)
+        else:
+            os.environ["MOTO_EC2_LOAD_DEFAULT_AMIS"] = saved
+
+
+def launch_image(ec2: Any) -> str:
+    """An AMI to launch instances from (the server has none of its own, see :func:`moto_server`)."""
+    image: str = ec2.register_image(Name="neuron-dlami", RootDeviceName="/dev/sda1")["ImageId"]
+    return image
 
 
 def reset(server: MotoServer) -> MotoServer:

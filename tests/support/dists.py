@@ -76,17 +76,7 @@ def placeholder_wheel(
         f"Author: {AMAZON}\nAuthor-email: {AMAZON_EMAIL}\nLicense: Proprietary\n"
         f"Platform: UNKNOWN\n\n{text}\n\n\n"
     ).encode()
-    files[f"{info}/WHEEL"] = (
-        b"Wheel-Version: 1.0\nGenerator: neuron-env-tests\nRoot-Is-Purelib: true\n"
-        b"Tag: py3-none-any\n"
-    )
-    record = [f"{p},{_record_hash(d)},{len(d)}" for p, d in files.items()]
-    files[f"{info}/RECORD"] = ("\n".join([*record, f"{info}/RECORD,,"]) + "\n").encode()
-    path = dest / f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        for member, data in files.items():
-            archive.writestr(member, data)
-    return path
+    return _write_wheel(dest, name, version, files)
 
 
 def plain_wheel(dest: Path, name: str, version: str, requires: tuple[str, ...] = ()) -> Path:
@@ -97,6 +87,15 @@ def plain_wheel(dest: Path, name: str, version: str, requires: tuple[str, ...] =
     files = {
         f"{name.replace('-', '_')}/__init__.py": b"",
         f"{info}/METADATA": metadata.encode(),
+    }
+    return _write_wheel(dest, name, version, files)
+
+
+def _write_wheel(dest: Path, name: str, version: str, files: dict[str, bytes]) -> Path:
+    """``files`` (with the dist-info's METADATA) as a py3-none-any wheel, WHEEL and RECORD added."""
+    info = f"{name.replace('-', '_')}-{version}.dist-info"
+    files = {
+        **files,
         f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: neuron-env-tests\nRoot-Is-Purelib: true\n"
         b"Tag: py3-none-any\n",
     }
