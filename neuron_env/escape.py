@@ -40,8 +40,13 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 
 
 def visible(char: str) -> str:
-    """``\\x1b``, ``\\u2028`` or ``\\U000e0041``: a character written so that it cannot act."""
+    """``\\x1b``, ``\\u2028`` or ``\\U000e0041``: a character written so that it cannot act.
+
+    A path or argument with bytes that are not UTF-8 reaches Python with each such byte as a
+    surrogate U+DC80-U+DCFF (PEP 383); it is shown as the byte it stands for (``\\xff``)."""
     code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"
     if code < 0x100:
         return f"\\x{code:02x}"
     if code < 0x10000:

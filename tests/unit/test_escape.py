@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -71,3 +73,19 @@ def test_html_escapes_markup_and_quotes_and_shows_what_would_reorder_the_page() 
         == "&lt;b onclick=&quot;x&quot;&gt;&#x27;&amp;&#x27;&lt;/b&gt;\\u202e\\x1b[31m\\x0anext"
     )
     assert escape.html("a\nb", keep_newlines=True) == "a\nb"
+
+
+@pytest.mark.integration  # runs the console script
+def test_a_path_that_is_not_utf8_shows_its_bytes(tmp_path: Path) -> None:
+    """``--python /tmp/<0xff 0xfe>``: the error names the bytes the user typed, not surrogates."""
+    import subprocess
+
+    from tests.support.cli import cli_argv, machine_env
+
+    missing = os.fsencode(tmp_path) + b"/\xff\xfe"
+    argv = [os.fsencode(a) for a in cli_argv("doctor", "--python")] + [missing]
+    result = subprocess.run(argv, capture_output=True, env=machine_env(), check=False)
+    assert result.returncode == 2
+    said = b" ".join(result.stderr.split())
+    assert b"/\\xff\\xfe does not exist" in said
+    assert b"udc" not in said
