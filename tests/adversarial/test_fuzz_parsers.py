@@ -107,7 +107,9 @@ def test_num_cores_is_a_count_or_says_why(text: str) -> None:
 
     with bounded():
         try:
-            assert 1 <= core_count(text) <= 99_999
+            count = core_count(text)
+            assert count == int(text.strip())  # the number the text spells, nothing rounded
+            assert 1 <= count <= 99_999
         except ValueError as exc:
             assert "expected a number of cores" in str(exc)
 
