@@ -22,7 +22,9 @@ pytestmark = pytest.mark.integration
 FAULTS = REPO / "tests" / "fakes" / "collectives_faults"
 FAKE_NCCOM = REPO / "tests" / "fakes" / "fake_nccom.py"
 SMALL = ("--sizes", "8,1024,65536", "--iters", "3", "--warmup", "1")
-NOT_JUDGED = ("--slow-rank", "1000")  # these tests compare with nccom-test, not rank speeds
+# Rank speeds are judged only where a test asks (``judge_speed``): on a busy machine one of two
+# ranks is often 20 % slower than the other, which would fail a healthy run (CI, stop 45).
+NOT_JUDGED = ("--slow-rank", "1000")
 
 
 def with_faults() -> str:
@@ -37,12 +39,14 @@ def collectives(
     nproc: int = 2,
     fault: dict[str, str] | None = None,
     env: dict[str, str] | None = None,
+    judge_speed: bool = False,
 ) -> Result:
     env = {"PYTHONPATH": with_faults(), **(env or {}),
            **{f"COLLECTIVES_{k}": v for k, v in (fault or {}).items()}}  # fmt: skip
     return cli(
         "collectives", "--backend", "gloo", "--nproc-per-node", str(nproc),
-        "--python", str(python), *SMALL, *args, env=env, timeout=300,
+        "--python", str(python), *SMALL, *(() if judge_speed else NOT_JUDGED), *args,
+        env=env, timeout=300,
     )  # fmt: skip
 
 
@@ -101,7 +105,8 @@ def test_a_hung_rank_ends_the_job_within_the_timeout_and_is_named(
 def test_a_slow_rank_is_named_in_junit(cli: CliRunner, torch_python: Path, tmp_path: Path) -> None:
     report = tmp_path / "collectives.xml"
     result = collectives(cli, torch_python, "--ops", "all_reduce,broadcast", "--format", "junit",
-                         "-o", str(report), fault={"FAULT": "slow", "FAULT_RANK": "0"})  # fmt: skip
+                         "-o", str(report), fault={"FAULT": "slow", "FAULT_RANK": "0"},
+                         judge_speed=True)  # fmt: skip
     assert result.returncode == 1, result.stderr
     failures = assert_valid_junit(report).findall(".//testcase/failure")
     messages = [f.get("message", "") for f in failures]
@@ -246,7 +251,7 @@ def test_compare_nccom_runs_it_on_the_same_sizes_and_reports_both_with_progress_
     cli: CliRunner, torch_python: Path, tmp_path: Path
 ) -> None:
     result = collectives(cli, torch_python, "--ops", "all_reduce,all_gather,broadcast",
-                         "--sizes", "1K:4K", "--compare-nccom", "--format", "json", *NOT_JUDGED,
+                         "--sizes", "1K:4K", "--compare-nccom", "--format", "json",
                          env=fake_nccom(tmp_path))  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
     doc = json.loads(result.stdout)  # progress never reaches stdout
@@ -274,7 +279,7 @@ def test_the_text_table_gains_nccom_tests_busbw_read_from_its_table_without_a_js
 ) -> None:
     env = fake_nccom(tmp_path, "table")
     result = collectives(cli, torch_python, "--ops", "all_reduce,broadcast", "--sizes", "1M:2M",
-                         "--compare-nccom", *NOT_JUDGED, env=env)  # fmt: skip
+                         "--compare-nccom", env=env)  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     assert "  #wrong    nccom   ours/" in out and "(GB/s)   nccom" in out
@@ -300,7 +305,7 @@ def test_an_nccom_test_that_fails_or_prints_garbage_fails_the_comparison_not_our
 ) -> None:
     env = fake_nccom(tmp_path, fault)
     result = collectives(cli, torch_python, "--ops", "all_reduce", "--sizes", "1K:2K",
-                         "--compare-nccom", *NOT_JUDGED, env=env)  # fmt: skip
+                         "--compare-nccom", env=env)  # fmt: skip
     assert result.returncode == 1, result.stdout + result.stderr
     assert f"FAIL nccom: {said}" in result.stdout
     assert "         2048          512   float32    sum" in result.stdout  # ours still shown
@@ -314,7 +319,7 @@ def test_a_hung_nccom_test_is_stopped_at_the_timeout_and_the_other_ops_are_not_t
     started = time.monotonic()
     result = collectives(cli, torch_python, "--ops", "all_reduce,all_gather", "--sizes", "1K:2K",
                          "--timeout", "5", "--compare-nccom", "--format", "json", "--quiet",
-                         *NOT_JUDGED, env=fake_nccom(tmp_path, "hang"))  # fmt: skip
+                         env=fake_nccom(tmp_path, "hang"))  # fmt: skip
     assert result.returncode == 1, result.stdout + result.stderr
     doc = json.loads(result.stdout)
     failure = next(f for f in doc["failures"] if f["kind"] == "nccom")
@@ -424,7 +429,7 @@ def test_each_corruption_of_a_rank_s_output_fails_its_op_naming_the_first_wrong_
     cli: CliRunner, torch_python: Path, dtype: str, plan: str
 ) -> None:
     result = collectives(cli, torch_python, "--dtype", dtype, "--sizes", "1K,4K", "--format",
-                         "json", *NOT_JUDGED, fault={"FAULT": "corrupt", "FAULT_RANK": "1",
+                         "json", fault={"FAULT": "corrupt", "FAULT_RANK": "1",
                                                      "CORRUPT": plan})  # fmt: skip
     assert result.returncode == 1, result.stderr
     doc = json.loads(result.stdout)
@@ -557,7 +562,7 @@ def test_redact_shows_each_host_as_host_n(cli: CliRunner, torch_python: Path) ->
 
     plain = collectives(cli, torch_python, "--format", "json")
     result = collectives(cli, torch_python, "--format", "json", "--redact")
-    assert result.returncode == plain.returncode == 0, result.stderr
+    assert result.returncode == plain.returncode == 0, plain.stdout + result.stdout + result.stderr
     assert json.loads(plain.stdout)["hosts"] == [socket.gethostname()]
     document = json.loads(result.stdout)
     assert document["hosts"] == ["host-1"]
