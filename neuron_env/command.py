@@ -24,6 +24,7 @@ from typing import Any
 from neuron_env.errors import CommandFailed
 from neuron_env.frozen import frozen
 from neuron_env.input_files import read_tail
+from neuron_env.signals import killed_on_interrupt
 
 
 def _debug(message: str, *args: object) -> None:
@@ -135,11 +136,13 @@ def _finish(
 ) -> tuple[Any, Any]:
     """Wait at most ``timeout`` seconds for ``proc`` (what it wrote to its pipes, if any).
 
-    After ``timeout``, or when the wait is interrupted (Ctrl-C), the process group is killed;
+    After ``timeout``, or when the wait is interrupted (Ctrl-C), the process group is killed
+    (at once by the signal's handler when another thread waits: :func:`killed_on_interrupt`);
     a timeout is a :class:`CommandFailed` holding ``tail`` of the output.
     """
     try:
-        return proc.communicate(input, timeout=timeout)
+        with killed_on_interrupt(proc.pid):
+            return proc.communicate(input, timeout=timeout)
     except subprocess.TimeoutExpired:
         _kill_group(proc)
         stdout, stderr = proc.communicate()

@@ -14,6 +14,7 @@ signal (:func:`note_signal`), so that the exit code says which one it was (130 o
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -122,8 +123,40 @@ def _now() -> float:
     return time.monotonic()
 
 
+#: Process groups other threads are waiting for (doctor's probes): only the main thread sees an
+#: interrupt, and it would otherwise wait at the end of the run (joining those threads) until
+#: each of those commands ended or timed out (15 s for a hung target interpreter).
+_groups_off_main: set[int] = set()
+_unwinding = threading.Event()  # an interrupt is unwinding the run (set by _interrupt)
+
+
+@contextlib.contextmanager
+def killed_on_interrupt(group: int) -> Iterator[None]:
+    """While the block runs, an interrupt kills process ``group`` at once (SIGKILL), when the
+    block runs off the main thread; on the main thread the waiting code kills it itself. A
+    group started after the interrupt (its thread went on) is killed on entry."""
+    if threading.current_thread() is threading.main_thread():
+        yield
+        return
+    _groups_off_main.add(group)
+    try:
+        if _unwinding.is_set():
+            _kill_group(group)
+        yield
+    finally:
+        _groups_off_main.discard(group)
+
+
+def _kill_group(group: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, signal.SIGKILL)
+
+
 def _interrupt(signum: int, frame: FrameType | None) -> None:
     note_signal(signum)
+    _unwinding.set()
+    for group in list(_groups_off_main):
+        _kill_group(group)
     raise KeyboardInterrupt
 
 
@@ -147,6 +180,7 @@ def _handled_by(signals: tuple[int, ...], handler: _Handler) -> Iterator[None]:
 def interrupts_unwind() -> Iterator[None]:
     """For a whole run: SIGINT and SIGTERM raise :class:`KeyboardInterrupt` (and are noted)."""
     _noted.clear()
+    _unwinding.clear()
     with _handled_by(_SIGNALS, _interrupt):
         yield
 

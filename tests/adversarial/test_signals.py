@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -24,7 +25,13 @@ import pytest
 from tests.support.cli import cli_argv
 from tests.support.indexes import PHASES, Indexes, start_indexes, wait_for_new_request
 from tests.support.install_helpers import isolated_environment, write_install_matrix
-from tests.support.processes import children_of, group_members, interrupted_lines, running
+from tests.support.processes import (
+    children_of,
+    group_members,
+    interrupted_lines,
+    processes_with,
+    running,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -174,3 +181,40 @@ def test_a_signal_the_kernel_hands_to_a_reading_thread_still_ends_verify_at_once
     assert time.monotonic() - started < 30, "the run waited for the read's own timeout"
     assert interrupted_lines(err) == ["error: Interrupted. Nothing was written."]
     assert list(overlay.iterdir()) == []
+
+
+@pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
+def test_a_signal_while_doctor_probes_a_hung_interpreter_ends_it_at_once(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    """doctor probes the target interpreter from a thread of its own; the signal reaches the main
+    thread, which once waited for that thread, so for the probe's own timeout, before exiting."""
+    started = tmp_path / "probe-started"  # a FIFO: the probe says it runs, the test wakes
+    os.mkfifo(started)
+    hung = tmp_path / "python"
+    hung.write_text(f"#!/bin/sh\necho started > {started}\nexec sleep 300\n")
+    hung.chmod(0o755)
+    marker = f"NEURON_ENV_TEST_HUNG_PROBE={tmp_path.name}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEURON_ENV_")}
+    reader = os.open(started, os.O_RDONLY | os.O_NONBLOCK)
+    proc = subprocess.Popen(
+        cli_argv("doctor", "--python", str(hung), "--probe-timeout", "120"),
+        env={**env, marker.split("=")[0]: marker.split("=")[1]},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        readable, _, _ = select.select([reader], [], [], 60)
+        assert readable, "the target probe never started"
+        sent = time.monotonic()
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+        took = time.monotonic() - sent
+    finally:
+        os.close(reader)
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 128 + sig, err
+    assert took < 10, f"exited {took:.1f} s after the signal: it waited for the probe"
+    assert len(interrupted_lines(err)) == 1, err
+    assert processes_with(marker) == []  # the hung probe did not outlive the run
