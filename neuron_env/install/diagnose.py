@@ -56,7 +56,10 @@ _PATTERNS: tuple[tuple[str, str, str], ...] = (
     ),
     (
         "download-cut",
-        r"incompleteread|connection broken|connection reset|error decoding response body|"
+        # not urllib3's "Retrying ... after connection broken by 'NewConnectionError(...)'": a
+        # connection that never opened (refused, unroutable) is an index not reached
+        r"incompleteread|connection broken(?! by '(?:newconnectionerror|connecttimeouterror))|"
+        r"connection reset|error decoding response body|"
         r"connection closed|unexpected eof|end of file before message",
         "a download was cut off (the index stopped answering in the middle of a file).",
     ),

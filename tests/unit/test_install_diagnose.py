@@ -27,6 +27,7 @@ LOCAL_NEURON = Mirrors(neuron_index="http://127.0.0.1:8101/simple")
         ("pip-no-match", "no-match"),
         ("pip-read-timeout", "stalled"),
         ("pip-dns-retry", "dns"),
+        ("pip-refused-retry", "unreachable"),  # "after connection broken by NewConnectionError"
     ],
 )
 def test_known_failures_are_recognised(output: str, code: str) -> None:
@@ -47,6 +48,17 @@ def test_a_dns_failure_names_the_host_not_a_cut_download() -> None:
         text, plan_for(mirrors=Mirrors(neuron_index="https://neuron-index.invalid/simple"))
     )
     assert cause.message.startswith("cannot resolve host neuron-index.invalid (DNS lookup failed)")
+
+
+def test_a_refused_connection_that_pip_retried_is_an_index_not_reached_not_a_cut_download() -> None:
+    # pip download from an index on a port nothing listens on (neuron-env download, 2.34.0)
+    text = (OUTPUTS / "pip-refused-retry.txt").read_text()
+    refused = Mirrors(
+        neuron_index="http://127.0.0.1:9/simple", pytorch_index="http://127.0.0.1:9/simple"
+    )
+    cause = explain(text, plan_for(mirrors=refused))
+    assert cause.code == "unreachable"
+    assert cause.message.endswith("at http://127.0.0.1:9/simple could not be reached.")
 
 
 def test_unknown_output_says_to_read_the_log() -> None:
