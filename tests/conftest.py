@@ -4,10 +4,13 @@ The helpers behind them live in tests/support/ (the console script: tests/suppor
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import signal
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,6 +34,15 @@ sys.dont_write_bytecode = False
 # on to every neuron-env it starts, which then rightly ignores Ctrl-C as a background job should.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+# What neuron-env keeps between runs (doctor's memo under XDG_CACHE_HOME, install's logs under
+# XDG_STATE_HOME) goes to a folder of this test process, removed at its end: the suite writes
+# nothing into the home of the person running it. Tests that look at those files set their own.
+_own_home = tempfile.mkdtemp(prefix="neuron-env-test-xdg-")
+atexit.register(shutil.rmtree, _own_home, ignore_errors=True)
+os.environ["XDG_CACHE_HOME"] = os.path.join(_own_home, "cache")
+os.environ["XDG_STATE_HOME"] = os.path.join(_own_home, "state")
 
 
 # --- scheduling: the costliest test modules first ---------------------------------------------
