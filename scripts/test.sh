@@ -6,7 +6,8 @@
 # mkdocs) come pinned from the test extra in pyproject.toml, not from the OS packages.
 # Environment: PYTHON (default python3.11, else python3), NEURON_ENV_TEST_VENV (default .venv-test),
 # NEURON_ENV_TEST_TORCH_VENV (default .venv-torch: torch for the device tests' target venvs),
-# NEURON_ENV_TEST_WORKERS (default 2: pytest-xdist processes; 0 for one process).
+# NEURON_ENV_TEST_WORKERS (default: one more than the CPU cores, pytest-xdist processes; 0 for
+# one process).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 started=$SECONDS
@@ -147,13 +148,16 @@ log "import layering"
 "$venv/bin/lint-imports"
 
 log "pytest"
-# Two worker processes, each test module kept in one (its module-scoped indexes built once), the
+# Worker processes, each test module kept in one (its module-scoped indexes built once), the
 # costliest modules first (tests/conftest.py orders them by tests/durations.json; xdist would
 # otherwise order them by their number of tests and hand a one-minute module out last);
 # NEURON_ENV_TEST_WORKERS=0 runs everything in this process (e.g. with pdb). The 20 slowest tests
 # are listed at the end, so a run that got slower names what did.
 code=0
-"$venv/bin/pytest" -n "${NEURON_ENV_TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder --durations=20 "$@" || code=$?
+# One worker more than the cores: about a quarter of the tests' time is waiting (the timeouts
+# they exercise, Slurm's scheduling, local servers), which the extra worker fills.
+workers=${NEURON_ENV_TEST_WORKERS:-$(($(nproc) + 1))}
+"$venv/bin/pytest" -n "$workers" --dist loadfile --no-loadscope-reorder --durations=20 "$@" || code=$?
 elapsed=$((SECONDS - started))
 log "done in $((elapsed / 60)) min $((elapsed % 60)) s (setup, lint, types and tests), exit $code"
 exit "$code"
