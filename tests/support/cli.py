@@ -153,6 +153,8 @@ class ForkServer:
         os.rmdir(folder)
 
     def run(self, argv: list[str], env: dict[str, str], cwd: Path | None, timeout: float) -> Result:
+        from tests.support.forkserver import read_exactly
+
         job = {"argv": argv, "env": env, "cwd": str(cwd or os.getcwd())}
         umask = os.umask(0o22)
         os.umask(umask)
@@ -168,24 +170,14 @@ class ForkServer:
             finally:
                 for fd in (stdin, out_w, err_w):
                     os.close(fd)
-            (pid,) = struct.unpack("!i", _read_exactly(conn, 4))
+            (pid,) = struct.unpack("!i", read_exactly(conn, 4))
             out, err = _read_until_closed(out_r, err_r, deadline=time.monotonic() + timeout)
             if out is None or err is None:
                 os.kill(pid, 9)
                 raise subprocess.TimeoutExpired(argv, timeout)
-            status, cpu = struct.unpack("!id", _read_exactly(conn, struct.calcsize("!id")))
+            status, cpu = struct.unpack("!id", read_exactly(conn, struct.calcsize("!id")))
         self.cpu += cpu
         return Result(os.waitstatus_to_exitcode(status), _decoded(out), _decoded(err))
-
-
-def _read_exactly(conn: socket.socket, size: int) -> bytes:
-    data = b""
-    while len(data) < size:
-        chunk = conn.recv(size - len(data))
-        if not chunk:
-            raise EOFError("the fork server closed the connection")
-        data += chunk
-    return data
 
 
 def _read_until_closed(*fds: int, deadline: float) -> tuple[bytes | None, ...]:

@@ -48,16 +48,21 @@ def _preload() -> None:
         import_module(command.module)
 
 
+def read_exactly(conn: socket.socket, size: int) -> bytes:
+    """``size`` bytes from ``conn`` (the server's and the client's reads alike)."""
+    data = b""
+    while len(data) < size:
+        chunk = conn.recv(size - len(data))
+        if not chunk:
+            raise EOFError("the other end closed the connection")
+        data += chunk
+    return data
+
+
 def _receive(conn: socket.socket) -> tuple[dict[str, Any], list[int]]:
     header, fds, _flags, _addr = socket.recv_fds(conn, 4, 3)
     (size,) = struct.unpack("!I", header)
-    body = b""
-    while len(body) < size:
-        chunk = conn.recv(size - len(body))
-        if not chunk:
-            raise EOFError("the client went away")
-        body += chunk
-    return json.loads(body), fds
+    return json.loads(read_exactly(conn, size)), fds
 
 
 def serve(path: str) -> dict[str, Any]:
