@@ -27,7 +27,7 @@ CLIMBS_OUT = "../" * 12
 
 
 @pytest.fixture
-def host(tmp_path: Path) -> Path:
+def host_tree(tmp_path: Path) -> Path:
     """A healthy trn2 Ubuntu 26.04 host tree whose os-release lives in usr/lib, as on Debian."""
     root = build_sysroot(load_scenario("ready-for-2.34"), tmp_path)
     (root / "usr/lib").mkdir(parents=True, exist_ok=True)
@@ -47,73 +47,77 @@ def errors(doc: dict[str, Any]) -> dict[str, str]:
     return {error["probe"]: error["message"] for error in doc["probe_errors"]}
 
 
-def test_an_absolute_link_is_followed_inside_the_host_tree(cli: CliRunner, host: Path) -> None:
-    (host / "etc/os-release").symlink_to("/usr/lib/os-release")
-    doc = facts(cli, host)
+def test_an_absolute_link_is_followed_inside_the_host_tree(cli: CliRunner, host_tree: Path) -> None:
+    (host_tree / "etc/os-release").symlink_to("/usr/lib/os-release")
+    doc = facts(cli, host_tree)
     assert (doc["os"]["id"], doc["os"]["version_id"]) == ("ubuntu", "26.04")  # not this machine's
     assert doc["probe_errors"] == []
 
 
-def test_a_relative_link_inside_the_tree_is_followed(cli: CliRunner, host: Path) -> None:
-    (host / "etc/os-release").symlink_to("../usr/lib/os-release")
-    assert facts(cli, host)["os"]["pretty_name"] == "Ubuntu 26.04 LTS"
+def test_a_relative_link_inside_the_tree_is_followed(cli: CliRunner, host_tree: Path) -> None:
+    (host_tree / "etc/os-release").symlink_to("../usr/lib/os-release")
+    assert facts(cli, host_tree)["os"]["pretty_name"] == "Ubuntu 26.04 LTS"
 
 
-def test_a_link_climbing_out_of_the_tree_is_refused_and_named(cli: CliRunner, host: Path) -> None:
-    (host / "etc/os-release").symlink_to(f"{CLIMBS_OUT}etc/os-release")
-    doc = facts(cli, host)
+def test_a_link_climbing_out_of_the_tree_is_refused_and_named(
+    cli: CliRunner, host_tree: Path
+) -> None:
+    (host_tree / "etc/os-release").symlink_to(f"{CLIMBS_OUT}etc/os-release")
+    doc = facts(cli, host_tree)
     assert doc["os"] is None  # this machine's os-release was not read as the host's
     message = errors(doc)["os"]
     assert f"/etc/os-release -> {CLIMBS_OUT}etc/os-release leads out of the sysroot" in message
     assert doc["driver"]["module_loaded"] is True  # the other probes still report the host
 
 
-def test_a_link_loop_is_refused_not_followed_forever(cli: CliRunner, host: Path) -> None:
-    (host / "etc/os-release").symlink_to("/etc/os-release.d/current")
-    (host / "etc/os-release.d").mkdir()
-    (host / "etc/os-release.d/current").symlink_to("../os-release")
-    assert "more than 40 links in a row (a loop?)" in errors(facts(cli, host))["os"]
+def test_a_link_loop_is_refused_not_followed_forever(cli: CliRunner, host_tree: Path) -> None:
+    (host_tree / "etc/os-release").symlink_to("/etc/os-release.d/current")
+    (host_tree / "etc/os-release.d").mkdir()
+    (host_tree / "etc/os-release.d/current").symlink_to("../os-release")
+    assert "more than 40 links in a row (a loop?)" in errors(facts(cli, host_tree))["os"]
 
 
-def test_a_fifo_where_a_file_should_be_is_refused_at_once(cli: CliRunner, host: Path) -> None:
-    os.mkfifo(host / "etc/os-release")
-    message = errors(facts(cli, host))["os"]
+def test_a_fifo_where_a_file_should_be_is_refused_at_once(cli: CliRunner, host_tree: Path) -> None:
+    os.mkfifo(host_tree / "etc/os-release")
+    message = errors(facts(cli, host_tree))["os"]
     assert "/etc/os-release" in message
     assert "a FIFO" in message  # refused without opening it for reading (no probe timeout)
 
 
-def test_a_device_folder_leading_out_of_the_tree_is_refused(cli: CliRunner, host: Path) -> None:
-    (host / "etc/os-release").symlink_to("/usr/lib/os-release")
-    (host / "dev").rename(host / "host-dev")
-    (host / "dev").symlink_to(f"{CLIMBS_OUT}dev")  # this machine's /dev, listed as the host's
-    doc = facts(cli, host)
+def test_a_device_folder_leading_out_of_the_tree_is_refused(
+    cli: CliRunner, host_tree: Path
+) -> None:
+    (host_tree / "etc/os-release").symlink_to("/usr/lib/os-release")
+    (host_tree / "dev").rename(host_tree / "host-dev")
+    (host_tree / "dev").symlink_to(f"{CLIMBS_OUT}dev")  # this machine's /dev, listed as the host's
+    doc = facts(cli, host_tree)
     assert doc["driver"] is None
     assert "the link /dev -> " in errors(doc)["driver"]
     assert doc["os"]["id"] == "ubuntu"
 
 
-def test_the_host_name_link_leading_out_is_reported(cli: CliRunner, host: Path) -> None:
-    (host / "etc/os-release").symlink_to("/usr/lib/os-release")
-    (host / "etc/hostname").unlink()
-    (host / "etc/hostname").symlink_to(f"{CLIMBS_OUT}etc/hostname")
-    doc = facts(cli, host)
+def test_the_host_name_link_leading_out_is_reported(cli: CliRunner, host_tree: Path) -> None:
+    (host_tree / "etc/os-release").symlink_to("/usr/lib/os-release")
+    (host_tree / "etc/hostname").unlink()
+    (host_tree / "etc/hostname").symlink_to(f"{CLIMBS_OUT}etc/hostname")
+    doc = facts(cli, host_tree)
     assert doc["hostname"] is None
     assert "the link /etc/hostname -> " in errors(doc)["hostname"]
 
 
 def test_doctor_judges_the_host_os_through_an_absolute_link(
-    cli: CliRunner, host: Path, tmp_path: Path
+    cli: CliRunner, host_tree: Path, tmp_path: Path
 ) -> None:
-    (host / "etc/os-release").symlink_to("/usr/lib/os-release")
-    report = doctor(cli, host, tmp_path)
+    (host_tree / "etc/os-release").symlink_to("/usr/lib/os-release")
+    report = doctor(cli, host_tree, tmp_path)
     assert "ubuntu-26.04" in report["platform.os"]["summary"].lower().replace(" ", "-")
 
 
 def test_doctor_reports_the_refused_link_and_cannot_judge_the_os(
-    cli: CliRunner, host: Path, tmp_path: Path
+    cli: CliRunner, host_tree: Path, tmp_path: Path
 ) -> None:
-    (host / "etc/os-release").symlink_to(f"{CLIMBS_OUT}usr/lib/os-release")
-    report = doctor(cli, host, tmp_path)
+    (host_tree / "etc/os-release").symlink_to(f"{CLIMBS_OUT}usr/lib/os-release")
+    report = doctor(cli, host_tree, tmp_path)
     assert report["platform.os"]["status"] == "error"
     assert "leads out of the sysroot" in report["platform.os"]["summary"]
 

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
-def host(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
+def trn2_host(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
     scenario = load_scenario("healthy-trn2-ubuntu-26.04")
     with imds_environment(scenario) as env:
         yield build_sysroot(scenario, tmp_path), env
@@ -36,9 +36,9 @@ def level_1(tmp_path_factory: pytest.TempPathFactory, neuron_python: Path) -> di
     return document
 
 
-def doctor(cli: CliRunner, python: Path, host: tuple[Path, dict[str, str]], *args: str,
+def doctor(cli: CliRunner, python: Path, trn2_host: tuple[Path, dict[str, str]], *args: str,
            env: dict[str, str] | None = None) -> tuple[int, dict[str, dict[str, str]]]:  # fmt: skip
-    sysroot, aws = host
+    sysroot, aws = trn2_host
     result = cli("doctor", "--sysroot", str(sysroot), "--python", str(python), "--format", "json",
                  *args, env={**aws, **(env or {})}, timeout=600)  # fmt: skip
     doc = json.loads(result.stdout)
@@ -59,9 +59,9 @@ def test_the_reported_duration_includes_the_device_levels(level_1: dict[str, Any
 
 
 def test_a_wrong_device_fails_the_smoke_check_with_figures(
-    cli: CliRunner, neuron_python: Path, host: tuple[Path, dict[str, str]]
+    cli: CliRunner, neuron_python: Path, trn2_host: tuple[Path, dict[str, str]]
 ) -> None:
-    code, findings = doctor(cli, neuron_python, host, "--level", "1",
+    code, findings = doctor(cli, neuron_python, trn2_host, "--level", "1",
                             env={"FAKE_NEURON_WRONG_OPS": "aten::mm"})  # fmt: skip
     assert code == 1
     smoke = findings["device.smoke"]
@@ -73,9 +73,9 @@ def test_a_wrong_device_fails_the_smoke_check_with_figures(
 
 
 def test_no_device_fails_the_smoke_check_and_skips_the_suite(
-    cli: CliRunner, neuron_python: Path, host: tuple[Path, dict[str, str]]
+    cli: CliRunner, neuron_python: Path, trn2_host: tuple[Path, dict[str, str]]
 ) -> None:
-    code, findings = doctor(cli, neuron_python, host, "--level", "2",
+    code, findings = doctor(cli, neuron_python, trn2_host, "--level", "2",
                             env={"FAKE_NEURON_NO_DEVICE": "1"})  # fmt: skip
     assert code == 1
     assert findings["device.smoke"]["status"] == "fail"
@@ -83,18 +83,18 @@ def test_no_device_fails_the_smoke_check_and_skips_the_suite(
 
 
 def test_level_2_runs_the_standard_suite(
-    cli: CliRunner, neuron_python: Path, host: tuple[Path, dict[str, str]]
+    cli: CliRunner, neuron_python: Path, trn2_host: tuple[Path, dict[str, str]]
 ) -> None:
-    _, findings = doctor(cli, neuron_python, host, "--level", "2")
+    _, findings = doctor(cli, neuron_python, trn2_host, "--level", "2")
     suite = findings["device.selftest"]
     assert suite["status"] == "ok", suite
     assert suite["summary"].startswith("self-test (standard) on neuron passed")
 
 
 def test_device_results_travel_in_snapshots(
-    cli: CliRunner, neuron_python: Path, host: tuple[Path, dict[str, str]], tmp_path: Path
+    cli: CliRunner, neuron_python: Path, trn2_host: tuple[Path, dict[str, str]], tmp_path: Path
 ) -> None:
-    sysroot, aws = host
+    sysroot, aws = trn2_host
     snapshot = tmp_path / "host.json"
     made = cli("facts", "--sysroot", str(sysroot), "--python", str(neuron_python), "--level", "1",
                "-o", str(snapshot), env=aws, timeout=600)  # fmt: skip
@@ -112,9 +112,9 @@ def test_asking_for_a_device_check_without_its_level_is_bad_input(cli: CliRunner
 
 
 def test_preflight_runs_the_smoke_test_by_default(
-    cli: CliRunner, neuron_python: Path, host: tuple[Path, dict[str, str]]
+    cli: CliRunner, neuron_python: Path, trn2_host: tuple[Path, dict[str, str]]
 ) -> None:
-    sysroot, aws = host
+    sysroot, aws = trn2_host
     result = cli("preflight", "--sysroot", str(sysroot), "--python", str(neuron_python),
                  "--format", "json", env={**aws, "FAKE_NEURON_FALLBACK_OPS": "aten::mm"},
                  timeout=600)  # fmt: skip
