@@ -35,6 +35,12 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built
 
 
+def _unpacked_env(site: Path) -> dict[str, str]:
+    """Only the unpacked wheel on the import path, and a home folder of the test's own: what
+    neuron-env remembers between runs goes there, not into the home of whoever runs the tests."""
+    return {"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin", "HOME": str(site.parent)}
+
+
 def test_the_wheel_ships_every_matrix_file(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     for path in sorted((REPO / "matrices").glob("*.toml")):
@@ -64,7 +70,7 @@ def test_the_installed_wheel_reads_its_own_matrix_files(wheel: Path, tmp_path: P
     )
     proc = subprocess.run(
         [sys.executable, "-c", code],
-        env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+        env=_unpacked_env(site),
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -96,7 +102,7 @@ def test_the_installed_wheel_reads_its_own_scan_rules(wheel: Path, tmp_path: Pat
     code = "from neuron_env.resources import scan_rules_file; print(scan_rules_file())"
     proc = subprocess.run(
         [sys.executable, "-c", code],
-        env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+        env=_unpacked_env(site),
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -127,7 +133,7 @@ def _run_unpacked(site: Path, cwd: Path, *args: str) -> str:
     code = "import sys; from neuron_env.cli import main; sys.argv[0] = 'neuron-env'; main()"
     proc = subprocess.run(
         [sys.executable, "-c", code, *args],
-        env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+        env=_unpacked_env(site),
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -159,7 +165,7 @@ def _assert_worker_ran_from(site: Path, package: str, code: str, *args: str) -> 
     wheel's own ``neuron_env/<package>/worker`` and the run must have passed."""
     proc = subprocess.run(
         [sys.executable, "-c", code, *args],
-        env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+        env=_unpacked_env(site),
         cwd=site.parent,
         capture_output=True,
         text=True,

@@ -172,8 +172,14 @@ def render_healthcheck(cli: CliRunner, host: Host, path: Path, *extra: str) -> P
     return path
 
 
+def no_home(stub_bin: Path) -> dict[str, str]:
+    """A health check's PATH (the stand-ins first), and a home folder of the test's own: what
+    neuron-env remembers between runs goes there, not into the home of whoever runs the tests."""
+    return {"PATH": f"{stub_bin}:/usr/bin:/bin", "HOME": str(stub_bin.parent)}
+
+
 def run_healthcheck(script: Path, host: Host, stub_bin: Path, **env: str) -> int:
-    full = {"PATH": f"{stub_bin}:/usr/bin:/bin", "SLURMD_NODENAME": "trn-node-7", **host.env, **env}
+    full = {**no_home(stub_bin), "SLURMD_NODENAME": "trn-node-7", **host.env, **env}
     return subprocess.run(["bash", str(script)], env=full, timeout=120, check=False).returncode
 
 
@@ -198,7 +204,7 @@ def test_healthcheck_that_cannot_drain_says_so_with_scontrol_s_reason_and_still_
     denied.write_text("#!/bin/sh\necho 'slurm_update error: Invalid user id' >&2\nexit 1\n")
     script = render_healthcheck(cli, failing_host, tmp_path / "healthcheck.sh")
     full = {
-        "PATH": f"{stub_bin}:/usr/bin:/bin",
+        **no_home(stub_bin),
         "SLURMD_NODENAME": "trn-node-7",
         **failing_host.env,
     }

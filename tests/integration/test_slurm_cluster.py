@@ -116,6 +116,9 @@ def render_check(folder: Path, scenario: str) -> Iterator[tuple[Path, dict[str, 
         wrapper.write_text(
             "#!/bin/sh\n"
             + exports
+            # what neuron-env remembers between runs: beside the check, one folder per user,
+            # not in the home of whoever runs the tests (the Prolog has root's)
+            + f'export XDG_CACHE_HOME={shlex.quote(str(where))}/cache-"$(id -u)"\n'
             + f'echo "${{SLURMD_NODENAME:-?}} ${{SLURM_PROCID:-prolog}}" >>{where}/runs\n'
             + f"exec {script}\n"
         )
