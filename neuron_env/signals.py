@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
@@ -23,6 +24,8 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 if TYPE_CHECKING:  # a type only: concurrent.futures imports logging and threading's pools
     from concurrent.futures import Future
+
+    UnraisableHookArgs = sys.UnraisableHookArgs
 
 T = TypeVar("T")
 _Handler = Callable[[int, "FrameType | None"], None]
@@ -128,6 +131,10 @@ def _now() -> float:
 #: each of those commands ended or timed out (15 s for a hung target interpreter).
 _groups_off_main: set[int] = set()
 _unwinding = threading.Event()  # an interrupt is unwinding the run (set by _interrupt)
+#: Interrupts whose KeyboardInterrupt was raised where Python cannot raise (a weakref callback, a
+#: ``__del__``, e.g. importlib's module-lock callback while the main thread imports): Python
+#: prints "Exception ignored" there and goes on, and the run went on as if no signal came.
+_lost: list[int] = []
 
 
 @contextlib.contextmanager
@@ -178,11 +185,31 @@ def _handled_by(signals: tuple[int, ...], handler: _Handler) -> Iterator[None]:
 
 @contextlib.contextmanager
 def interrupts_unwind() -> Iterator[None]:
-    """For a whole run: SIGINT and SIGTERM raise :class:`KeyboardInterrupt` (and are noted)."""
+    """For a whole run: SIGINT and SIGTERM raise :class:`KeyboardInterrupt` (and are noted). One
+    raised where Python cannot raise it is recorded instead of printed (:func:`interrupt_lost`)."""
     _noted.clear()
     _unwinding.clear()
-    with _handled_by(_SIGNALS, _interrupt):
-        yield
+    _lost.clear()
+    previous = sys.unraisablehook
+
+    def unraisable(args: UnraisableHookArgs) -> None:
+        if args.exc_type is KeyboardInterrupt and _unwinding.is_set():
+            _lost.append(1)  # ours: the caller acts on it (interrupt_lost)
+        else:
+            previous(args)
+
+    sys.unraisablehook = unraisable
+    try:
+        with _handled_by(_SIGNALS, _interrupt):
+            yield
+    finally:
+        sys.unraisablehook = previous
+
+
+def interrupt_lost() -> bool:
+    """Whether an interrupt's :class:`KeyboardInterrupt` was swallowed where Python cannot raise
+    it, so the run it should have ended went on (the caller then ends it as interrupted)."""
+    return bool(_lost)
 
 
 @contextlib.contextmanager

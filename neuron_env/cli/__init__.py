@@ -23,7 +23,7 @@ from typing import Any, NoReturn
 
 from neuron_env.errors import Interrupted, NeuronEnvError
 from neuron_env.frozen import frozen
-from neuron_env.signals import interrupts_unwind
+from neuron_env.signals import interrupt_lost, interrupts_unwind
 
 
 @frozen
@@ -173,6 +173,8 @@ def main() -> None:
     try:
         with interrupts_unwind():
             code = _run(sys.argv[1:])
+            if interrupt_lost():  # the signal was swallowed where Python cannot raise it
+                raise interrupted()
     except NeuronEnvError as exc:
         if _debug_requested():
             import traceback  # --debug only: it imports linecache, tokenize and more
