@@ -134,7 +134,7 @@ _unwinding = threading.Event()  # an interrupt is unwinding the run (set by _int
 #: Interrupts whose KeyboardInterrupt was raised where Python cannot raise (a weakref callback, a
 #: ``__del__``, e.g. importlib's module-lock callback while the main thread imports): Python
 #: prints "Exception ignored" there and goes on, and the run went on as if no signal came.
-_lost: list[int] = []
+_lost = threading.Event()
 
 
 @contextlib.contextmanager
@@ -194,7 +194,7 @@ def interrupts_unwind() -> Iterator[None]:
 
     def unraisable(args: UnraisableHookArgs) -> None:
         if args.exc_type is KeyboardInterrupt and _unwinding.is_set():
-            _lost.append(1)  # ours: the caller acts on it (interrupt_lost)
+            _lost.set()  # ours: the caller acts on it (interrupt_lost)
         else:
             previous(args)
 
@@ -209,7 +209,7 @@ def interrupts_unwind() -> Iterator[None]:
 def interrupt_lost() -> bool:
     """Whether an interrupt's :class:`KeyboardInterrupt` was swallowed where Python cannot raise
     it, so the run it should have ended went on (the caller then ends it as interrupted)."""
-    return bool(_lost)
+    return _lost.is_set()
 
 
 @contextlib.contextmanager
