@@ -15,7 +15,9 @@ each in a folder without project files, as most projects' are (run from the chec
 would find and parse its pyproject.toml, which names neuron-env).
 
 Then the imports of a doctor run, from ``python -X importtime`` (median of N): their total, and the
-modules that cost most, so that a regression names its module.
+modules that cost most, so that a regression names its module; and the same modules imported
+alone by a fresh interpreter: a doctor run probes the host in a thread while it imports, and
+``-X importtime`` counts that thread's time in whichever import waits for the interpreter lock.
 
 Usage: python benchmarks/doctor.py [--torch-python PATH] [--runs N]
 Targets (issue 37): doctor ≤ 0.08 × collect_env and ≤ 8 × a bare interpreter start; the imports
@@ -120,15 +122,19 @@ def main() -> None:
                     BARE: ([sys.executable, "-c", "pass"], base_env),
                 },
             )
-            imports, entries = importtime.measure(
-                [*importtime.script(NEURON_ENV), *doctor[1:]], on_ec2, args.runs
-            )
+            run_argv = [*importtime.script(NEURON_ENV), *doctor[1:]]
+            imports, entries = importtime.measure(run_argv, on_ec2, args.runs)
+            imports_alone = importtime.alone(entries, run_argv[0], on_ec2, args.runs)
         os.chdir(REPO)
     report(medians, args.runs)
     bare = medians[BARE][0]
     print(
         f"imports of a doctor run = {imports:.1f} ms (median of {args.runs}; target ≤ 60 ms) "
         f"= {imports / 1000 / bare:.2f}× a bare interpreter start (wall)"
+    )
+    print(
+        f"the same modules imported alone (no probe thread beside them) = {imports_alone:.1f} ms "
+        f"(median of {args.runs}; target ≤ 60 ms)"
     )
     importtime.report("the doctor run nearest that median", entries)
 

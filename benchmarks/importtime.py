@@ -59,6 +59,29 @@ def measure(argv: list[str], env: dict[str, str], runs: int) -> tuple[float, lis
     return median, min(samples, key=lambda s: abs(s[0] - median))[1]
 
 
+def alone(entries: list[Entry], python: str, env: dict[str, str], runs: int) -> float:
+    """The median import total of the same top-level modules as ``entries``, in the same order,
+    imported by a fresh ``python`` that does nothing else.
+
+    A command that starts work in a thread while it imports (doctor probes the host beside its
+    imports) has that thread's time counted in the imports that wait for the interpreter lock;
+    this is the imports' own cost."""
+    modules = [e.module for e in entries if e.depth == 0]
+    code = "\n".join(f"import {name}" for name in modules if name.isidentifier() or "." in name)
+    samples = []
+    for _ in range(runs):
+        proc = subprocess.run(
+            [python, "-X", "importtime", "-c", code],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=True,
+        )
+        samples.append(total_ms(parse(proc.stderr)))
+    return statistics.median(samples)
+
+
 def report(title: str, entries: list[Entry], top: int = 10, prefix: str = "") -> None:
     """Print the top-level imports by cumulative time and the modules by their own time."""
     print(f"{title}: {total_ms(entries):.1f} ms of imports (python -X importtime)")
