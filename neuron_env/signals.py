@@ -56,6 +56,7 @@ def wait_for_event(event: threading.Event, timeout: float | None = None) -> bool
     while not event.wait(
         WAKE_SECONDS if deadline is None else min(WAKE_SECONDS, deadline - _now())
     ):
+        raise_lost_interrupt()
         if deadline is not None and _now() >= deadline:
             return event.is_set()
     return True
@@ -135,6 +136,7 @@ _unwinding = threading.Event()  # an interrupt is unwinding the run (set by _int
 #: ``__del__``, e.g. importlib's module-lock callback while the main thread imports): Python
 #: prints "Exception ignored" there and goes on, and the run went on as if no signal came.
 _lost = threading.Event()
+_lost_raised = threading.Event()  # ... and raised again where Python can (once)
 
 
 @contextlib.contextmanager
@@ -190,6 +192,7 @@ def interrupts_unwind() -> Iterator[None]:
     _noted.clear()
     _unwinding.clear()
     _lost.clear()
+    _lost_raised.clear()
     previous = sys.unraisablehook
 
     def unraisable(args: UnraisableHookArgs) -> None:
@@ -204,6 +207,20 @@ def interrupts_unwind() -> Iterator[None]:
             yield
     finally:
         sys.unraisablehook = previous
+
+
+def raise_lost_interrupt() -> None:
+    """Raise, once, the :class:`KeyboardInterrupt` a swallowed interrupt should have raised.
+
+    Called where a run may stop: before a report is written (:func:`neuron_env.output.emit.emit`:
+    a JSON report and then the error envelope would be two documents on stdout) and in every
+    wait of :func:`wait_for_event` on the main thread; the run then unwinds as on any interrupt.
+    Off the main thread it does nothing: the signal's handler raises on the main thread only."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if _lost.is_set() and not _lost_raised.is_set():
+        _lost_raised.set()
+        raise KeyboardInterrupt
 
 
 def interrupt_lost() -> bool:

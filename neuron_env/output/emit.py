@@ -29,6 +29,7 @@ from neuron_env import __version__
 from neuron_env.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, BadInput
 from neuron_env.frozen import frozen
 from neuron_env.output.formats import OutputFormat
+from neuron_env.signals import raise_lost_interrupt
 
 R = TypeVar("R")
 F = TypeVar("F", bound=OutputFormat)
@@ -117,6 +118,7 @@ def emit(
     An output that cannot be written is bad input (exit 2). ``options`` (``verbose``,
     ``command``, ...) go to the renderer.
     """
+    raise_lost_interrupt()  # an interrupt Python swallowed ends the run here, before any report
     chosen = contract.to_format(choice)
     if output is None and contract.formats(choice).value == "json":
         INVOCATION.written = True  # a failure after this point adds no second document

@@ -6,14 +6,17 @@ ended as interrupted (CI, fourth session of 7 December: doctor exited 1 after a 
 from __future__ import annotations
 
 import gc
+import json
 import os
 import signal
+import subprocess
 import sys
+import threading
 import weakref
 
 import pytest
 
-from neuron_env.signals import interrupt_lost, interrupts_unwind
+from neuron_env.signals import interrupt_lost, interrupts_unwind, raise_lost_interrupt
 
 
 class _Object:
@@ -69,3 +72,77 @@ def test_other_exceptions_python_cannot_raise_go_to_the_hook_that_was_there(
     with interrupts_unwind():
         pass
     assert sys.unraisablehook is hook
+
+
+def test_a_swallowed_interrupt_is_raised_again_once_where_python_can() -> None:
+    with interrupts_unwind():
+        _signal_inside_a_weakref_callback(signal.SIGTERM)
+        with pytest.raises(KeyboardInterrupt):
+            raise_lost_interrupt()
+        raise_lost_interrupt()  # once: the unwinding code after it is not interrupted again
+        assert interrupt_lost()
+
+
+def test_off_the_main_thread_a_swallowed_interrupt_is_left_to_the_main_thread() -> None:
+    raised: list[BaseException] = []
+
+    def elsewhere() -> None:
+        try:
+            raise_lost_interrupt()
+        except BaseException as exc:  # what the thread would have raised
+            raised.append(exc)
+
+    with interrupts_unwind():
+        _signal_inside_a_weakref_callback(signal.SIGINT)
+        thread = threading.Thread(target=elsewhere)
+        thread.start()
+        thread.join()
+        assert raised == []
+        with pytest.raises(KeyboardInterrupt):
+            raise_lost_interrupt()
+
+
+# A run of the real CLI whose SIGTERM arrives inside a weakref callback while it loads the matrix
+# command: the callback is set off by an import hook, the way importlib's own module-lock
+# callback was when CI saw it.
+SWALLOWED_DURING_A_RUN = """
+import gc, os, signal, sys, weakref
+
+class Hook:
+    fired = False
+
+    def find_spec(self, name, path=None, target=None):
+        if name.startswith("neuron_env.matrix") and not Hook.fired:
+            Hook.fired = True
+
+            class Doomed:
+                pass
+
+            doomed = Doomed()
+            keep = weakref.ref(doomed, lambda _: os.kill(os.getpid(), signal.SIGTERM))
+            del doomed
+            gc.collect()
+        return None
+
+sys.meta_path.insert(0, Hook())
+sys.argv = ["neuron-env", "matrix", "list", "--format", "json"]
+from neuron_env.cli import main
+
+main()
+"""
+
+
+def test_a_run_whose_interrupt_was_swallowed_writes_one_document_not_its_report() -> None:
+    ran = subprocess.run(
+        [sys.executable, "-c", SWALLOWED_DURING_A_RUN],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert ran.returncode == 143, ran.stdout + ran.stderr
+    document = json.loads(ran.stdout)  # one document: the matrix list was never written
+    assert document["status"] == "interrupted"
+    assert document["errors"][0]["message"].startswith("Interrupted.")
+    assert "Exception ignored" not in ran.stderr
+    assert ran.stderr.count("Interrupted") == 1
