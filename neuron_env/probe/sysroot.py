@@ -60,12 +60,13 @@ class Sysroot:
         parts: list[str] = []
         pending = _components(inner)
         hops, via = 0, ""
+        root = str(self.root).rstrip("/")  # paths as strings: pathlib's objects cost 3x the walk
         while pending:
             name = pending.pop()
             if name == "..":
                 self._climb(parts, inner, via)
                 continue
-            target = _link_target(self.root.joinpath(*parts, name))
+            target = _link_target("/".join((root, *parts, name)))
             if target is None:
                 parts.append(name)
                 continue
@@ -136,11 +137,12 @@ def _components(path: str) -> list[str]:
     return [part for part in reversed(path.split("/")) if part not in ("", ".")]
 
 
-def _link_target(path: Path) -> str | None:
+def _link_target(path: str) -> str | None:
     try:
-        return str(path.readlink())
+        target = os.readlink(path)  # noqa: PTH115 - a str: a Path per component costs 3x
     except OSError:  # not a link (EINVAL), missing, or not reachable: a plain component
         return None
+    return str(Path(target))  # written as pathlib would ("a//b/./c/" -> "a/b/c")
 
 
 def _host_path(parts: list[str]) -> str:
