@@ -21,16 +21,16 @@ import ssl
 import threading
 import time
 import urllib.request
-from dataclasses import dataclass
 from typing import Any
 
+from neuron_env.frozen import frozen
 from neuron_env.input_files import InputRejected, size_text
 from neuron_env.signals import wait_for_event
 
 _CHUNK = 1 << 16
 
 
-@dataclass(frozen=True)
+@frozen
 class Deadline:
     """A point in time (``time.monotonic``) after which no more is read."""
 
@@ -63,7 +63,7 @@ class BodyTooLarge(InputRejected):
     """The server sent (or announced) more than the caller reads."""
 
 
-@dataclass(frozen=True)
+@frozen
 class HttpAnswer:
     status: int
     content_type: str

@@ -8,11 +8,12 @@ returns one :class:`InstallOutcome` per command run.
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from neuron_env.errors import EXIT_FAILED, EXIT_OK, OperationFailed
+from neuron_env.frozen import frozen
 
 if TYPE_CHECKING:
     from neuron_env.install.plan import InstallPlan
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from neuron_env.matrix import Note
 
 
-@dataclass(frozen=True)
+@frozen
 class InstallResult:
     """What the install did: the versions now installed and how long it took."""
 
@@ -44,7 +45,7 @@ class InstallFailed(OperationFailed):
         self.tail = tail
 
 
-@dataclass(frozen=True)
+@frozen
 class Step:
     """One step: run ``argv``, or write ``content`` to the file ``write``.
 
@@ -70,7 +71,7 @@ class Step:
         object.__setattr__(self, "display", shown)
 
 
-@dataclass(frozen=True)
+@frozen
 class SystemPlan:
     """The apt steps for a release on one host, and what to keep in mind."""
 
@@ -85,7 +86,7 @@ class SystemPlan:
 # --- what one command run produced --------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class InstallOutcome:
     """One run of ``install`` or ``download``; the plan alone while it is shown for a yes."""
 
@@ -94,7 +95,7 @@ class InstallOutcome:
         return EXIT_OK
 
 
-@dataclass(frozen=True)
+@frozen
 class EnvironmentInstall(InstallOutcome):
     """``install`` into a Python environment: the plan, and what the transaction did."""
 
@@ -104,7 +105,7 @@ class EnvironmentInstall(InstallOutcome):
     result: InstallResult | None = None  # None: a dry run, or the plan before it runs
 
 
-@dataclass(frozen=True)
+@frozen
 class Export(InstallOutcome):
     """``install --export``: a requirements file pinning every package by version and sha256."""
 
@@ -120,7 +121,7 @@ class Export(InstallOutcome):
         return str(self.file) == "-"
 
 
-@dataclass(frozen=True)
+@frozen
 class Download(InstallOutcome):
     """``download``: a wheelhouse for another machine."""
 
@@ -131,7 +132,7 @@ class Download(InstallOutcome):
     wheelhouse: Wheelhouse | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class SystemInstall(InstallOutcome):
     """``install --system``: the apt steps, and whether they were (or are about to be) run."""
 
@@ -140,7 +141,7 @@ class SystemInstall(InstallOutcome):
     executed: bool = False
 
 
-@dataclass(frozen=True)
+@frozen
 class Declined(InstallOutcome):
     """The person at the terminal said no: nothing was changed (exit 1)."""
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
@@ -25,6 +25,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion
 
 from neuron_env.errors import BadInput
+from neuron_env.frozen import frozen
 from neuron_env.matrix import Note, Release, Target
 from neuron_env.matrix.names import is_neuron_name, release_neuron_names
 
@@ -40,7 +41,7 @@ MISROUTED_HINT = (
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class IndexRoute:
     """A package source and the packages that must come from it alone.
 
@@ -54,7 +55,7 @@ class IndexRoute:
     serves: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class PlannedPackage:
     """One pinned package, the route it comes from, and its version in the target today."""
 
@@ -80,7 +81,7 @@ class PlannedPackage:
         return SpecifierSet(self.spec).contains(version, prereleases=True)
 
 
-@dataclass(frozen=True)
+@frozen
 class Guards:
     """What must never end up installed, from the release's facts.
 
@@ -99,7 +100,7 @@ class Guards:
         return is_neuron_name(name, self.neuron_names)
 
 
-@dataclass(frozen=True)
+@frozen
 class Mirrors:
     """The user's mirrors of the indexes (None: the index itself; for ``index_url``, the default
     index of the backend's configuration)."""
@@ -118,7 +119,7 @@ class Mirrors:
         return {flag: url for flag, url in flags.items() if url is not None}
 
 
-@dataclass(frozen=True)
+@frozen
 class Choices:
     """What the user asked for beyond the matrix request, and what neuron-env found out."""
 
@@ -133,7 +134,7 @@ class Choices:
     default_index_origin: str = "backend"
 
 
-@dataclass(frozen=True)
+@frozen
 class InstallPlan:
     """Everything ``neuron-env install`` will do, as plain data (``--dry-run`` prints it)."""
 

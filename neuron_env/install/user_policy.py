@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Literal
 
 from packaging.markers import default_environment
@@ -24,6 +24,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from neuron_env.errors import BadInput
+from neuron_env.frozen import frozen
 from neuron_env.install.lock import locked_version
 from neuron_env.install.plan import InstallPlan, PlannedPackage
 from neuron_env.install.user_packages import CORE, UserRequirement, exact_version
@@ -46,7 +47,7 @@ _INSTEAD = {
 _LEGACY = ("torch-xla", "libneuronxla", "transformers-neuronx", "neuronx-distributed")
 
 
-@dataclass(frozen=True)
+@frozen
 class Classified:
     """The user's packages as pins for the plan, and what the plan should say about them."""
 
@@ -119,7 +120,7 @@ def _locked(
     return version, tuple(dict.fromkeys((*hashes, *req.hashes)))
 
 
-@dataclass(frozen=True)
+@frozen
 class Judged:
     """What one requirement is: a pin of the plan, a companion, or a default-index package."""
 

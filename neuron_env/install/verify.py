@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from packaging.specifiers import SpecifierSet
@@ -19,13 +18,14 @@ from packaging.version import InvalidVersion, Version
 
 from neuron_env.command import clean_env, run
 from neuron_env.errors import CommandFailed
+from neuron_env.frozen import frozen
 from neuron_env.install.plan import InstallPlan
 
 IMPORT_TIMEOUT = 300.0
 _IMPORT_TORCH = "import json, torch; print(json.dumps({'version': torch.__version__}))"
 
 
-@dataclass(frozen=True)
+@frozen
 class Problem:
     """One way the environment differs from the plan; ``code`` is a stable identifier."""
 
@@ -33,7 +33,7 @@ class Problem:
     message: str
 
 
-@dataclass(frozen=True)
+@frozen
 class TorchImport:
     """What ``import torch`` did in the environment: its version, or the error's last line."""
 

@@ -17,7 +17,7 @@ import os
 import shutil
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel
 from packaging.version import InvalidVersion
 
 from neuron_env.errors import BadInput, CommandFailed, MalformedFile, OperationFailed
+from neuron_env.frozen import frozen
 from neuron_env.input_files import InputRejected, Limits, load_json
 from neuron_env.install.plan import DEFAULT_ROUTE, MISROUTED_HINT, InstallPlan
 from neuron_env.invocation import command
@@ -44,7 +45,7 @@ ONLY_BINARY = "--only-binary=:all:"
 MANIFEST_LIMITS = Limits(max_bytes=16 << 20, max_string=4096, max_depth=16)
 
 
-@dataclass(frozen=True)
+@frozen
 class WheelFile:
     """One wheel: its project, version, file name, sha256, and the route it came from."""
 
@@ -56,7 +57,7 @@ class WheelFile:
     index_url: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Wheelhouse:
     """What a wheelhouse holds and what it was made for."""
 
@@ -67,7 +68,7 @@ class Wheelhouse:
     files: tuple[WheelFile, ...] = field(default_factory=tuple)
 
 
-@dataclass(frozen=True)
+@frozen
 class ForeignTags:
     """Download for another machine: its Python version and platform tags."""
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from packaging.version import InvalidVersion, Version
 
 from neuron_env.errors import BadInput, UnsupportedCombination
+from neuron_env.frozen import frozen
 from neuron_env.matrix.load import Matrix
 from neuron_env.matrix.model import Pairing, Release
 from neuron_env.schema import did_you_mean
@@ -26,7 +26,7 @@ NoteLevel = Literal["info", "warning"]
 ARCH_ALIASES = {"amd64": "x86_64", "x64": "x86_64", "arm64": "aarch64"}
 
 
-@dataclass(frozen=True)
+@frozen
 class Request:
     """What the user asked for; everything but ``torch`` is optional."""
 
@@ -38,7 +38,7 @@ class Request:
     release: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Pin:
     """One pinned Python package and the only index it may come from."""
 
@@ -54,7 +54,7 @@ class Pin:
         return f"{self.name}{self.spec}"
 
 
-@dataclass(frozen=True)
+@frozen
 class CompanionPin:
     """A companion the target can take on request (TorchTitan Neuron), pinned to its index."""
 
@@ -75,7 +75,7 @@ class CompanionPin:
         return f"{self.name}{self.spec}"
 
 
-@dataclass(frozen=True)
+@frozen
 class SystemPin:
     """An apt package of the release; ``version`` is None where the release's pin is unknown."""
 
@@ -86,7 +86,7 @@ class SystemPin:
     confirmed: bool
 
 
-@dataclass(frozen=True)
+@frozen
 class Note:
     """Something to tell the user about the target; ``code`` is a stable identifier."""
 
@@ -95,7 +95,7 @@ class Note:
     message: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Target:
     """A fully resolved environment: what to install, from where, and what to keep in mind."""
 
