@@ -9,7 +9,6 @@ builder must therefore be a Trainium instance (default ``trn2.3xlarge``).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -26,6 +25,7 @@ from neuron_env.cloud.spec import (
 )
 from neuron_env.cloud.tool_source import tool_source
 from neuron_env.errors import BadInput, UnsupportedCombination
+from neuron_env.frozen import frozen
 from neuron_env.input_files import InputRejected, MiB, read_text
 from neuron_env.matrix import Matrix, Note, Release
 from neuron_env.matrix.model import Pairing
@@ -41,7 +41,7 @@ CANONICAL_PARAMETER = (
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class AmiRequest:
     """The options of ``neuron-env ami render``."""
 
@@ -57,7 +57,7 @@ class AmiRequest:
     neuron_env_spec: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class AmiRecipe:
     """The rendered recipe: file name → text, and what to tell the user."""
 
@@ -157,7 +157,7 @@ def write_recipe(recipe: AmiRecipe, directory: Path, *, force: bool = False) -> 
     return written
 
 
-@dataclass(frozen=True)
+@frozen
 class SourceImage:
     """The AMI the build starts from, as a public SSM parameter."""
 

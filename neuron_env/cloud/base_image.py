@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Literal
 
 from neuron_env.errors import UnsupportedCombination
+from neuron_env.frozen import frozen
 from neuron_env.matrix import Note, Release
 from neuron_env.matrix.model import Pairing
 from neuron_env.wording import join_words
@@ -26,7 +26,7 @@ LIST_DLAMI_PARAMETERS = (
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class ImageChoice:
     """The image and what it brings: a Python environment, the Neuron driver and tools."""
 

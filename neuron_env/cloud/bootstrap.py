@@ -6,10 +6,10 @@ data embeds it and the Packer recipe uploads it. This module decides only how it
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
 from neuron_env.cloud.tool_source import ToolSource
+from neuron_env.frozen import frozen
 from neuron_env.resources import shipped_text
 
 Mode = Literal["auto", "always", "never"]
@@ -25,7 +25,7 @@ READY_FILE = "/var/lib/neuron-env/ready"
 STATUS_TAG = "neuron-env:status"
 
 
-@dataclass(frozen=True)
+@frozen
 class BootstrapArgs:
     """How to call the bootstrap script; ``auto`` stages install only what the host lacks."""
 

@@ -14,15 +14,15 @@ The EFA count comes from ``max-efa``, never from the number of cards.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
+from neuron_env.frozen import frozen
 from neuron_env.matrix.model import InstanceType
 
 InterfaceType = Literal["interface", "efa", "efa-only"]
 
 
-@dataclass(frozen=True)
+@frozen
 class NetworkInterface:
     """One entry of LaunchTemplateData.NetworkInterfaces."""
 

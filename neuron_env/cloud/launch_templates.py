@@ -12,19 +12,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from neuron_env import __version__
 from neuron_env.cloud.api_errors import aws_call, cause_code
 from neuron_env.errors import OperationFailed
+from neuron_env.frozen import frozen
 
 Action = Literal["created", "new-version", "unchanged"]
 NOT_FOUND = "InvalidLaunchTemplateName.NotFoundException"
 DESCRIPTION_LIMIT = 255
 
 
-@dataclass(frozen=True)
+@frozen
 class ApplyResult:
     """What happened (or, with ``dry_run``, would happen) to the launch template."""
 
@@ -90,7 +90,7 @@ def _latest_version(ec2: Any, name: str) -> dict[str, Any]:
     return versions[0]
 
 
-@dataclass(frozen=True)
+@frozen
 class _Change:
     """One run's change to one template: each step checks permissions first in a dry run."""
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal, NamedTuple
 
 from neuron_env.cloud import values
@@ -17,6 +17,7 @@ from neuron_env.cloud.bootstrap import DEFAULT_VENV, STATUS_TAG, BootstrapArgs
 from neuron_env.cloud.efa import NetworkInterface, efa_layout
 from neuron_env.cloud.tool_source import tool_source
 from neuron_env.errors import BadInput, UnsupportedCombination
+from neuron_env.frozen import frozen
 from neuron_env.matrix import Matrix, Note, Release, Request, Target, resolve_target
 from neuron_env.matrix.model import InstanceType, Pairing
 from neuron_env.resources import shipped_matrix_dir
@@ -30,7 +31,7 @@ MIN_ROOT_GIB = 512  # Neuron docs: the primary EBS volume must be at least 512 G
 CapacityKind = Literal["capacity-block", "capacity-reservation"]
 
 
-@dataclass(frozen=True)
+@frozen
 class LaunchRequest:
     """The options of ``neuron-env launch-template render`` / ``create``."""
 
@@ -55,7 +56,7 @@ class LaunchRequest:
     neuron_env_spec: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Capacity:
     """Where the instances' capacity comes from: a Capacity Block or a targeted reservation."""
 
@@ -63,7 +64,7 @@ class Capacity:
     reservation_id: str
 
 
-@dataclass(frozen=True)
+@frozen
 class LaunchSpec:
     """Everything a launch template holds, in neuron-env's terms."""
 

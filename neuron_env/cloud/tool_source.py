@@ -19,12 +19,12 @@ as root is what this module exists to prevent.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Literal
 
 from neuron_env import __version__
 from neuron_env.cloud import values
 from neuron_env.errors import BadInput
+from neuron_env.frozen import frozen
 from neuron_env.matrix import Note
 
 SourceKind = Literal["url", "s3", "pypi", "ami"]
@@ -59,7 +59,7 @@ def choices(*, ami: bool = True, ami_option: bool = False, s3: bool = True) -> s
     return ", ".join(offered[:-1]) + ", or " + offered[-1]
 
 
-@dataclass(frozen=True)
+@frozen
 class ToolSource:
     """neuron-env's own source for a host or image, already checked."""
 

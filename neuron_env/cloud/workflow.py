@@ -16,6 +16,7 @@ from neuron_env.cloud.api_errors import aws_call
 from neuron_env.cloud.launch_templates import ApplyResult
 from neuron_env.cloud.spec import LaunchRequest, LaunchSpec
 from neuron_env.errors import BadInput
+from neuron_env.frozen import frozen
 from neuron_env.matrix import Note
 
 #: Opens the AWS session (a boto3 ``Session``) when the operation first needs it.
@@ -28,7 +29,7 @@ class RenderRequest:
     matrix_dirs: Sequence[Path] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class LaunchTemplate:
     """The launch template's spec, rendered in a format by :func:`neuron_env.output.emit.emit`
     (:data:`neuron_env.cloud.render.FORMATS`; check the format before this reaches AWS)."""
@@ -60,7 +61,7 @@ class CreateRequest:
     matrix_dirs: Sequence[Path] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class LaunchTemplateCreated:
     result: ApplyResult
     region: str | None
@@ -99,7 +100,7 @@ class AmiRenderRequest:
     matrix_dirs: Sequence[Path] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class RenderedRecipe:
     output: Path  # the recipe's directory
     written: Sequence[Path]
@@ -116,7 +117,7 @@ def render_ami_recipe(request: AmiRenderRequest) -> RenderedRecipe:
     return RenderedRecipe(request.output, tuple(written), recipe.notes)
 
 
-@dataclass(frozen=True)
+@frozen
 class IamPolicy:
     """The minimal IAM policy document for ``audience`` (cli or instance)."""
 

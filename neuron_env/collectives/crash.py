@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import re
 import signal
-from dataclasses import dataclass
+
+from neuron_env.frozen import frozen
 
 ROOT_CAUSE = "Root Cause (first observed failure):"
 _FIELD = re.compile(r"^\s*(host|rank|exitcode)\s*:\s*(\S+)", re.MULTILINE)
 
 
-@dataclass(frozen=True)
+@frozen
 class Crashed:
     """A rank that ended: ``code`` its exit code, negative for the signal that killed it."""
 

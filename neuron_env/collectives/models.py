@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from neuron_env.frozen import frozen
 
-@dataclass(frozen=True)
+
+@frozen
 class Row:
     """One (op, size) over every rank, in nccl-tests' terms: ``size`` is the whole buffer in
     bytes, ``time_s`` the median over ranks of each rank's median iteration, bandwidths in GB/s."""
@@ -24,7 +26,7 @@ class Row:
     peak_ratio: float | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Failure:
     """Why the run failed, in one sentence that names the op, the size and the rank."""
 
@@ -36,7 +38,7 @@ class Failure:
     host: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Peak:
     """The link that busbw is compared with, in GB/s (nccl-tests' unit)."""
 
@@ -44,7 +46,7 @@ class Peak:
     label: str
 
 
-@dataclass(frozen=True)
+@frozen
 class NccomRow:
     """nccom-test's figures at one of our sizes, in our units (GB/s: 10^9 B/s; nccom-test prints
     GiB/s), and our busbw over its busbw (None when it measured none)."""
@@ -56,7 +58,7 @@ class NccomRow:
     ratio: float | None
 
 
-@dataclass(frozen=True)
+@frozen
 class NccomOp:
     """What ``--compare-nccom`` got for one op: ``ran`` (its rows), ``not-run`` (nccom-test has
     no such op, or an earlier run of it timed out) or ``failed`` (``message`` says how)."""
@@ -68,7 +70,7 @@ class NccomOp:
     rows: tuple[NccomRow, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Progress:
     """A step finished on every rank (``row``), or nccom-test started on an op (``row`` None)."""
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from neuron_env.collectives.nccom_report import Measured, parse_report, parse_ta
 from neuron_env.command import run
 from neuron_env.errors import BadInput, CommandFailed
 from neuron_env.escape import terminal
+from neuron_env.frozen import frozen
 from neuron_env.input_files import InputRejected, Limits, load_json, read_tail
 
 EXECUTABLE = "nccom-test"
@@ -36,7 +36,7 @@ TABLE_BYTES = 2**20  # of its log, where the table is read when no JSON report w
 TAIL_LINES = 3
 
 
-@dataclass(frozen=True)
+@frozen
 class NccomPlan:
     """How nccom-test is run: ``nproc`` ranks on this host, our dtype, iterations and warm-up,
     ``timeout`` seconds per size, in ``environ`` (the user's, for the Neuron runtime's settings)."""

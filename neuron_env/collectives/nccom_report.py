@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from neuron_env.frozen import frozen
 
 SIZE, ALGBW, BUSBW = "size(B)", "algbw(GB/s)", "busbw(GB/s)"
 TIMES = ("time:avg(us)", "time(us)")
 
 
-@dataclass(frozen=True)
+@frozen
 class Measured:
     """One size as nccom-test measured it."""
 

@@ -10,17 +10,17 @@ the report says so. The default sweep starts at each op's smallest size. Pure fu
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from neuron_env.errors import BadInput
+from neuron_env.frozen import frozen
 
 DEFAULT_SIZES = tuple(8 * 2**i for i in range(28))  # 8 B ... 1 GiB, by x2
 WIDTH = {"float32": 4, "float16": 2, "bfloat16": 2, "int32": 4, "int64": 8, "int8": 1}
 SPLIT = frozenset({"all_gather", "reduce_scatter", "all_to_all"})
 
 
-@dataclass(frozen=True)
+@frozen
 class Step:
     """One (op, size): ``size`` the whole buffer in bytes, ``count`` its elements."""
 

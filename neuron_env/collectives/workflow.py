@@ -11,7 +11,7 @@ import math
 import os
 from collections.abc import Callable
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from neuron_env.collectives.models import CollectivesResult, Failure, Peak, Prog
 from neuron_env.collectives.peaks import peak_for
 from neuron_env.command import LineTimeout, LineTooLong, StreamingCommand
 from neuron_env.errors import BadInput, CommandFailed
+from neuron_env.frozen import frozen
 from neuron_env.progress import ProgressFactory
 
 OPS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast")
@@ -35,7 +36,7 @@ ProgressCallback = Callable[[Progress], None]
 SweepProgress = ProgressFactory[ProgressCallback]
 
 
-@dataclass(frozen=True)
+@frozen
 class CollectivesRequest:
     python: Path | None = None
     backend: str = "neuron"
@@ -198,7 +199,7 @@ def _ended_early(
     return Failure("error", f"the ranks ended early: {last[0]}")
 
 
-@dataclass(frozen=True)
+@frozen
 class _Seen:
     """What the ranks reported so far, and where each finished step is shown."""
 

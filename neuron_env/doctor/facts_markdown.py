@@ -10,18 +10,18 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from neuron_env import __version__
 from neuron_env.escape import UNSAFE
 from neuron_env.facts import HostFacts, NeuronDevice, PythonFacts
+from neuron_env.frozen import frozen
 
 # Distributions a Neuron bug report needs: the stack itself and what commonly breaks it.
 REPORTED_PREFIXES = ("torch", "neuron", "libneuron", "nki", "aws-neuron", "nvidia-", "jax")
 REPORTED_NAMES = ("numpy", "triton", "transformers", "accelerate", "optimum", "pip", "uv")
 
 
-@dataclass(frozen=True)
+@frozen
 class JudgedRelease:
     """The release and PyTorch neuron-env would judge the host against, and why."""
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from neuron_env.errors import BadInput
+from neuron_env.frozen import frozen
 
 
 def _example() -> str:
@@ -22,7 +22,7 @@ def _example() -> str:
     return f"For example: {command('evaluate', 'my_model.py:make')}, or my_package.models:make."
 
 
-@dataclass(frozen=True)
+@frozen
 class Entry:
     """A user's entry: a function in a module or in a file."""
 

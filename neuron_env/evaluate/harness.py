@@ -20,6 +20,7 @@ from neuron_env.errors import CommandFailed
 from neuron_env.evaluate import events
 from neuron_env.evaluate.entry import Entry, search_path
 from neuron_env.evaluate.models import ModelInfo, StageResult
+from neuron_env.frozen import frozen
 from neuron_env.worker.exits import why_it_ended
 from neuron_env.worker.interrupts import stop_on_interrupt
 from neuron_env.worker.results import DeviceInfo, Problem
@@ -30,7 +31,7 @@ WORKER_DIR = Path(__file__).resolve().with_name("worker")
 WORKER = "evaluate worker"
 
 
-@dataclass(frozen=True)
+@frozen
 class Request:
     """What to evaluate, where and how."""
 
@@ -58,7 +59,7 @@ class Request:
         }
 
 
-@dataclass(frozen=True)
+@frozen
 class Progress:
     """``started`` (device found), ``start`` (a stage began: ``name``), ``stage`` (one finished)."""
 

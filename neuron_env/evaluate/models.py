@@ -9,12 +9,13 @@ failed) or ``timeout``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from neuron_env.frozen import frozen
 from neuron_env.worker.results import ALWAYS_FAILING, Comparison, DeviceInfo, Problem, Status
 
 
-@dataclass(frozen=True)
+@frozen
 class TensorInfo:
     """One input tensor of the entry: its name (the forward's parameter), shape and dtype."""
 
@@ -23,7 +24,7 @@ class TensorInfo:
     dtype: str
 
 
-@dataclass(frozen=True)
+@frozen
 class ModelInfo:
     """What the entry returned, as seen in the target."""
 
@@ -41,13 +42,13 @@ class ModelInfo:
     warnings: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class GraphBreak:
     reason: str
     count: int
 
 
-@dataclass(frozen=True)
+@frozen
 class FailedOp:
     """An op of the graph the compiler rejected that it also rejects on its own."""
 
@@ -55,7 +56,7 @@ class FailedOp:
     error: str
 
 
-@dataclass(frozen=True)
+@frozen
 class StageResult:
     """One stage as measured. ``graphs``: graphs compiled (for a shape: new ones at that shape)."""
 
@@ -91,7 +92,7 @@ class StageResult:
         return [c for c in self.comparisons if not c.ok]
 
 
-@dataclass(frozen=True)
+@frozen
 class Evaluation:
     """One evaluation of the user's model: the device, the model, each stage, and why it stopped
     if it did. ``ok`` is the verdict; ``advice`` says what to change."""

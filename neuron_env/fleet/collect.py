@@ -22,6 +22,7 @@ from neuron_env.errors import BadInput, MalformedFile
 from neuron_env.facts import facts_from_document
 from neuron_env.fleet.model import NOT_COLLECTED, Missing
 from neuron_env.fleet.ssm import Invocation, SsmGateway, Throttled, batches
+from neuron_env.frozen import frozen
 from neuron_env.input_files import SNAPSHOT_LIMITS, InputRejected, gunzip, load_json, parse_json
 
 NOT_INSTALLED_EXIT = 127
@@ -29,7 +30,7 @@ TRUNCATED = "---Output truncated---"
 Progress = Callable[[str], None]
 
 
-@dataclass(frozen=True)
+@frozen
 class CollectOptions:
     tags: tuple[tuple[str, tuple[str, ...]], ...] = ()
     instance_ids: tuple[str, ...] = ()

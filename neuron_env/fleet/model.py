@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from neuron_env.checks.model import Finding
+from neuron_env.frozen import frozen
 
 NOT_COLLECTED = "_not-collected.json"
 
 
-@dataclass(frozen=True)
+@frozen
 class HostVerdict:
     name: str
     hostname: str | None
@@ -19,7 +18,7 @@ class HostVerdict:
     problems: tuple[Finding, ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class Group:
     """Hosts that share one failing (or warning) check, and what to run on them."""
 
@@ -30,7 +29,7 @@ class Group:
     other_fixes: int
 
 
-@dataclass(frozen=True)
+@frozen
 class Missing:
     """A host with no verdict: its snapshot was unreadable, or collection did not reach it."""
 
@@ -38,7 +37,7 @@ class Missing:
     reason: str
 
 
-@dataclass(frozen=True)
+@frozen
 class FleetReport:
     hosts: tuple[HostVerdict, ...]
     groups: tuple[Group, ...]

@@ -8,12 +8,12 @@ command output), and use moto for the rest.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from botocore.exceptions import ClientError
 
 from neuron_env.cloud.api_errors import aws_call, error_code, translate_client_error
+from neuron_env.frozen import frozen
 
 DOCUMENT = "AWS-RunShellScript"
 BATCH = 50  # send_command accepts at most 50 instance ids per call
@@ -27,7 +27,7 @@ THROTTLED = {
 }
 
 
-@dataclass(frozen=True)
+@frozen
 class Invocation:
     """One instance's answer to one command; ``status`` is SSM's (``InProgress``, ``Success``)."""
 

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from neuron_env import __version__
 from neuron_env.cloud.spec import default_os, resolve_host
 from neuron_env.cloud.tool_source import ToolSource, tool_source
 from neuron_env.errors import BadInput, UnsupportedCombination
+from neuron_env.frozen import frozen
 from neuron_env.image.inputs import (
     CODENAMES,
     VENV,
@@ -50,7 +51,7 @@ DOWNLOAD_DIR = "/tmp/neuron-env"  # noqa: S108 - a build step's scratch folder, 
 _MIRROR = re.compile(r"https?://[A-Za-z0-9.\-]+(?::\d{1,5})?(?:/[A-Za-z0-9._\-/~%+=]*)?")
 
 
-@dataclass(frozen=True)
+@frozen
 class ImageRequest:
     """The options of ``neuron-env image render``."""
 
@@ -65,7 +66,7 @@ class ImageRequest:
     mirrors: Mirrors = field(default_factory=Mirrors)
 
 
-@dataclass(frozen=True)
+@frozen
 class AptPackage:
     name: str
     version: str | None  # None where the matrix does not confirm the release's version
@@ -76,7 +77,7 @@ class AptPackage:
         return self.name if self.version is None else f"{self.name}={self.version}*"
 
 
-@dataclass(frozen=True)
+@frozen
 class ImageSpec:
     """Everything the Dockerfile holds, decided."""
 

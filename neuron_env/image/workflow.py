@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from neuron_env.frozen import frozen
 from neuron_env.image.dockerfile import ImageRequest
 from neuron_env.matrix import Note
 
@@ -20,7 +21,7 @@ class ImageRenderRequest:
     matrix_dirs: Sequence[Path] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class RenderedImage:
     """The Dockerfile and the pins it is built from; written by :func:`neuron_env.output.emit.emit`
     as text (the Dockerfile) or json (the image-render envelope)."""

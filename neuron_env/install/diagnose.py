@@ -8,13 +8,13 @@ index unreachable, nothing matches a pin) and names the plan's index involved.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from neuron_env.frozen import frozen
 from neuron_env.install.plan import InstallPlan
 
 
-@dataclass(frozen=True)
+@frozen
 class Cause:
     """Why a backend failed, and what to do about it."""
 

@@ -9,17 +9,17 @@ of its ``RECORD`` (which lists the hash of every file it installed) at the start
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
+from neuron_env.frozen import frozen
 from neuron_env.input_files import InputRejected, MiB, read_bytes
 
 MAX_RECORD = 64 * MiB
 
 
-@dataclass(frozen=True)
+@frozen
 class Installed:
     """One distribution: its version and the sha256 of its RECORD ('' when it has none)."""
 

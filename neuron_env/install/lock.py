@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from packaging.requirements import Requirement
@@ -20,6 +19,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from neuron_env.errors import BadInput, OperationFailed
+from neuron_env.frozen import frozen
 from neuron_env.install.plan import InstallPlan
 from neuron_env.install.wheelhouse import WheelFile
 from neuron_env.invocation import command
@@ -109,7 +109,7 @@ def locked_version(text: str) -> str | None:
     return specs[0].version
 
 
-@dataclass(frozen=True)
+@frozen
 class ResolvedFile:
     """One file the resolution would install: its project, version, file name and sha256s."""
 

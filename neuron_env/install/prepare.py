@@ -8,12 +8,13 @@ environment for another machine), so the matrix decides with the same facts the 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
 from neuron_env.errors import BadInput, UnsupportedCombination
+from neuron_env.frozen import frozen
 from neuron_env.install.backends import Backend, choose_backend
 from neuron_env.install.lock import check_locked, wheelhouse_files
 from neuron_env.install.plan import BackendName, Choices, InstallPlan, make_plan
@@ -43,7 +44,7 @@ from neuron_env.matrix.resolve import require_pip_wheels
 from neuron_env.probe.os_release import probe_os
 
 
-@dataclass(frozen=True)
+@frozen
 class Prepared:
     plan: InstallPlan
     target: TargetEnv

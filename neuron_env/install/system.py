@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from neuron_env.command import clean_env, run
 from neuron_env.errors import BadInput
+from neuron_env.frozen import frozen
 from neuron_env.input_files import MiB
 from neuron_env.install.outcome import Step, SystemPlan
 from neuron_env.invocation import command
@@ -30,7 +30,7 @@ MAX_OS_RELEASE = 1 * MiB
 KNOWN_CODENAMES = {"ubuntu-22.04": "jammy", "ubuntu-24.04": "noble", "ubuntu-26.04": "resolute"}
 
 
-@dataclass(frozen=True)
+@frozen
 class HostRelease:
     """What the steps need to know about the host: its OS key, codename and kernel."""
 

@@ -15,12 +15,12 @@ import os
 import shutil
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from neuron_env.command import clean_env, run
 from neuron_env.errors import BadInput, CommandFailed, OperationFailed
 from neuron_env.facts import PythonFacts
+from neuron_env.frozen import frozen
 from neuron_env.input_files import InputRejected, MiB, read_bytes
 from neuron_env.invocation import command
 from neuron_env.probe.python_env import probe_python
@@ -29,7 +29,7 @@ PROBE_TIMEOUT = 30.0
 MAX_PYVENV_CFG = 1 * MiB  # a few lines; a venv's own file, but one a user can replace
 
 
-@dataclass(frozen=True)
+@frozen
 class TargetEnv:
     """The environment to install into; ``facts`` is None when it does not exist yet."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
@@ -19,6 +19,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from neuron_env.errors import BadInput
+from neuron_env.frozen import frozen
 from neuron_env.install.diagnose import Cause
 from neuron_env.install.lock import check_hash_mode, split_hashes
 from neuron_env.install.plan import InstallPlan
@@ -30,7 +31,7 @@ CORE = ("torch", "torch-neuronx", "neuronx-cc", "nki")
 CONSTRAINTS = "neuron-env-constraints.txt"
 
 
-@dataclass(frozen=True)
+@frozen
 class UserRequirement:
     """One requirement as the user wrote it, and where (``command line`` or ``FILE:LINE``)."""
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import dataclasses
 import datetime
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from neuron_env.frozen import frozen
 from neuron_env.matrix.model import Release
 from neuron_env.schema import format_path, toml_key
 
@@ -32,7 +32,7 @@ PROSE = {"note", "notes", "summary"}
 Path = tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class Change:
     """One fact that differs; a whole entry added or removed is a single change."""
 

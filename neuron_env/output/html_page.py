@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 
 from neuron_env import __version__
 from neuron_env.escape import html
+from neuron_env.frozen import frozen
 
 STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#1f2937;
@@ -105,7 +105,7 @@ LEFT, RIGHT, TOP, BOTTOM = 70, 170, 20, 50  # margins: tick labels left and belo
 DASHED = ' stroke-dasharray="6 4"'
 
 
-@dataclass(frozen=True)
+@frozen
 class Series:
     """One line: its name (in the legend) and its (x, y) points; ``dashed`` for a line drawn
     for comparison (another tool's figures)."""
@@ -115,7 +115,7 @@ class Series:
     dashed: bool = False
 
 
-@dataclass(frozen=True)
+@frozen
 class Axis:
     """A logarithmic axis: its label, its base (ticks at its powers) and how a tick reads."""
 
@@ -124,7 +124,7 @@ class Axis:
     tick: Callable[[float], str]
 
 
-@dataclass(frozen=True)
+@frozen
 class Reference:
     """A horizontal line across the chart (e.g. the link's peak), labelled."""
 
@@ -132,7 +132,7 @@ class Reference:
     value: float
 
 
-@dataclass(frozen=True)
+@frozen
 class _Scale:
     low: float  # exponents of the axis's base at its ends
     high: float

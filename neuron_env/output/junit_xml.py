@@ -11,16 +11,17 @@ from __future__ import annotations
 import socket
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, timezone
 from typing import Literal
 
 from neuron_env.escape import xml
+from neuron_env.frozen import frozen
 
 Outcome = Literal["pass", "failure", "error", "skipped"]
 
 
-@dataclass(frozen=True)
+@frozen
 class Case:
     """One testcase: ``message``/``kind`` are its failure's, error's or skip's attributes; ``text``
     the body of its failure or error, or (when it passes) its line ``name: text`` in the suite's
@@ -35,7 +36,7 @@ class Case:
     time: float | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Suite:
     """One testsuite; ``properties`` (when any) become its ``<properties>``, ``time`` its seconds
     (None: written as 0)."""

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from neuron_env.errors import BadInput
+from neuron_env.frozen import frozen
 from neuron_env.resources import shipped_text
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ SLURM_SCRIPT = "slurm-healthcheck.sh"
 EMITTABLE = ("slurm-healthcheck",)
 
 
-@dataclass(frozen=True)
+@frozen
 class CiContext:
     system: CiSystem
     step_summary: Path | None = None
@@ -45,7 +46,7 @@ def detect_ci(environ: Mapping[str, str]) -> CiContext:
     return CiContext("none")
 
 
-@dataclass(frozen=True)
+@frozen
 class OutputPlan:
     """What goes where: ``stdout`` is the format printed to the log; ``files`` are written."""
 

@@ -10,15 +10,16 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from neuron_env.frozen import frozen
 from neuron_env.scan.model import Edit, Finding, Span
 from neuron_env.scan.source import SourceFile
 
 _REST_OF_LINE = re.compile(r"[ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n)?")
 
 
-@dataclass(frozen=True)
+@frozen
 class Change:
     """An edit to make, and the finding it fixes (None for an added ``import torch``)."""
 

@@ -17,10 +17,10 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from neuron_env.errors import BadInput
+from neuron_env.frozen import frozen
 from neuron_env.invocation import command
 from neuron_env.scan.containers import dockerfile_as_shell, is_dockerfile, yaml_as_shell
 from neuron_env.scan.detect import detect, finding
@@ -55,7 +55,7 @@ YAML_SUFFIXES = frozenset({".yaml", ".yml"})
 WALKED_SUFFIXES = frozenset({".py", ".ipynb", *SHELL_SUFFIXES, *YAML_SUFFIXES})
 
 
-@dataclass(frozen=True)
+@frozen
 class ScanOptions:
     root: Path  # reports name files relative to it (SARIF: relative to the repository root)
     exclude: tuple[str, ...] = ()  # globs matched against the relative path and the name
@@ -165,7 +165,7 @@ def _scan_error(
 # --- which files ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class ScannedFile:
     path: Path
     display: str

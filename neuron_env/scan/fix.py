@@ -21,10 +21,11 @@ import os
 import stat
 import tempfile
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from neuron_env.errors import OperationFailed
+from neuron_env.frozen import frozen
 from neuron_env.scan.cleanup import statement_changes
 from neuron_env.scan.grammar import PythonVersion, fstring_quotes, grammar_problem
 from neuron_env.scan.model import Edit, Finding
@@ -37,7 +38,7 @@ class FileChanged(OperationFailed):
     """The file is not what was scanned any more: nothing was written to it."""
 
 
-@dataclass(frozen=True)
+@frozen
 class FilePatch:
     """The new text of one file, and the findings it fixes (or why it is refused)."""
 

@@ -7,9 +7,11 @@ the renderers only lay them out.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Literal
+
+from neuron_env.frozen import frozen
 
 Severity = Literal["error", "warning", "note"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "note")  # most severe first
@@ -40,7 +42,7 @@ def demote(severity: Severity) -> Severity:
     return SEVERITIES[min(SEVERITIES.index(severity) + 1, len(SEVERITIES) - 1)]
 
 
-@dataclass(frozen=True)
+@frozen
 class Detection:
     """What a rule looks for in the source (see the header of ``rules/scan.toml``)."""
 
@@ -79,7 +81,7 @@ class Detection:
         return not api_uses and not any(others) and self.check is None
 
 
-@dataclass(frozen=True)
+@frozen
 class Variant:
     """Another form of a rule's finding, with its own severity and message."""
 
@@ -88,7 +90,7 @@ class Variant:
     suggestion: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class Rule:
     """One scan rule, ready to run against one Neuron release."""
 
@@ -121,7 +123,7 @@ class Rule:
         return self.summary or f"{self.title}. {self.suggestion}"
 
 
-@dataclass(frozen=True)
+@frozen
 class RuleSet:
     """The rules for one release, in the order they are listed."""
 
@@ -149,7 +151,7 @@ class RuleSet:
         return any(word in text for word in self.triggers)
 
 
-@dataclass(frozen=True)
+@frozen
 class Span:
     """A region of a file: 1-based lines and columns (columns count characters)."""
 
@@ -159,7 +161,7 @@ class Span:
     end_column: int
 
 
-@dataclass(frozen=True)
+@frozen
 class Edit:
     """Replace ``old``, the text of ``span`` (end exclusive), with ``new``."""
 
@@ -170,7 +172,7 @@ class Edit:
     needs_torch: bool = False  # `new` names torch, which the module does not import yet
 
 
-@dataclass(frozen=True)
+@frozen
 class Finding:
     """One thing to change, where it is and how."""
 
@@ -195,7 +197,7 @@ class Finding:
         return f"{self.path}:{cell}{self.span.line}:{self.span.column}"
 
 
-@dataclass(frozen=True)
+@frozen
 class ScanReport:
     """Everything one scan found."""
 

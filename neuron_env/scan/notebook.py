@@ -18,9 +18,9 @@ import json
 import re
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
+from neuron_env.frozen import frozen
 from neuron_env.scan.ipython import mask_cell
 from neuron_env.scan.model import Finding, Span
 from neuron_env.scan.source import NotASourceFile, SourceFile
@@ -29,7 +29,7 @@ _FIX_PROMISE = re.compile(r"\s*\(neuron-env scan --fix does this[^)]*\)")
 NOT_FIXED_HERE = "Edit the cell: scan --fix does not rewrite notebooks."
 
 
-@dataclass(frozen=True)
+@frozen
 class Cell:
     number: int  # 1-based position among all the notebook's cells, as editors count them
     python: str  # the cell with IPython-only lines blanked (same line count)

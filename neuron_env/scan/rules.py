@@ -11,10 +11,11 @@ import dataclasses
 import functools
 import string
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from neuron_env.errors import MatrixError
+from neuron_env.frozen import frozen
 from neuron_env.matrix.load import read_toml
 from neuron_env.matrix.model import Limitation, Release
 from neuron_env.resources import docs_page, scan_rules_file
@@ -28,7 +29,7 @@ Category = str
 PLACEHOLDERS = {"name", "summary"}
 
 
-@dataclass(frozen=True)
+@frozen
 class RuleSpec:
     """One of neuron-env's own rules, as written in ``rules/scan.toml``."""
 
@@ -48,7 +49,7 @@ class RuleSpec:
     """False where no public source was found for what the rule says (reported one level lower)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class LimitationPolicy:
     """How a release limitation becomes a rule: severity, wording, what to detect."""
 
@@ -61,7 +62,7 @@ class LimitationPolicy:
     variants: dict[str, Variant] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@frozen
 class RuleFile:
     """The whole of ``rules/scan.toml``."""
 

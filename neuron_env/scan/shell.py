@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
+from neuron_env.frozen import frozen
 from neuron_env.scan.detect import command_pattern, finding
 from neuron_env.scan.model import Finding, Rule, RuleSet, Span
 from neuron_env.scan.source import SourceFile
@@ -55,7 +55,7 @@ def is_shell_shebang(first_line: bytes) -> bool:
     return program in SHELLS
 
 
-@dataclass(frozen=True)
+@frozen
 class _Script:
     """What a line's findings may depend on elsewhere in the script."""
 

@@ -16,9 +16,9 @@ import re
 import stat
 import tokenize
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
 
+from neuron_env.frozen import frozen
 from neuron_env.scan.model import Span
 
 MAX_FILE_BYTES = 10 * 1024 * 1024  # no source file is this large; a device or a dump might be
@@ -27,7 +27,7 @@ MAX_NOTEBOOK_BYTES = 50 * 1024 * 1024  # notebooks carry their outputs (images) 
 _LINE_BREAK = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
 
 
-@dataclass(frozen=True)
+@frozen
 class SourceFile:
     path: Path  # where it was read from
     display: str  # how reports name it

@@ -14,6 +14,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
+from neuron_env.frozen import frozen
 from neuron_env.scan.placement import (
     FACTORIES,
     host_statements,
@@ -40,7 +41,7 @@ _DEVICE = re.compile(r"([a-z_]+)(?::\d+)?")
 _DEVICE_PREFIX = re.compile(r"([a-z_]+):")
 
 
-@dataclass(frozen=True)
+@frozen
 class ImportUse:
     """``import a.b`` or ``from a import b``: the qualified name ``a.b``."""
 
@@ -48,7 +49,7 @@ class ImportUse:
     node: ast.alias
 
 
-@dataclass(frozen=True)
+@frozen
 class Reference:
     """A name or attribute chain that resolves through imports to ``name``."""
 
@@ -62,7 +63,7 @@ class Reference:
     argument_of: ast.Call | None = None  # the call it is an argument of: zeros(3, dtype=...)
 
 
-@dataclass(frozen=True)
+@frozen
 class MethodCall:
     """``x.method(...)`` on something that is not an imported module."""
 
@@ -71,7 +72,7 @@ class MethodCall:
     on_cpu: bool = False  # called on `.cpu()` or on a tensor created with device="cpu"
 
 
-@dataclass(frozen=True)
+@frozen
 class DeviceString:
     """A string in a device position; ``literal`` when it is one plain string constant."""
 
@@ -81,7 +82,7 @@ class DeviceString:
     compared: bool = False  # `t.device.type == "xla"`: a test of the device, not a choice
 
 
-@dataclass(frozen=True)
+@frozen
 class StringConstant:
     value: str
     node: ast.Constant

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from neuron_env.errors import BadInput, Interrupted
+from neuron_env.frozen import frozen
 
 if TYPE_CHECKING:
     from neuron_env.scan import FilePatch, RuleSet, ScanOptions, ScanReport, Severity
@@ -40,7 +41,7 @@ class ScanRequest:
     list_rules: bool = False
 
 
-@dataclass(frozen=True)
+@frozen
 class FixPlan:
     """The patches ``--fix`` would write, and the files it refuses to touch (with why)."""
 
@@ -49,7 +50,7 @@ class FixPlan:
     dry_run: bool
 
 
-@dataclass(frozen=True)
+@frozen
 class FixOutcome:
     """What a confirmed ``--fix`` wrote, and the files that changed under it (not written)."""
 
@@ -71,7 +72,7 @@ class FixReview(Protocol):
         """Say what was written and what was not."""
 
 
-@dataclass(frozen=True)
+@frozen
 class ScanResult:
     """The report (after ``--fix``: of what is left) and the severity that fails it."""
 
@@ -83,7 +84,7 @@ class ScanResult:
         return self.report.exit_code(self.fail_on)
 
 
-@dataclass(frozen=True)
+@frozen
 class RuleListing:
     """``scan --list-rules``: the release's rules."""
 

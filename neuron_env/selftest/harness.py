@@ -18,6 +18,7 @@ from typing import Any
 
 from neuron_env.command import StreamingCommand
 from neuron_env.errors import CommandFailed
+from neuron_env.frozen import frozen
 from neuron_env.selftest import events
 from neuron_env.selftest.models import CaseResult, Peak
 from neuron_env.selftest.worker.cases import split_variant
@@ -42,7 +43,7 @@ WORKER_DIR = Path(__file__).resolve().with_name("worker")
 WORKER = "self-test worker"
 
 
-@dataclass(frozen=True)
+@frozen
 class Progress:
     """A progress report: ``started`` (device found), ``case`` (one finished), ``restart``."""
 
@@ -67,7 +68,7 @@ class Run:
     problem: Problem | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Request:
     python: Path
     device: str

@@ -14,9 +14,10 @@ Statuses of a case (docs/commands/selftest.md, "Statuses"):
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from neuron_env.frozen import frozen
 from neuron_env.selftest.worker.cases import Case
 from neuron_env.worker.results import (
     ALWAYS_FAILING,
@@ -28,7 +29,7 @@ from neuron_env.worker.results import (
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class CaseResult:
     """One variant (``case/dtype/mode``) as measured."""
 
@@ -64,7 +65,7 @@ class CaseResult:
         return max(self.comparisons, key=lambda c: (not c.ok, c.max_rel or 0.0, c.max_abs or 0.0))
 
 
-@dataclass(frozen=True)
+@frozen
 class Peak:
     """Peak matmul throughput for the matmul throughput case, from the support matrix.
 
@@ -79,7 +80,7 @@ class Peak:
     source: str
 
 
-@dataclass(frozen=True)
+@frozen
 class SuiteResult:
     """A self-test run: the device found, one result per variant, and why it stopped if it did.
 
@@ -130,7 +131,7 @@ class SuiteResult:
         return lines
 
 
-@dataclass(frozen=True)
+@frozen
 class SmokeResult(SuiteResult):
     """The smoke test: device availability and count, then a matmul in fp32 and bf16 vs CPU."""
 
@@ -145,7 +146,7 @@ class SmokeResult(SuiteResult):
         return f"smoke test on {self.device} ({count}) {verdict}: matmul " + ", ".join(parts)
 
 
-@dataclass(frozen=True)
+@frozen
 class CaseListing:
     """``selftest --list``: the cases ``level`` runs, then the case ids each higher level adds."""
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import ClassVar
 
 from neuron_env.command import Completed, clean_env, run
+from neuron_env.frozen import frozen
 from neuron_env.install.plan import InstallPlan
 
 #: Environment variables a backend keeps: its own configuration, where config and caches live,
@@ -25,7 +26,7 @@ KEPT_NAMES = ("NETRC", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "SOURCE_DATE_EPOC
 DROPPED_NAMES = ("PIP_TARGET", "PIP_PREFIX", "PIP_ROOT", "PIP_USER", "UV_SYSTEM_PYTHON")
 
 
-@dataclass(frozen=True)
+@frozen
 class Session:
     """One backend run: where its output goes, and a scratch directory."""
 

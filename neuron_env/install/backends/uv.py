@@ -24,13 +24,14 @@ import json
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from packaging.utils import canonicalize_name
 
 from neuron_env.errors import CommandFailed, OperationFailed
+from neuron_env.frozen import frozen
 from neuron_env.input_files import TOOL_OUTPUT_LIMITS, InputRejected, parse_toml, read_text
 from neuron_env.install.backends.base import Backend, Session
 from neuron_env.install.lock import ResolvedFile, check_locked
@@ -171,7 +172,7 @@ def read_timeout(env: dict[str, str]) -> float:
     return DEFAULT_READ_TIMEOUT
 
 
-@dataclass(frozen=True)
+@frozen
 class Resolved:
     """One package of a resolution and the index uv took it from (None: not said)."""
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from neuron_env.errors import BadInput
+from neuron_env.frozen import frozen
 
 if TYPE_CHECKING:
     from neuron_env.matrix.commands.indexcheck.verify import IndexResult, Verification
@@ -27,7 +28,7 @@ class VerifyRequest:
     progress: Callable[[IndexResult], None] = field(default=lambda _: None)
 
 
-@dataclass(frozen=True)
+@frozen
 class VerifyResult:
     verification: Verification
     overlay: Path | None  # the overlay release file written, if one was

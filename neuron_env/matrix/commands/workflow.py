@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from neuron_env.errors import EXIT_BAD_INPUT, NeuronEnvError
+from neuron_env.frozen import frozen
 from neuron_env.matrix import Change, Matrix, Release, Request, Target
 
 
@@ -22,12 +23,12 @@ class MatrixRequest:
     release: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class ReleaseList:
     matrix: Matrix
 
 
-@dataclass(frozen=True)
+@frozen
 class ReleaseShown:
     release: Release
 
@@ -51,7 +52,7 @@ class ResolveRequest:
     matrix_dirs: Sequence[Path] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class ResolvedTarget:
     request: Request
     target: Target
@@ -75,7 +76,7 @@ class DiffRequest:
     prose: bool = False  # also compare notes and summaries
 
 
-@dataclass(frozen=True)
+@frozen
 class ReleaseDiff:
     old: str  # as asked
     new: str
@@ -99,7 +100,7 @@ class ValidateRequest:
     files: Sequence[Path]
 
 
-@dataclass(frozen=True)
+@frozen
 class Validation:
     """Each file, and the release it holds or why it is not valid."""
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from neuron_env.frozen import frozen
 from neuron_env.matrix import Release
 from neuron_env.matrix.commands.indexcheck.simple import IndexReadout
 from neuron_env.matrix.commands.indexcheck.wheels import Wheel, wheels_for
@@ -21,7 +21,7 @@ Status = Literal["confirmed", "contradicted", "unknown"]
 DEFAULT_INDEX = "default"
 
 
-@dataclass(frozen=True)
+@frozen
 class Fact:
     """One statement of the release file and what the index says about it.
 
@@ -41,7 +41,7 @@ class Fact:
     guess: bool = False
 
 
-@dataclass(frozen=True)
+@frozen
 class Listing:
     """The wheels one index lists for one package, or why nothing can be said about them."""
 

@@ -19,13 +19,13 @@ import ssl
 import urllib.error
 import urllib.parse
 import urllib.request
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from packaging.utils import canonicalize_name
 
 from neuron_env import __version__
+from neuron_env.frozen import frozen
 from neuron_env.input_files import InputRejected, Limits, MiB, parse_json, read_text
 from neuron_env.input_http import BodyTooLarge, Deadline, DeadlinePassed, fetch
 
@@ -50,7 +50,7 @@ class IndexUnreadable(Exception):
         self.reason = reason
 
 
-@dataclass(frozen=True)
+@frozen
 class IndexFile:
     """One file a simple page lists."""
 
@@ -59,7 +59,7 @@ class IndexFile:
     yanked: bool = False
 
 
-@dataclass(frozen=True)
+@frozen
 class ProjectPage:
     """One project's page: its files, or ``found = False`` when the index answered 404."""
 
@@ -70,7 +70,7 @@ class ProjectPage:
     found: bool = True
 
 
-@dataclass(frozen=True)
+@frozen
 class IndexAccess:
     """How to reach one index: its URL without credentials, and the Authorization header."""
 
@@ -271,7 +271,7 @@ def _html_files(body: bytes) -> tuple[IndexFile, ...]:
     return tuple(parser.files)
 
 
-@dataclass(frozen=True)
+@frozen
 class IndexReadout:
     """What one index answered for the projects asked of it, or why it could not be read."""
 

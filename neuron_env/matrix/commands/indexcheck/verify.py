@@ -6,9 +6,9 @@ import dataclasses
 import datetime
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from neuron_env.errors import Interrupted
+from neuron_env.frozen import frozen
 from neuron_env.matrix import Matrix, Release
 from neuron_env.matrix.commands.indexcheck.compare import verify_release
 from neuron_env.matrix.commands.indexcheck.facts import DEFAULT_INDEX, Fact
@@ -28,7 +28,7 @@ from neuron_env.signals import join_thread
 OVERRIDE_FOR = {"neuron": "torch-neuronx", "pytorch": "torch"}
 
 
-@dataclass(frozen=True)
+@frozen
 class IndexToRead:
     """One index of the release, where it is read from, and the projects asked of it."""
 
@@ -38,7 +38,7 @@ class IndexToRead:
     projects: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class IndexResult:
     """How reading one index went (URLs redacted)."""
 
@@ -53,7 +53,7 @@ class IndexResult:
     seconds: float
 
 
-@dataclass(frozen=True)
+@frozen
 class Verification:
     """Everything ``matrix verify`` found about one release."""
 

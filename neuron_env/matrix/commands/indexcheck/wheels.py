@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from packaging.tags import Tag
 from packaging.utils import (
@@ -20,6 +19,7 @@ from packaging.utils import (
 )
 from packaging.version import Version
 
+from neuron_env.frozen import frozen
 from neuron_env.matrix.commands.indexcheck.simple import ProjectPage
 
 #: The old manylinux names and the glibc each stands for (PEP 600).
@@ -33,7 +33,7 @@ _LAST_MINOR = 30
 MAX_FILENAME = 255  # the longest file name Linux file systems allow
 
 
-@dataclass(frozen=True)
+@frozen
 class Wheel:
     """One wheel file for the architecture being checked.
 
