@@ -13,10 +13,22 @@ import subprocess
 import sys
 import threading
 import weakref
+from collections.abc import Iterator
 
 import pytest
 
 from neuron_env.signals import interrupt_lost, interrupts_unwind, raise_lost_interrupt
+
+
+@pytest.fixture(autouse=True)
+def no_interrupt_left_behind() -> Iterator[None]:
+    """The signals these tests send are real: what the run records of them (an interrupt is
+    unwinding it, so a thread's new process group is killed at once) must not outlive the test
+    in this pytest worker, where later tests probe the host in threads (test_probes' python probe
+    was killed by it in a whole run). An empty run clears the record."""
+    yield
+    with interrupts_unwind():
+        pass
 
 
 class _Object:
