@@ -24,7 +24,7 @@ from typing import Any
 from neuron_env.errors import CommandFailed
 from neuron_env.frozen import frozen
 from neuron_env.input_files import read_tail
-from neuron_env.signals import killed_on_interrupt
+from neuron_env.signals import WAKE_SECONDS, killed_on_interrupt, raise_lost_interrupt
 
 
 def _debug(message: str, *args: object) -> None:
@@ -140,9 +140,21 @@ def _finish(
     (at once by the signal's handler when another thread waits: :func:`killed_on_interrupt`);
     a timeout is a :class:`CommandFailed` holding ``tail`` of the output.
     """
+    deadline = time.monotonic() + timeout
     try:
         with killed_on_interrupt(proc.pid):
-            return proc.communicate(input, timeout=timeout)
+            while True:
+                left = deadline - time.monotonic()
+                try:
+                    return proc.communicate(input, timeout=max(0.0, min(left, WAKE_SECONDS)))
+                except subprocess.TimeoutExpired:
+                    if left <= WAKE_SECONDS:
+                        raise
+                # Woken every WAKE_SECONDS (communicate() resumes without losing output; its
+                # input went with the first call): an interrupt Python swallowed ends the wait
+                # here, where the command would otherwise be waited for to its end.
+                input = None
+                raise_lost_interrupt()
     except subprocess.TimeoutExpired:
         _kill_group(proc)
         stdout, stderr = proc.communicate()
@@ -154,6 +166,10 @@ def _finish(
     except BaseException:
         _kill_group(proc)
         proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):  # as communicate() would have
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
         raise
 
 

@@ -12,11 +12,14 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import weakref
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from neuron_env.command import run
 from neuron_env.signals import interrupt_lost, interrupts_unwind, raise_lost_interrupt
 
 
@@ -158,3 +161,21 @@ def test_a_run_whose_interrupt_was_swallowed_writes_one_document_not_its_report(
     assert document["errors"][0]["message"].startswith("Interrupted.")
     assert "Exception ignored" not in ran.stderr
     assert ran.stderr.count("Interrupted") == 1
+
+
+def test_a_swallowed_interrupt_ends_the_wait_for_a_command_and_kills_it(tmp_path: Path) -> None:
+    """pip waiting on a download that never ends: the interrupt Python swallowed is acted on
+    within a wake-up, not when the command ends (a fresh-clone run had 'download' hang 60 s)."""
+    pid_file = tmp_path / "pid"
+    sleeper = (
+        f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(60)"
+    )
+    started = time.monotonic()
+    with interrupts_unwind():
+        _signal_inside_a_weakref_callback(signal.SIGINT)
+        with pytest.raises(KeyboardInterrupt):
+            run([sys.executable, "-c", sleeper], timeout=120)
+    assert time.monotonic() - started < 30
+    pid = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):  # killed with its group, and reaped
+        os.kill(pid, 0)
