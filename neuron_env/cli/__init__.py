@@ -255,12 +255,15 @@ def _run(args: list[str]) -> Any:
     """Run the command ``args`` name: by its quick reader when it has one that is sure of them,
     else by typer (which also says every usage error)."""
     quick = None
-    if args and args[0] in QUICK:
-        quick = import_module(QUICK[args[0]]).parse(args[1:], os.environ)
-    if quick is None:
-        from neuron_env.cli.group import app
+    try:
+        if args and args[0] in QUICK:
+            quick = import_module(QUICK[args[0]]).parse(args[1:], os.environ)
+        if quick is None:
+            from neuron_env.cli.group import app
 
-        return app(standalone_mode=False)
+            return app(standalone_mode=False)
+    except KeyboardInterrupt:  # while the command loads, before click or _run_quick takes it
+        raise interrupted() from None
     return _run_quick(quick)
 
 

@@ -179,3 +179,38 @@ def test_a_swallowed_interrupt_ends_the_wait_for_a_command_and_kills_it(tmp_path
     pid = int(pid_file.read_text())
     with pytest.raises(ProcessLookupError):  # killed with its group, and reaped
         os.kill(pid, 0)
+
+
+# SIGTERM while the typer group is imported, before click handles interrupts: a real signal,
+# raised in ordinary code (an import hook), not swallowed.
+SIGNALLED_WHILE_LOADING = """
+import os, signal, sys
+
+class Hook:
+    def find_spec(self, name, path=None, target=None):
+        if name == "neuron_env.cli.group":
+            os.kill(os.getpid(), signal.SIGTERM)
+        return None
+
+sys.meta_path.insert(0, Hook())
+sys.argv = ["neuron-env", "matrix", "list", "--format", "json"]
+from neuron_env.cli import main
+
+main()
+"""
+
+
+def test_a_signal_while_the_command_loads_ends_as_interrupted_without_a_traceback() -> None:
+    ran = subprocess.run(
+        [sys.executable, "-c", SIGNALLED_WHILE_LOADING],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert ran.returncode == 143, ran.stdout + ran.stderr
+    assert "Traceback" not in ran.stderr
+    assert ran.stderr.count("Interrupted") == 1
+    # Its options were never read, so it does not know it was asked for JSON: nothing on stdout
+    # rather than a document (a signal after --format is read gets the envelope, as above).
+    assert ran.stdout == ""
