@@ -28,6 +28,9 @@ class ProbeError:
     probe: str
     kind: Literal["timeout", "error"]
     message: str
+    fix: str = ""
+    """What the failure itself says to do (a link under ``--sysroot`` leading off it); empty
+    where it says nothing (the checks that needed the probe then advise a run with --debug)."""
 
 
 @frozen

@@ -159,5 +159,7 @@ INSTALLS_TORCHNEURON = " install --torch "
 def _unprobed(facts: HostFacts, section: str, ctx: Context) -> Verdict:
     error = facts.error_for(section)
     why = error.message if error else "not collected"
-    fix = f"Run again with --debug; if it persists, report it with '{ctx.program} facts'."
+    fix = (error.fix if error else "") or (
+        f"Run again with --debug; if it persists, report it with '{ctx.program} facts'."
+    )
     return Verdict("error", f"Could not probe {section}: {why}", fix=fix)

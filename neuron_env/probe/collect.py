@@ -14,6 +14,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from neuron_env.errors import NeuronEnvError
 from neuron_env.facts import HostFacts, ProbeError
 from neuron_env.frozen import frozen
 from neuron_env.probe.driver import probe_driver
@@ -61,12 +62,12 @@ def collect_facts(options: ProbeOptions) -> HostFacts:
         except TimeoutError:  # the wait's, or the probe's own (concurrent.futures' rule)
             errors.append(ProbeError(name, "timeout", f"no answer within {timeout:g} s"))
         except Exception as exc:
-            errors.append(ProbeError(name, "error", _message(exc)))
+            errors.append(ProbeError(name, "error", _message(exc), _fix(exc)))
     try:
         host_name = hostname(options.sysroot)
     except Refused as exc:  # reported like a probe's failure: the rest of the host is still known
         host_name = None
-        errors.append(ProbeError("hostname", "error", exc.message))
+        errors.append(ProbeError("hostname", "error", exc.message, exc.hint or ""))
     return HostFacts(
         collected_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         sysroot=str(options.sysroot),
@@ -109,6 +110,11 @@ def _result(future: InBackground[Any], deadline: float) -> Any:
 
 def _message(exc: BaseException) -> str:
     return getattr(exc, "message", None) or str(exc) or type(exc).__name__
+
+
+def _fix(exc: BaseException) -> str:
+    """The hint of a failure neuron-env expects (e.g. a refused link), written for the user."""
+    return (exc.hint or "") if isinstance(exc, NeuronEnvError) else ""
 
 
 def hostname(sysroot: Path) -> str | None:

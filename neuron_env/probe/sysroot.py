@@ -27,6 +27,9 @@ REFUSED_HINT = (
     "Make the link stay inside the host's tree (a relative link, or an absolute one as the host "
     "sees it), or point --sysroot at the host's real root."
 )
+NOT_A_FILE_HINT = (
+    "Put a regular file there (or remove it), or point --sysroot at the host's real root."
+)
 
 
 class Refused(BadInput):
@@ -36,8 +39,8 @@ class Refused(BadInput):
     that reads the host outside the probes, such as ``install --system``, exits 2 with it.
     """
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message, hint=REFUSED_HINT)
+    def __init__(self, message: str, hint: str = REFUSED_HINT) -> None:
+        super().__init__(message, hint=hint)
 
 
 @frozen
@@ -100,7 +103,8 @@ class Sysroot:
         except Unreadable:
             return None
         except InputRejected as exc:  # a FIFO, a device or a huge file where a file should be
-            raise Refused(f"{self.where(inner)} is not read: it is {exc.problem}.") from None
+            raise Refused(f"{self.where(inner)} is not read: it is {exc.problem}.",
+                          NOT_A_FILE_HINT) from None  # fmt: skip
 
     def file_head(self, inner: str, max_bytes: int) -> bytes | None:
         """The first ``max_bytes`` of the host's file ``inner`` (a longer file is cut, never
@@ -111,7 +115,8 @@ class Sysroot:
         except Unreadable:
             return None
         except InputRejected as exc:  # a FIFO or a device where a file should be
-            raise Refused(f"{self.where(inner)} is not read: it is {exc.problem}.") from None
+            raise Refused(f"{self.where(inner)} is not read: it is {exc.problem}.",
+                          NOT_A_FILE_HINT) from None  # fmt: skip
 
     def file_text(self, inner: str, max_bytes: int = SMALL_FILE) -> str | None:
         """ "``file_bytes`` as text, stripped; bytes that are not UTF-8 are replaced, not fatal."""

@@ -120,6 +120,41 @@ def test_doctor_reports_the_refused_link_and_cannot_judge_the_os(
     report = doctor(cli, host_tree, tmp_path)
     assert report["platform.os"]["status"] == "error"
     assert "leads out of the sysroot" in report["platform.os"]["summary"]
+    # the fix is the refusal's own: a run with --debug would meet the same link
+    assert report["platform.os"]["fix"].startswith("Make the link stay inside the host's tree")
+
+
+def test_doctor_says_to_put_a_file_where_a_fifo_is(
+    cli: CliRunner, host_tree: Path, tmp_path: Path
+) -> None:
+    os.mkfifo(host_tree / "etc/os-release")
+    finding = doctor(cli, host_tree, tmp_path)["platform.os"]
+    assert finding["status"] == "error" and "a FIFO" in finding["summary"]
+    assert finding["fix"] == (
+        "Put a regular file there (or remove it), or point --sysroot at the host's real root."
+    )
+
+
+def test_a_snapshot_carries_the_fix_and_an_old_one_without_it_still_reads(
+    cli: CliRunner, host_tree: Path, tmp_path: Path
+) -> None:
+    (host_tree / "etc/os-release").symlink_to(f"{CLIMBS_OUT}usr/lib/os-release")
+    result = cli("facts", "--sysroot", str(host_tree), "--python", sys.executable, env=NO_IMDS)
+    document = json.loads(result.stdout)
+    (error,) = document["facts"]["probe_errors"]
+    assert error["fix"].startswith("Make the link stay inside")
+    matrix = write_matrix("allows-test-python", tmp_path)
+    for name, fix in (("new", error["fix"]), ("old", None)):
+        if fix is None:
+            del error["fix"]  # a snapshot written before the field existed
+        snapshot = tmp_path / f"{name}.json"
+        snapshot.write_text(json.dumps(document))
+        judged = cli("--matrix-dir", str(matrix), "doctor", "--facts", str(snapshot),
+                     "--format", "json", env=NO_IMDS)  # fmt: skip
+        assert judged.returncode == 1, judged.stderr
+        findings = {f["check"]: f for f in json.loads(judged.stdout)["findings"]}
+        shown = findings["platform.os"]["fix"]
+        assert shown.startswith("Make the link" if fix else "Run again with --debug")
 
 
 def doctor(cli: CliRunner, sysroot: Path, where: Path) -> dict[str, dict[str, str]]:
