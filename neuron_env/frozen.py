@@ -14,8 +14,10 @@ and hashed as the tuple of the fields with ``compare`` (``hash``) set, ``FrozenI
 with the same words, the same ``__init__`` signature (defaults, factories, keyword-only fields,
 ``__post_init__``); a method the class defines itself is kept, as ``dataclasses`` keeps it.
 
-A class that inherits from another dataclass, or declares an ``InitVar``, is left to
-``dataclasses``' own frozen path (only its ``__repr__``, ``__eq__`` and ``__hash__`` are shared).
+``@frozen(kw_only=True)`` is ``@dataclass(frozen=True, kw_only=True)`` (every field a keyword-only
+parameter: the commands' requests). A class that inherits from another dataclass, or declares an
+``InitVar``, is left to ``dataclasses``' own frozen path (only its ``__repr__``, ``__eq__`` and
+``__hash__`` are shared).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import dataclasses
 import reprlib
 from collections.abc import Callable
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 if TYPE_CHECKING:
     from typing_extensions import dataclass_transform
@@ -38,13 +40,28 @@ C = TypeVar("C", bound=type)
 MISSING = dataclasses.MISSING
 
 
+@overload
+def frozen(cls: C, /) -> C: ...
+
+
+@overload
+def frozen(*, kw_only: bool = False) -> Callable[[C], C]: ...
+
+
 @dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field,))
-def frozen(cls: C) -> C:
-    """``cls`` as ``@dataclass(frozen=True)`` makes it (see the module's docstring)."""
+def frozen(cls: C | None = None, /, *, kw_only: bool = False) -> C | Callable[[C], C]:
+    """``cls`` as ``@dataclass(frozen=True)`` makes it (see the module's docstring);
+    ``@frozen(kw_only=True)`` as ``@dataclass(frozen=True, kw_only=True)`` does."""
+    if cls is None:
+        return lambda decorated: _frozen(decorated, kw_only)
+    return _frozen(cls, kw_only)
+
+
+def _frozen(cls: C, kw_only: bool) -> C:
     if _inherits_a_dataclass(cls) or _declares_init_vars(cls):
-        dataclasses.dataclass(frozen=True, repr=False, eq=False)(cls)
+        dataclasses.dataclass(frozen=True, repr=False, eq=False, kw_only=kw_only)(cls)
     else:
-        _build(cls)
+        _build(cls, kw_only)
     fields = dataclasses.fields(cls)
     own = cls.__dict__
     if "__repr__" not in own:
@@ -72,7 +89,7 @@ def _declares_init_vars(cls: type) -> bool:
     return any("InitVar" in str(annotation) for annotation in annotations.values())
 
 
-def _build(cls: type) -> None:
+def _build(cls: type, kw_only: bool) -> None:
     """``@dataclass(frozen=True, repr=False, eq=False)`` without compiling what need not be.
 
     ``dataclasses`` collects the fields (and sets ``__match_args__``, the defaults as class
@@ -84,7 +101,7 @@ def _build(cls: type) -> None:
         if name in cls.__dict__:
             raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
     had_doc = bool(cls.__doc__)
-    dataclasses.dataclass(init=False, repr=False, eq=False)(cls)
+    dataclasses.dataclass(init=False, repr=False, eq=False, kw_only=kw_only)(cls)
     params = cls.__dataclass_params__  # type: ignore[attr-defined]
     params.frozen = params.init = True
     names = tuple(f.name for f in dataclasses.fields(cls))

@@ -7,7 +7,6 @@ AWS is reached through a session the caller opens (the CLI, from boto3's standar
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from neuron_env.matrix import Note
 SessionFactory = Callable[[], Any]
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class RenderRequest:
     launch: LaunchRequest
     matrix_dirs: Sequence[Path] = ()
@@ -52,7 +51,7 @@ def render_launch_template(request: RenderRequest, session: SessionFactory) -> L
     return LaunchTemplate(spec)
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class CreateRequest:
     launch: LaunchRequest
     name: str
@@ -92,7 +91,7 @@ def create_launch_template(
     return LaunchTemplateCreated(result, opened.region_name, spec.notes)
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class AmiRenderRequest:
     ami: AmiRequest
     output: Path

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,7 +19,7 @@ if TYPE_CHECKING:  # a type only: a doctor run at level 0 imports nothing of the
     from neuron_env.selftest.workflow import DeviceProgress
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class FactsRequest:
     """What to probe: the target interpreter, the host's root, and how deep (device levels)."""
 
@@ -87,7 +86,7 @@ class DoctorOptions:
         )
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class DoctorRequest:
     """One doctor (or preflight) run: the facts, probed as ``facts`` asks or read from
     ``facts_file``, judged as ``judging`` asks against the matrix in ``matrix_dirs``.

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from neuron_env.frozen import frozen
 
 if TYPE_CHECKING:
     from neuron_env.evaluate import Evaluation, ProgressCallback
@@ -19,7 +20,7 @@ DEFAULT_TIMEOUT = 600.0
 DYNAMIC_SHAPES = "compile-dynamic-shapes"  # the matrix's limitation quoted with recompiles
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class EvaluateRequest:
     """What to evaluate (``entry``: module:function or path/to/file.py:function), where, and how;
     ``shapes`` (e.g. "2x128,4x128") imply ``compile``. ``before_run``, when given, is called once

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from neuron_env.errors import BadInput
+from neuron_env.frozen import frozen
 
 if TYPE_CHECKING:
     from neuron_env.fleet.collect import CollectOptions, CollectResult
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 GatewayFactory = Callable[[], "SsmGateway"]
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class CollectRequest:
     """Which instances to ask through SSM Run Command, how, and where their snapshots go."""
 
@@ -54,7 +55,7 @@ class CollectRequest:
         )
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class ReportRequest:
     """A folder of snapshots, judged against a release and PyTorch (default: each host's own)."""
 
@@ -81,7 +82,7 @@ def report_fleet(request: ReportRequest) -> FleetReport:
     return judge_folder(matrix, request.folder, release=request.release, torch=request.torch)
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class FleetDoctorRequest:
     """Collect (into ``collect.output``), then judge what arrived."""
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +11,7 @@ from neuron_env.image.dockerfile import ImageRequest
 from neuron_env.matrix import Note
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class ImageRenderRequest:
     """The image (``requirements``: files of requirement lines, read here)."""
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from neuron_env.errors import BadInput
+from neuron_env.frozen import frozen
 from neuron_env.install.outcome import InstallFailed, InstallOutcome
 from neuron_env.install.plan import Mirrors
 from neuron_env.invocation import command
@@ -31,7 +32,7 @@ def _no_progress(_: Path) -> AbstractContextManager[Phase]:
     return nullcontext(_ignore)
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class Display:
     """The terminal's part, supplied by the CLI; by default nothing is shown and nobody asked.
 
@@ -48,7 +49,7 @@ class Display:
     confirm: Callable[[str], bool] | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class Selection:
     """What both commands take: the pins (release, PyTorch, OS), the indexes, the user's own
     packages, and how the run goes (dry run, log, the terminal's part)."""
@@ -77,7 +78,7 @@ class Selection:
         return self.torch
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class InstallRequest(Selection):
     """``neuron-env install``: a Python environment, an ``--export`` of its pins, or the apt
     steps of ``--system``."""
@@ -98,7 +99,7 @@ class InstallRequest(Selection):
     manylinux wheels anyway (with a warning) instead of refusing."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class DownloadRequest(Selection):
     """``neuron-env download``: a wheelhouse for the machine with ``python_version``."""
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -116,7 +115,7 @@ def render_slurm_healthcheck(
     return head + begin + settings + end + rest.split(end, 1)[1]
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class HealthcheckRequest:
     """What ``preflight --emit slurm-healthcheck`` writes into the script for every node."""
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -23,7 +22,7 @@ if TYPE_CHECKING:
     from neuron_env.scan.fix import FileChanged
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class ScanRequest:
     """Which files, against which release's rules, failing at which severity, fixed or not."""
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from neuron_env.device_gate import device_run_target
 from neuron_env.errors import BadInput
+from neuron_env.frozen import frozen
 
 if TYPE_CHECKING:
     from neuron_env.progress import ProgressFactory
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 DEFAULT_TIMEOUT = 300.0
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class SmokeRequest:
     """The smoke test: where it runs (``python`` None: the active virtualenv, else our own);
     ``matrix_dirs`` tell the held-cores gate the chips of newer releases."""
@@ -35,7 +35,7 @@ class SmokeRequest:
     progress: DeviceProgress | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class SelftestRequest:
     """The kernel self-test: which cases (``level``, ``only``), where, and the chip whose peak
     throughput the perf cases are measured against (``chip`` or ``instance_type``, from the

@@ -248,3 +248,41 @@ def test_init_is_the_records_whoever_asks_for_it_first() -> None:
 
     with pytest.raises(TypeError, match="missing 1 required positional argument: 'a'"):
         Unmade()  # type: ignore[call-arg]
+
+
+@frozen(kw_only=True)
+class Request:
+    name: str
+    count: int = 0
+    items: tuple[int, ...] = field(default=(), repr=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RequestDataclass:
+    name: str
+    count: int = 0
+    items: tuple[int, ...] = field(default=(), repr=False)
+
+
+def test_kw_only_records_take_keywords_only_as_the_dataclass_does() -> None:
+    """The commands' requests are ``@frozen(kw_only=True)``: built by keyword, never by
+    position, as ``@dataclass(frozen=True, kw_only=True)`` builds them."""
+    import inspect
+
+    ours, theirs = inspect.signature(Request), inspect.signature(RequestDataclass)
+    assert (
+        str(ours)
+        == str(theirs)
+        == ("(*, name: 'str', count: 'int' = 0, items: 'tuple[int, ...]' = ()) -> None")
+    )
+    record = Request(name="a", count=2)
+    assert repr(record) == repr(RequestDataclass(name="a", count=2)).replace("Dataclass", "")
+    assert record == Request(name="a", count=2) != Request(name="a")
+    assert hash(record) == hash(RequestDataclass(name="a", count=2))
+    with pytest.raises(TypeError, match="takes 1 positional argument but 2 were given"):
+        Request("a")  # type: ignore[call-arg]
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'count'"):
+        record.count = 3  # type: ignore[misc]
+    assert dataclasses.replace(record, count=5) == Request(name="a", count=5)
+    assert pickle.loads(pickle.dumps(record)) == record
+    assert [f.kw_only for f in dataclasses.fields(Request)] == [True, True, True]

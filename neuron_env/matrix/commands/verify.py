@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from neuron_env.matrix.commands.indexcheck.verify import IndexResult, Verification
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class VerifyRequest:
     """Which release to verify, which mirrors to read, and where an overlay file goes."""
 

@@ -7,7 +7,6 @@ what was asked; :mod:`neuron_env.matrix.commands.output` writes it as text or JS
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from neuron_env.errors import EXIT_BAD_INPUT, NeuronEnvError
@@ -15,7 +14,7 @@ from neuron_env.frozen import frozen
 from neuron_env.matrix import Change, Matrix, Release, Request, Target
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class MatrixRequest:
     """Which matrix (the shipped files and overlays) and which release in it (None: the latest)."""
 
@@ -43,7 +42,7 @@ def show_release(request: MatrixRequest) -> ReleaseShown:
     return ReleaseShown(_load(request.matrix_dirs).get(request.release))
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class ResolveRequest:
     """A combination to resolve to exact pins (what ``wanted`` leaves out is chosen by the
     matrix), against the shipped files and any overlays."""
@@ -68,7 +67,7 @@ def resolve(request: ResolveRequest) -> ResolvedTarget:
     return ResolvedTarget(wanted, target)
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class DiffRequest:
     matrix_dirs: Sequence[Path] = ()
     old: str
@@ -95,7 +94,7 @@ def diff(request: DiffRequest) -> ReleaseDiff:
     return ReleaseDiff(request.old, request.new, before, after, changes)
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class ValidateRequest:
     files: Sequence[Path]
 
