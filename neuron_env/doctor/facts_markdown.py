@@ -156,7 +156,10 @@ def _cache_state(exists: bool, writable: bool) -> str:
 
 
 def _probe_errors(facts: HostFacts) -> list[str]:
-    rows = [(e.probe, f"{e.kind}: {e.message}") for e in facts.probe_errors]
+    rows = [
+        (e.probe, f"{e.kind}: {e.message}" + (f" Fix: {e.fix}" if e.fix else ""))
+        for e in facts.probe_errors
+    ]
     return _section("Probe errors", rows) if rows else []
 
 

@@ -135,6 +135,18 @@ def test_doctor_says_to_put_a_file_where_a_fifo_is(
     )
 
 
+def test_the_facts_report_to_paste_says_what_to_do_about_a_refused_link(
+    cli: CliRunner, host_tree: Path
+) -> None:
+    (host_tree / "etc/os-release").symlink_to(f"{CLIMBS_OUT}usr/lib/os-release")
+    result = cli("facts", "--sysroot", str(host_tree), "--python", sys.executable,
+                 "--format", "text", env=NO_IMDS)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    errors_table = result.stdout.split("### Probe errors", 1)[1]
+    (row,) = [line for line in errors_table.splitlines() if line.startswith("| os |")]
+    assert "leads out of the sysroot. Fix: Make the link stay inside the host's tree" in row
+
+
 def test_a_snapshot_carries_the_fix_and_an_old_one_without_it_still_reads(
     cli: CliRunner, host_tree: Path, tmp_path: Path
 ) -> None:
