@@ -147,14 +147,15 @@ main()
 """
 
 
-def test_a_run_whose_interrupt_was_swallowed_writes_one_document_not_its_report() -> None:
-    ran = subprocess.run(
-        [sys.executable, "-c", SWALLOWED_DURING_A_RUN],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+def _run_script(code: str) -> subprocess.CompletedProcess[str]:
+    """``code`` in a fresh interpreter (a real CLI run, with the hooks it installs)."""
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
     )
+
+
+def test_a_run_whose_interrupt_was_swallowed_writes_one_document_not_its_report() -> None:
+    ran = _run_script(SWALLOWED_DURING_A_RUN)
     assert ran.returncode == 143, ran.stdout + ran.stderr
     document = json.loads(ran.stdout)  # one document: the matrix list was never written
     assert document["status"] == "interrupted"
@@ -201,13 +202,7 @@ main()
 
 
 def test_a_signal_while_the_command_loads_ends_as_interrupted_without_a_traceback() -> None:
-    ran = subprocess.run(
-        [sys.executable, "-c", SIGNALLED_WHILE_LOADING],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    ran = _run_script(SIGNALLED_WHILE_LOADING)
     assert ran.returncode == 143, ran.stdout + ran.stderr
     assert "Traceback" not in ran.stderr
     assert ran.stderr.count("Interrupted") == 1
