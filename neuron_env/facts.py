@@ -29,8 +29,21 @@ class ProbeError:
     kind: Literal["timeout", "error"]
     message: str
     fix: str = ""
-    """What the failure itself says to do (a link under ``--sysroot`` leading off it); empty
-    where it says nothing (the checks that needed the probe then advise a run with --debug)."""
+    """What the failure itself says to do (a link under ``--sysroot`` leading off it: one of
+    :data:`PROBE_FIXES`); empty where it says nothing (the checks that needed the probe then
+    advise a run with --debug)."""
+
+
+REFUSED_LINK_FIX = (
+    "Make the link stay inside the host's tree (a relative link, or an absolute one as the host "
+    "sees it), or point --sysroot at the host's real root."
+)
+NOT_A_FILE_FIX = (
+    "Put a regular file there (or remove it), or point --sysroot at the host's real root."
+)
+PROBE_FIXES = frozenset({REFUSED_LINK_FIX, NOT_A_FILE_FIX})
+"""The only fixes a :class:`ProbeError` is shown with: neuron-env's own words. A snapshot is data
+anyone may have written; another ``fix`` in one is never shown as advice."""
 
 
 @frozen

@@ -28,7 +28,7 @@ from neuron_env.checks import (
 )
 from neuron_env.checks.model import Check, Context, Finding, Verdict
 from neuron_env.errors import BadInput
-from neuron_env.facts import HostFacts
+from neuron_env.facts import PROBE_FIXES, HostFacts
 from neuron_env.invocation import command
 from neuron_env.schema import suggest
 
@@ -159,7 +159,6 @@ INSTALLS_TORCHNEURON = " install --torch "
 def _unprobed(facts: HostFacts, section: str, ctx: Context) -> Verdict:
     error = facts.error_for(section)
     why = error.message if error else "not collected"
-    fix = (error.fix if error else "") or (
-        f"Run again with --debug; if it persists, report it with '{ctx.program} facts'."
-    )
+    known = error.fix if error and error.fix in PROBE_FIXES else ""  # a snapshot's own: not advice
+    fix = known or f"Run again with --debug; if it persists, report it with '{ctx.program} facts'."
     return Verdict("error", f"Could not probe {section}: {why}", fix=fix)

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from neuron_env import __version__
 from neuron_env.escape import UNSAFE
-from neuron_env.facts import HostFacts, NeuronDevice, PythonFacts
+from neuron_env.facts import PROBE_FIXES, HostFacts, NeuronDevice, PythonFacts
 from neuron_env.frozen import frozen
 
 # Distributions a Neuron bug report needs: the stack itself and what commonly breaks it.
@@ -157,7 +157,7 @@ def _cache_state(exists: bool, writable: bool) -> str:
 
 def _probe_errors(facts: HostFacts) -> list[str]:
     rows = [
-        (e.probe, f"{e.kind}: {e.message}" + (f" Fix: {e.fix}" if e.fix else ""))
+        (e.probe, f"{e.kind}: {e.message}" + (f" Fix: {e.fix}" if e.fix in PROBE_FIXES else ""))
         for e in facts.probe_errors
     ]
     return _section("Probe errors", rows) if rows else []

