@@ -41,7 +41,11 @@ REFUSED_LINK_FIX = (
 NOT_A_FILE_FIX = (
     "Put a regular file there (or remove it), or point --sysroot at the host's real root."
 )
-PROBE_FIXES = frozenset({REFUSED_LINK_FIX, NOT_A_FILE_FIX})
+LINK_LOOP_FIX = (
+    "Break the loop (each chain of links must end at a file or a folder), or point --sysroot at "
+    "the host's real root."
+)
+PROBE_FIXES = frozenset({REFUSED_LINK_FIX, NOT_A_FILE_FIX, LINK_LOOP_FIX})
 """The only fixes a :class:`ProbeError` is shown with: neuron-env's own words. A snapshot is data
 anyone may have written; another ``fix`` in one is never shown as advice."""
 

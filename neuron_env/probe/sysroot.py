@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 
 from neuron_env.errors import BadInput
-from neuron_env.facts import NOT_A_FILE_FIX, REFUSED_LINK_FIX
+from neuron_env.facts import LINK_LOOP_FIX, NOT_A_FILE_FIX, REFUSED_LINK_FIX
 from neuron_env.frozen import frozen
 from neuron_env.input_files import InputRejected, Unreadable, read_bytes, read_head
 
@@ -71,7 +71,7 @@ class Sysroot:
             via = f"the link {_host_path([*parts, name])} -> {target}"
             if hops > MAX_LINK_HOPS:
                 raise Refused(f"{self.where(inner)} is not read: more than {MAX_LINK_HOPS} links "
-                              f"in a row (a loop?), the last {via}.")  # fmt: skip
+                              f"in a row (a loop?), the last {via}.", LINK_LOOP_FIX)  # fmt: skip
             if target.startswith("/"):
                 parts = []  # the host's root is the sysroot
             pending.extend(_components(target))
