@@ -12,8 +12,10 @@ A file is never written through a symbolic link someone else could have planted:
   link another user planted in a shared folder is what an attack looks like.
 - An existing file keeps its mode, and (when root replaces it) its owner; nothing that exists
   is chmod-ed or chown-ed, and a hard link's other names keep the old text.
-- What is not a regular file (a terminal, a pipe, ``/dev/stdout``, ``/dev/null``) is written in
-  place, as ``open()`` would.
+- What is not a regular file (a terminal, a pipe, ``/dev/null``), and a path that leads through
+  ``/proc`` (``/dev/stdout``, ``/dev/fd/1``: the process's own descriptors, whatever they are
+  open on) is written in place, as ``open()`` would. A regular file elsewhere under ``/dev`` (a
+  tmpfs at ``/dev/shm``) is a file like any other: replaced whole, a link there never followed.
 
 Appending (``$GITHUB_STEP_SUMMARY``) opens the file itself, after the same link rule.
 Standard library only.
@@ -28,7 +30,7 @@ from pathlib import Path
 
 from neuron_env.errors import BadInput
 
-_STREAMS = ("/dev/", "/proc/")  # /dev/stdout and friends: written in place, never replaced
+_MAX_HOPS = 40  # links followed before a chain counts as a loop (the kernel's limit)
 
 
 def write_file(path: Path, data: bytes, *, append: bool = False, mode: int | None = None) -> None:
@@ -83,14 +85,40 @@ def _refuse_one(path: Path) -> None:
 
 
 def _in_place(path: Path) -> bool:
-    """Something that is not a regular file (a terminal, a pipe, /dev/stdout): written in it."""
+    """Something that is not a regular file (a terminal, a pipe), or one of the process's own
+    descriptors (``/dev/stdout``): written in it."""
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
         return False
     except OSError:  # a link loop, a denied folder: the rename path says why
         return False
-    return not stat.S_ISREG(mode) or os.path.realpath(path).startswith(_STREAMS)
+    return not stat.S_ISREG(mode) or _through_proc(path)
+
+
+def _through_proc(path: Path) -> bool:
+    """Whether ``path``, followed one link at a time, passes through ``/proc``.
+
+    ``/dev/stdout`` is a link to ``/proc/self/fd/1``, a link the kernel resolves to whatever
+    descriptor 1 is open on: with ``> report.json`` that is a regular file, which ``realpath``
+    names. Replacing it "whole" would rename a new file over ``/dev/stdout`` itself (root would
+    replace the system's link; anyone else is refused by ``/dev``), and the report would never
+    reach ``report.json``. Judging by the final target's name instead (under ``/dev/``) would
+    write through a link in a folder of one's own on ``/dev/shm``.
+    """
+    current = path.absolute()
+    for _ in range(_MAX_HOPS):
+        folder = current.parent.resolve()
+        if folder.parts[:2] == ("/", "proc"):
+            return True
+        here = folder / current.name
+        try:
+            if not here.is_symlink():
+                return False
+            current = folder / here.readlink()  # an absolute link's target replaces the folder
+        except OSError:
+            return False
+    return False
 
 
 def _write_in_place(path: Path, data: bytes, *, append: bool) -> None:

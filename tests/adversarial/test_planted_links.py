@@ -14,13 +14,14 @@ import json
 import os
 import pwd
 import shutil
+import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
-from tests.support.cli import CliRunner, cli_runner
+from tests.support.cli import CliRunner, cli_argv, cli_runner, machine_env
 
 pytestmark = pytest.mark.integration
 
@@ -189,6 +190,72 @@ def test_writing_to_dev_stdout_still_writes_in_place(tmp_path: Path) -> None:
 
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["command"] == "doctor"
+
+
+def _report_to_redirected_stdout(
+    tmp_path: Path, output: str, prefix: Sequence[str] = ()
+) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """``-o OUTPUT`` with the process's stdout redirected to a regular file (``> report.json``);
+    that file."""
+    redirected = tmp_path / "report.json"
+    with redirected.open("w") as stdout:
+        done = subprocess.run([*prefix, *cli_argv(*REPORT, output)], stdout=stdout,
+                              stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=machine_env(),
+                              timeout=60, check=False)  # fmt: skip
+    return done, redirected
+
+
+def test_dev_fd_1_redirected_to_a_file_writes_the_report_into_that_file(tmp_path: Path) -> None:
+    """``-o /dev/fd/1 > report.json``: the descriptor's file is a regular one, but the report goes
+    through the descriptor, not as a new file renamed over ``/dev/fd/1`` (that was exit 2)."""
+    done, redirected = _report_to_redirected_stdout(tmp_path, "/dev/fd/1")
+
+    assert done.returncode == 0, done.stderr
+    assert json.loads(redirected.read_text())["command"] == "doctor"
+
+
+@needs_root
+def test_dev_stdout_redirected_to_a_file_is_written_through_never_replaced(
+    tmp_path: Path,
+) -> None:
+    """``-o /dev/stdout > report.json`` as root: the report lands in report.json and
+    ``/dev/stdout`` stays the system's link. It was replaced by a regular file holding the report
+    (every later ``> /dev/stdout`` on the machine then wrote there) and report.json stayed empty.
+    Run in a private mount namespace whose ``/dev`` is a scratch folder: a regression here
+    damages that folder, not the machine."""
+    scratch = tmp_path / "dev"
+    scratch.mkdir()
+    (scratch / "stdout").symlink_to("/proc/self/fd/1")
+    bind = ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
+            'mount --bind "$0" /dev && exec "$@"', str(scratch)]  # fmt: skip
+
+    done, redirected = _report_to_redirected_stdout(tmp_path, "/dev/stdout", bind)
+
+    assert done.returncode == 0, done.stderr
+    assert json.loads(redirected.read_text())["command"] == "doctor"
+    assert (scratch / "stdout").readlink() == Path("/proc/self/fd/1")
+
+
+def test_own_link_on_a_tmpfs_under_dev_is_replaced_never_followed() -> None:
+    """A folder of one's own on ``/dev/shm`` (a tmpfs, where CI jobs often write): a link at the
+    output path is replaced like anywhere else. Its target's name starting with ``/dev/`` made it
+    count as a stream, written in place through the link (and not whole: a signal mid-write left
+    half a report)."""
+    folder = Path(tempfile.mkdtemp(prefix="neuron-env-links-", dir="/dev/shm"))
+    try:
+        target = victim(folder)
+        (folder / "reports").mkdir()
+        link = folder / "reports" / "out.json"
+        plant(link, target)
+
+        result = cli_runner(folder)(*REPORT, str(link))
+
+        assert result.returncode == 0, result.stderr
+        assert target.read_text() == VICTIM_TEXT
+        assert not link.is_symlink()
+        assert json.loads(link.read_text())["schema"] == "neuron-env/doctor-checks/v1"
+    finally:
+        shutil.rmtree(folder)
 
 
 @needs_root
