@@ -187,6 +187,11 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
 
 
+def _unicode_stream(stream: object) -> bool:
+    """The stream's encoding is UTF-8 (or another UTF): it can write every character."""
+    return str(getattr(stream, "encoding", None) or "").lower().startswith("utf")
+
+
 def main() -> None:
     """Console-script entry point: run the app, turn expected errors into exit codes.
 
@@ -200,6 +205,10 @@ def main() -> None:
     collecting = gc.isenabled()
     _collector_held = collecting
     gc.disable()  # until the command's code is loaded: see collect_from_now_on()
+    if not all(_unicode_stream(stream) for stream in (sys.stdout, sys.stderr)):
+        from neuron_env.output.narrow import tolerate  # ASCII or Latin-1: marks, not a traceback
+
+        tolerate()
     try:
         with interrupts_unwind():
             code = _run(sys.argv[1:])
