@@ -58,7 +58,7 @@ def seconds(value: float | None) -> str:
 def wrap_words(text: str, width: int) -> list[str]:
     """``text`` in lines of ``width``, split at spaces only: never mid-word (paths, URLs, pins
     stay whole), never at a hyphen, never inside a quoted command (``'neuron-env install ...'``),
-    which is pasted whole."""
+    which is pasted whole. A width under 1 (a terminal too narrow to say) is one word a line."""
     kept = QUOTED.sub(lambda m: m.group(0).replace(" ", _NO_BREAK), text)
-    lines = textwrap.wrap(kept, width, break_long_words=False, break_on_hyphens=False)
+    lines = textwrap.wrap(kept, max(width, 1), break_long_words=False, break_on_hyphens=False)
     return [line.replace(_NO_BREAK, " ") for line in lines]

@@ -118,7 +118,7 @@ def print_error(exc: NeuronEnvError) -> None:
     from neuron_env.escape import terminal
     from neuron_env.wording import wrap_words
 
-    width = min(_terminal_width(), 100)
+    width = max(min(_terminal_width(), 100), 20)  # COLUMNS=1 still leaves words a line
     lines = wrap_words(terminal(exc.message), width - 7) or [""]
     body = "\n       ".join(lines)
     out = f"error: {body}\n"
@@ -128,8 +128,10 @@ def print_error(exc: NeuronEnvError) -> None:
 
 
 def _terminal_width() -> int:
+    from neuron_env.output.console import columns
+
     try:
-        return int(os.environ.get("COLUMNS", "")) or os.get_terminal_size(2).columns
+        return columns() or os.get_terminal_size(2).columns
     except (ValueError, OSError):
         return 100
 

@@ -98,7 +98,23 @@ def new_console(*, stderr: bool = False, file: TextIO | None = None) -> Console:
         )
     stream = sys.stderr if stderr else sys.stdout
     width = None if stream.isatty() or os.environ.get("COLUMNS") else PLAIN_WIDTH
+    if "COLUMNS" in os.environ and columns() is None:  # COLUMNS=0 or -5: as if it were unset
+        width = _terminal_columns(stream) or PLAIN_WIDTH
     return Console(stderr=stderr, highlight=False, width=width, emoji=False)
+
+
+def columns() -> int | None:
+    """The width ``COLUMNS`` sets, or None where it sets none: unset, not a number, or not a
+    positive one (rich would take ``COLUMNS=0`` as zero columns, which no text fits in)."""
+    text = os.environ.get("COLUMNS", "").strip()
+    return int(text) if text.isdigit() and int(text) > 0 else None
+
+
+def _terminal_columns(stream: TextIO) -> int | None:
+    try:
+        return os.get_terminal_size(stream.fileno()).columns if stream.isatty() else None
+    except (AttributeError, ValueError, OSError):  # no descriptor, or a closed one
+        return None
 
 
 def print_notes(notes: Iterable[Note]) -> None:

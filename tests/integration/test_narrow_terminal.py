@@ -28,3 +28,32 @@ def test_every_check_id_is_whole_in_the_list_and_the_report_at_80_columns(
         words = set(re.findall(r"[\w.\-]+", shown))
         missing = [i for i in ids if i not in words]
         assert not missing, f"{' '.join(args)}: {missing} broken across lines\n{shown}"
+
+
+@pytest.mark.parametrize("columns", ["0", "-5"])
+def test_a_columns_that_is_no_width_is_as_if_unset(cli: CliRunner, columns: str) -> None:
+    """``COLUMNS=0`` (or a negative one) made rich's width 0, and the first wrapped line raised
+    ``ValueError: invalid width 0`` with a traceback (exit 1, read as "not ready")."""
+    unset = cli("doctor", env={"COLUMNS": None, "NO_COLOR": "1"})
+    result = cli("doctor", env={"COLUMNS": columns, "NO_COLOR": "1"})
+
+    assert "Traceback" not in result.stderr
+    assert result.returncode == unset.returncode
+    assert _without_timing(result.stdout) == _without_timing(unset.stdout)
+
+
+@pytest.mark.parametrize("columns", ["1", "0", "-5"])
+def test_an_error_on_a_terminal_too_narrow_to_say_is_printed_whole(
+    cli: CliRunner, columns: str
+) -> None:
+    result = cli("doctor", "--release", "9.9", env={"COLUMNS": columns})
+
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    said = " ".join(result.stderr.split())
+    assert said.startswith("error: No matrix file describes Neuron release '9.9'.")
+    assert "Add a newer release file with --matrix-dir DIR" in said
+
+
+def _without_timing(text: str) -> str:
+    return re.sub(r" in \d+\.\d+ s", "", text)
