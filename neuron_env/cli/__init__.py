@@ -205,6 +205,10 @@ def main() -> None:
     collecting = gc.isenabled()
     _collector_held = collecting
     gc.disable()  # until the command's code is loaded: see collect_from_now_on()
+    if sys.stdout is None or sys.stderr is None:
+        from neuron_env.output.closed import stand_in_for_closed  # started with >&- or 2>&-
+
+        stand_in_for_closed()
     if not all(_unicode_stream(stream) for stream in (sys.stdout, sys.stderr)):
         from neuron_env.output.narrow import tolerate  # ASCII or Latin-1: marks, not a traceback
 
@@ -215,14 +219,11 @@ def main() -> None:
             if interrupt_lost():  # the signal was swallowed where Python cannot raise it
                 raise interrupted()
     except NeuronEnvError as exc:
-        if _debug_requested():
-            import traceback  # --debug only: it imports linecache, tokenize and more
-
-            traceback.print_exc()
-        from neuron_env.cli._common import print_error
-
-        print_error(exc)
-        _fail_as_json([(exc.message, exc.hint)], exc.status, exc.exit_code)
+        _fail(exc)
+    except FileNotFoundError:
+        if _cwd_exists():
+            raise
+        _fail(_cwd_gone())
     except Exception as exc:  # click's usage errors and Abort: only typer's path raises them
         if "typer" not in sys.modules:
             raise
@@ -239,6 +240,40 @@ def main() -> None:
         if collecting:  # as it was for a caller that goes on (a test calling main())
             gc.enable()
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _fail(exc: NeuronEnvError) -> NoReturn:
+    """An expected error: one ``error:`` paragraph on stderr, the JSON envelope, its exit code."""
+    if _debug_requested():
+        import traceback  # --debug only: it imports linecache, tokenize and more
+
+        traceback.print_exc()
+    from neuron_env.cli._common import print_error
+
+    print_error(exc)
+    _fail_as_json([(exc.message, exc.hint)], exc.status, exc.exit_code)
+
+
+def _cwd_exists() -> bool:
+    from pathlib import Path
+
+    try:
+        Path.cwd()
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _cwd_gone() -> NeuronEnvError:
+    """The error for a run whose working directory was removed (or moved) after the shell
+    entered it: every relative path, and the project defaults' search, start there."""
+    from neuron_env.errors import BadInput
+
+    return BadInput(
+        "The current folder no longer exists: it was removed (or moved) after this shell "
+        "entered it.",
+        hint="cd to a folder that exists (e.g. cd ~) and run the command again.",
+    )
 
 
 def _fail_as_json(errors: list[tuple[str, str | None]], status: str, exit_code: int) -> NoReturn:
