@@ -198,6 +198,11 @@ class PipConfig:
     files: tuple[str, ...] = ()
 
 
+PYTHON_PROBE_FLOOR = (3, 8)
+"""The oldest Python the target probe runs on (TorchNeuron itself needs 3.12 or later): an older
+interpreter's version alone is recorded (:attr:`PythonFacts.readable` False)."""
+
+
 @frozen
 class PythonFacts:
     """The target interpreter and its environment: version, venv, installed distributions,
@@ -211,6 +216,9 @@ class PythonFacts:
     distributions: dict[str, Distribution] = field(default_factory=dict)
     torch_backends: tuple[str, ...] = ()
     pip: PipConfig = field(default_factory=PipConfig)
+    readable: bool = True
+    """False for an interpreter older than the probe runs on: its version alone is known, not
+    its packages (a snapshot from before this field reads as True)."""
 
     @property
     def minor(self) -> str:

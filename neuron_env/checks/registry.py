@@ -28,7 +28,7 @@ from neuron_env.checks import (
 )
 from neuron_env.checks.model import Check, Context, Finding, Verdict
 from neuron_env.errors import BadInput
-from neuron_env.facts import PROBE_FIXES, HostFacts
+from neuron_env.facts import PROBE_FIXES, PYTHON_PROBE_FLOOR, HostFacts
 from neuron_env.invocation import command
 from neuron_env.schema import suggest
 
@@ -144,7 +144,12 @@ def run_checks(facts: HostFacts, ctx: Context, checks: Iterable[Check]) -> list[
 def run_check(check: Check, facts: HostFacts, ctx: Context) -> Finding:
     """Run one check; facts its probe could not collect make it an ``error``, not a crash."""
     missing = [section for section in check.needs if getattr(facts, section) is None]
-    verdict = _unprobed(facts, missing[0], ctx) if missing else check.run(facts, ctx)
+    if missing:
+        verdict = _unprobed(facts, missing[0], ctx)
+    elif check.category == "python" and facts.python is not None and not facts.python.readable:
+        verdict = _packages_unread(facts.python.version)
+    else:
+        verdict = check.run(facts, ctx)
     if ctx.legacy_family and INSTALLS_TORCHNEURON in verdict.fix:
         # TorchNeuron does not run on Trn1/Inf2: a fix installing it would not help this host
         verdict = dataclasses.replace(verdict, fix="")
@@ -154,6 +159,15 @@ def run_check(check: Check, facts: HostFacts, ctx: Context) -> Finding:
 
 INSTALLS_TORCHNEURON = " install --torch "
 """How every fix that installs TorchNeuron reads (:meth:`Context.install_command`)."""
+
+
+def _packages_unread(version: str) -> Verdict:
+    """A ``python.*`` check of an interpreter older than the probe runs on: platform.python
+    fails it (and says how to get a supported one); its packages are not judged."""
+    floor = ".".join(str(part) for part in PYTHON_PROBE_FLOOR)
+    return Verdict("skip", f"Not judged: neuron-env cannot read the packages of Python {version} "
+                   "(see platform.python)", detail=f"It reads those of Python {floor} and later "
+                   "(TorchNeuron needs 3.12 or later).")  # fmt: skip
 
 
 def _unprobed(facts: HostFacts, section: str, ctx: Context) -> Verdict:

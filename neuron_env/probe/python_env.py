@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 from neuron_env.command import run
-from neuron_env.errors import BadInput, OperationFailed
-from neuron_env.facts import PythonFacts
+from neuron_env.errors import BadInput, CommandFailed, OperationFailed
+from neuron_env.facts import PYTHON_PROBE_FLOOR, PythonFacts
 from neuron_env.invocation import command
 from neuron_env.schema import JSON_LENIENT, SchemaError, parse
 
@@ -60,11 +60,40 @@ def choose_target_python(python: Path | None = None, venv: Path | None = None) -
     return Path(sys.executable), OWN_ENVIRONMENT
 
 
+# Runs on any Python, 2.7 included: the version alone, for an interpreter the probe cannot run on.
+_VERSION_ONLY = "import sys; sys.stdout.write('%d.%d.%d' % tuple(sys.version_info[:3]))"
+
+
 def probe_python(python: Path, *, timeout: float = 10.0) -> PythonFacts:
-    """Facts about ``python``'s environment; raises on failure (the caller records it)."""
+    """Facts about ``python``'s environment; raises on failure (the caller records it).
+
+    An interpreter older than :data:`~neuron_env.facts.PYTHON_PROBE_FLOOR` (a system ``python``
+    of 2.7, a 3.6) cannot run the probe; its version alone is returned (``readable`` False): it
+    is judged too old for TorchNeuron, and its packages are not judged, instead of "could not
+    probe".
+    """
     # The user's environment is passed through on purpose: their pip configuration is a fact.
-    result = run([python, "-I", PROBE_SCRIPT], timeout=timeout, env=None)
+    try:
+        result = run([python, "-I", PROBE_SCRIPT], timeout=timeout, env=None)
+    except CommandFailed as exc:
+        # it ran and failed (not a timeout, not "cannot run"): perhaps too old for the probe
+        old = _older_than_the_probe(python, timeout) if exc.returncode else None
+        if old is None:
+            raise
+        return old
     try:
         return parse(PythonFacts, json.loads(result.stdout), ["python"], JSON_LENIENT)
     except (ValueError, SchemaError) as exc:
         raise OperationFailed(f"{python} returned unreadable facts: {exc}") from None
+
+
+def _older_than_the_probe(python: Path, timeout: float) -> PythonFacts | None:
+    """``python``'s version alone, when it is older than the probe runs on; else None."""
+    try:
+        done = run([python, "-E", "-s", "-c", _VERSION_ONLY], timeout=timeout, env=None)
+        version = tuple(int(part) for part in done.stdout.strip().split("."))
+    except (OperationFailed, ValueError):
+        return None
+    if len(version) != 3 or version[:2] >= PYTHON_PROBE_FLOOR:
+        return None
+    return PythonFacts(executable=str(python), version=done.stdout.strip(), readable=False)

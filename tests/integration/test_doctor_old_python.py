@@ -1,0 +1,83 @@
+"""``doctor --python`` naming an interpreter older than the target probe runs on: a system
+``python`` of 2.7 (CentOS 7, old images), a 3.6 (Ubuntu 18.04). The probe cannot run there, and
+doctor said "Could not probe python: ... failed with exit code 1" on eight checks with "Run again
+with --debug; if it persists, report it". Now platform.python fails with the version and the
+install command, and the python.* checks say they were not judged.
+
+The interpreters are stand-ins copying what pyenv's 2.7.18 and 3.6.15 print
+(``tests/fakes/old_python``): the suite's machines need not have them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.cli import REPO, CliRunner
+from tests.support.hosts import Host, scenario_host
+
+pytestmark = pytest.mark.integration
+
+OLD = REPO / "tests" / "fakes" / "old_python"
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> Iterator[Host]:
+    yield from scenario_host("healthy-trn2-ubuntu-26.04", tmp_path)
+
+
+def doctor(cli: CliRunner, host: Host, python: Path, code: int) -> dict[str, dict[str, str]]:
+    args = ["--matrix-dir", str(host.matrix), "doctor", "--sysroot", str(host.sysroot),
+            "--python", str(python), "--format", "json"]  # fmt: skip
+    result = cli(*args, env=host.env)
+    assert result.returncode == code, result.stdout + result.stderr
+    return {f["check"]: f for f in json.loads(result.stdout)["findings"]}
+
+
+@pytest.mark.parametrize(("name", "version"), [("python3.6", "3.6.15"), ("python2.7", "2.7.18")])
+def test_an_interpreter_too_old_for_the_probe_fails_platform_python_with_the_install_fix(
+    cli: CliRunner, host: Host, name: str, version: str
+) -> None:
+    findings = doctor(cli, host, OLD / name, 1)  # failed: Python too old
+
+    python = findings["platform.python"]
+    assert python["status"] == "fail"
+    assert python["summary"].startswith(f"Python {version} is not supported by TorchNeuron")
+    assert " install --torch 2.14 " in python["fix"]
+    package_checks = [f for check, f in findings.items() if check.startswith("python.")]
+    assert len(package_checks) == 7
+    for finding in package_checks:
+        assert finding["status"] == "skip", finding
+        assert finding["summary"] == (f"Not judged: neuron-env cannot read the packages of "
+                                      f"Python {version} (see platform.python)")  # fmt: skip
+    assert not any("Could not probe" in f["summary"] for f in findings.values())
+
+
+def test_the_snapshot_of_such_a_host_is_judged_the_same_elsewhere(
+    cli: CliRunner, host: Host, tmp_path: Path
+) -> None:
+    snapshot = tmp_path / "facts.json"
+    args = ["--matrix-dir", str(host.matrix), "facts", "--sysroot", str(host.sysroot),
+            "--python", str(OLD / "python3.6"), "-o", str(snapshot)]  # fmt: skip
+    assert cli(*args, env=host.env).returncode == 0
+    assert json.loads(snapshot.read_text())["facts"]["python"]["readable"] is False
+
+    judged = cli("--matrix-dir", str(host.matrix), "doctor", "--facts", str(snapshot),
+                 "--format", "json", env=host.env)  # fmt: skip
+
+    findings = {f["check"]: f["status"] for f in json.loads(judged.stdout)["findings"]}
+    assert findings["platform.python"] == "fail" and findings["python.torch"] == "skip"
+
+
+def test_a_supported_interpreter_whose_probe_fails_is_still_an_error_naming_the_failure(
+    cli: CliRunner, host: Host
+) -> None:
+    findings = doctor(cli, host, OLD / "python3.12-broken", 3)  # could not judge, not "failed"
+
+    python = findings["platform.python"]
+    assert python["status"] == "error"
+    assert python["summary"].startswith("Could not probe python:")
+    assert "failed with exit code 1" in python["summary"]
