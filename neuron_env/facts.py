@@ -45,7 +45,8 @@ LINK_LOOP_FIX = (
     "Break the loop (each chain of links must end at a file or a folder), or point --sysroot at "
     "the host's real root."
 )
-PROBE_FIXES = frozenset({REFUSED_LINK_FIX, NOT_A_FILE_FIX, LINK_LOOP_FIX})
+NOT_PYTHON_FIX = "Point --python at a Python interpreter (an environment's bin/python)."
+PROBE_FIXES = frozenset({REFUSED_LINK_FIX, NOT_A_FILE_FIX, LINK_LOOP_FIX, NOT_PYTHON_FIX})
 """The only fixes a :class:`ProbeError` is shown with: neuron-env's own words. A snapshot is data
 anyone may have written; another ``fix`` in one is never shown as advice."""
 

@@ -14,13 +14,13 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from neuron_env.facts import HostFacts, ProbeError
+from neuron_env.facts import NOT_PYTHON_FIX, HostFacts, ProbeError
 from neuron_env.frozen import frozen
 from neuron_env.probe.driver import probe_driver
 from neuron_env.probe.environment import probe_environment
 from neuron_env.probe.imds import probe_ec2
 from neuron_env.probe.os_release import probe_os
-from neuron_env.probe.python_env import probe_python
+from neuron_env.probe.python_env import NotPython, probe_python
 from neuron_env.probe.sysroot import Refused, Sysroot
 from neuron_env.probe.system import probe_system
 from neuron_env.signals import InBackground
@@ -112,7 +112,10 @@ def _message(exc: BaseException) -> str:
 
 
 def _fix(exc: BaseException) -> str:
-    """What a refusal of the sysroot (a link leading off it, a FIFO) says to do."""
+    """What a refusal of the sysroot (a link leading off it, a FIFO) says to do, or a --python
+    that is no Python."""
+    if isinstance(exc, NotPython):
+        return NOT_PYTHON_FIX
     return (exc.hint or "") if isinstance(exc, Refused) else ""
 
 

@@ -51,6 +51,9 @@ def choose_target_python(python: Path | None = None, venv: Path | None = None) -
     if python is not None:
         if not python.exists():
             raise BadInput(f"Python interpreter {python} does not exist.")
+        if not os.access(python, os.X_OK):
+            raise BadInput(f"{python} is not executable by this user: --python names the "
+                           "environment's interpreter (its bin/python).")  # fmt: skip
         return python, "--python"
     active = os.environ.get("VIRTUAL_ENV")
     defaults = [(Path(active), "$VIRTUAL_ENV")] if active else []
@@ -60,40 +63,48 @@ def choose_target_python(python: Path | None = None, venv: Path | None = None) -
     return Path(sys.executable), OWN_ENVIRONMENT
 
 
-# Runs on any Python, 2.7 included: the version alone, for an interpreter the probe cannot run on.
+# Runs on any Python, 2.7 included, and without the site module (a broken one is a reason the
+# probe failed): the version alone, for an interpreter the probe could not run on.
 _VERSION_ONLY = "import sys; sys.stdout.write('%d.%d.%d' % tuple(sys.version_info[:3]))"
+
+
+class NotPython(OperationFailed):
+    """``--python`` names a program that does not answer as a Python interpreter."""
 
 
 def probe_python(python: Path, *, timeout: float = 10.0) -> PythonFacts:
     """Facts about ``python``'s environment; raises on failure (the caller records it).
 
-    An interpreter older than :data:`~neuron_env.facts.PYTHON_PROBE_FLOOR` (a system ``python``
-    of 2.7, a 3.6) cannot run the probe; its version alone is returned (``readable`` False): it
-    is judged too old for TorchNeuron, and its packages are not judged, instead of "could not
-    probe".
+    Where the probe ran and failed, or printed no facts, the interpreter is asked its version
+    alone: one older than :data:`~neuron_env.facts.PYTHON_PROBE_FLOOR` (a system ``python`` of
+    2.7, a 3.6) returns that version alone (``readable`` False: judged too old for TorchNeuron,
+    its packages not judged); a program that gives no version (``/bin/sh``) is
+    :class:`NotPython`; a supported Python keeps the probe's own failure.
     """
     # The user's environment is passed through on purpose: their pip configuration is a fact.
     try:
         result = run([python, "-I", PROBE_SCRIPT], timeout=timeout, env=None)
-    except CommandFailed as exc:
-        # it ran and failed (not a timeout, not "cannot run"): perhaps too old for the probe
-        old = _older_than_the_probe(python, timeout) if exc.returncode else None
-        if old is None:
-            raise
-        return old
-    try:
         return parse(PythonFacts, json.loads(result.stdout), ["python"], JSON_LENIENT)
+    except CommandFailed as exc:
+        if not exc.returncode:  # a timeout, or it could not start: nothing more to ask
+            raise
+        failure: OperationFailed = exc
     except (ValueError, SchemaError) as exc:
-        raise OperationFailed(f"{python} returned unreadable facts: {exc}") from None
+        failure = OperationFailed(f"{python} returned unreadable facts: {exc}")
+    version = _version(python, min(timeout, 5.0))
+    if version is None:
+        raise NotPython(f"{python} does not answer as a Python interpreter ({failure.message})")
+    if tuple(int(part) for part in version.split("."))[:2] < PYTHON_PROBE_FLOOR:
+        return PythonFacts(executable=str(python), version=version, readable=False)
+    raise failure from None
 
 
-def _older_than_the_probe(python: Path, timeout: float) -> PythonFacts | None:
-    """``python``'s version alone, when it is older than the probe runs on; else None."""
+def _version(python: Path, timeout: float) -> str | None:
+    """``python``'s version (``3.6.15``), or None where it gives none."""
     try:
-        done = run([python, "-E", "-s", "-c", _VERSION_ONLY], timeout=timeout, env=None)
-        version = tuple(int(part) for part in done.stdout.strip().split("."))
-    except (OperationFailed, ValueError):
+        done = run([python, "-E", "-S", "-c", _VERSION_ONLY], timeout=timeout, env=None)
+    except OperationFailed:
         return None
-    if len(version) != 3 or version[:2] >= PYTHON_PROBE_FLOOR:
-        return None
-    return PythonFacts(executable=str(python), version=done.stdout.strip(), readable=False)
+    version = done.stdout.strip()
+    parts = version.split(".")
+    return version if len(parts) == 3 and all(part.isdigit() for part in parts) else None

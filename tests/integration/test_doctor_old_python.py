@@ -81,3 +81,29 @@ def test_a_supported_interpreter_whose_probe_fails_is_still_an_error_naming_the_
     assert python["status"] == "error"
     assert python["summary"].startswith("Could not probe python:")
     assert "failed with exit code 1" in python["summary"]
+
+
+def test_a_program_that_is_no_python_is_named_with_what_to_point_at(
+    cli: CliRunner, host: Host
+) -> None:
+    """``--python /bin/sh``: the probe and the version query both fail; the fix says what
+    --python wants instead of "Run again with --debug; if it persists, report it"."""
+    findings = doctor(cli, host, Path("/bin/sh"), 3)
+
+    python = findings["platform.python"]
+    assert python["status"] == "error"
+    assert python["summary"].startswith(
+        "Could not probe python: /bin/sh does not answer as a Python interpreter ("
+    )
+    assert python["fix"] == "Point --python at a Python interpreter (an environment's bin/python)."
+
+
+def test_a_python_that_is_not_executable_is_bad_input(cli: CliRunner, tmp_path: Path) -> None:
+    python = tmp_path / "python"
+    python.write_text("#!/bin/sh\n")  # execute bit not set (a copied file, a mounted share)
+
+    result = cli("doctor", "--python", str(python))
+
+    assert result.returncode == 2, result.stdout
+    said = " ".join(result.stderr.split())
+    assert said.startswith(f"error: {python} is not executable by this user: --python names")
