@@ -6,6 +6,7 @@ document.
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from collections.abc import Callable
 
 from rich.console import Console
@@ -65,7 +66,8 @@ CREATED: Output[LaunchTemplateCreated, DocumentFormat] = Output(
 
 def _recipe_lines(recipe: RenderedRecipe) -> list[str]:
     lines = [f"wrote {path}" for path in recipe.written]
-    return [*lines, f"Build it: cd {recipe.output} && packer init . && packer build ."]
+    folder = shlex.quote(str(recipe.output))
+    return [*lines, f"Build it: cd {folder} && packer init . && packer build ."]
 
 
 def _print_recipe(out: Console, recipe: RenderedRecipe) -> None:

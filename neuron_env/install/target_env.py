@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import functools
 import os
+import shlex
 import shutil
 import sys
 from collections.abc import Sequence
@@ -196,9 +197,13 @@ def _check_can_create(path: Path) -> None:
             hint="Choose another --venv DIR, or remove it first.",
         )
     if not path.parent.is_dir():
+        blocked = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+        if blocked is not None:  # mkdir -p would fail there too
+            raise BadInput(f"{blocked} is a file, not a folder: --venv {path} cannot be made "
+                           "under it.", hint="Choose another --venv DIR.")  # fmt: skip
         raise BadInput(
             f"The directory {path.parent} does not exist.",
-            hint=f"Create it first: mkdir -p {path.parent}",
+            hint=f"Create it first: mkdir -p {shlex.quote(str(path.parent))}",
         )
 
 

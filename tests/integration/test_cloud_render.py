@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import shlex
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -305,3 +306,14 @@ def test_ami_render_hint_names_no_nonexistent_ami_option(tmp_path: Path) -> None
     assert "Give a URL or s3:// object with --neuron-env-sha256, or pypi." in message
     assert "--ami" not in message
     assert not out.exists()
+
+
+def test_the_build_line_quotes_a_folder_with_a_space(tmp_path: Path) -> None:
+    """The line was 'Build it: cd /tmp/my ami && packer ...': pasted, it failed at cd."""
+    out = tmp_path / "my ami"
+    result = run_cli("ami", "render", "--torch", "2.14", "--output", str(out),
+                     "--neuron-env-source", "pypi")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    (line,) = [x for x in result.stdout.splitlines() if x.startswith("Build it: ")]
+    words = shlex.split(line.removeprefix("Build it: "))
+    assert words[:3] == ["cd", str(out), "&&"]

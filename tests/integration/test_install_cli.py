@@ -10,6 +10,7 @@ import pytest
 
 from tests.support.cli import NEURON_ENV
 from tests.support.install_helpers import NeuronEnv, flat, python_here
+from tests.support.pasted import in_fresh_shell
 
 pytestmark = pytest.mark.integration
 
@@ -215,3 +216,30 @@ def test_one_os_truth_every_command_refuses_an_os_the_matrix_gives_no_wheels(
     assert "Pick an OS with wheels: --os ubuntu-26.04." in said
     assert "No Python" not in said  # the request is refused before any interpreter is sought
     assert not list(tmp_path.glob("env*")) and not list(tmp_path.glob("[rwD]*"))  # nothing made
+
+
+def test_a_venv_in_a_missing_folder_with_a_space_gets_a_mkdir_that_pastes(
+    neuron_env: NeuronEnv, tmp_path: Path
+) -> None:
+    """The hint was 'mkdir -p /tmp/x/with space': pasted, it made /tmp/x/with and ./space."""
+    folder = tmp_path / "with space" / "envs"
+    result = neuron_env("install", "--torch", "2.14", "--venv", str(folder / "v"),
+                        "--python", python_here())  # fmt: skip
+    assert result.returncode == 2
+    hint = result.stderr.strip().splitlines()[-1]
+    assert hint.startswith("Create it first: mkdir -p ")
+    pasted = in_fresh_shell(hint.removeprefix("Create it first: "), tmp_path)
+    assert pasted.returncode == 0, pasted.stderr
+    assert folder.is_dir() and sorted(p.name for p in tmp_path.iterdir()) == ["with space"]
+
+
+def test_a_venv_under_a_file_says_the_file_is_in_the_way(
+    neuron_env: NeuronEnv, tmp_path: Path
+) -> None:
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("mine")
+    result = neuron_env("install", "--torch", "2.14", "--venv", str(blocker / "sub" / "v"),
+                        "--python", python_here())  # fmt: skip
+    assert result.returncode == 2
+    assert f"{blocker} is a file, not a folder" in flat(result.stderr)
+    assert "mkdir" not in result.stderr and blocker.read_text() == "mine"
