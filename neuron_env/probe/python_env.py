@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -51,6 +52,11 @@ def choose_target_python(python: Path | None = None, venv: Path | None = None) -
     if python is not None:
         if not python.exists():
             raise BadInput(f"Python interpreter {python} does not exist.")
+        if python.is_dir():  # --python '' is '.', the working directory
+            folder, interpreter = shlex.quote(str(python)), shlex.quote(str(python / "bin/python"))
+            raise BadInput(f"--python {python} is a folder; it names an interpreter.",
+                           hint=f"For an environment's folder, give --venv {folder}, or "
+                           f"--python {interpreter}.")  # fmt: skip
         if not os.access(python, os.X_OK):
             raise BadInput(f"{python} is not executable by this user: --python names the "
                            "environment's interpreter (its bin/python).")  # fmt: skip

@@ -107,3 +107,15 @@ def test_a_python_that_is_not_executable_is_bad_input(cli: CliRunner, tmp_path: 
     assert result.returncode == 2, result.stdout
     said = " ".join(result.stderr.split())
     assert said.startswith(f"error: {python} is not executable by this user: --python names")
+
+
+def test_an_empty_python_is_the_working_directory_and_bad_input(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    """``--python ''`` (an unset variable in a script: ``--python "$PY"``) is the working
+    directory; it was probed as an interpreter ("cannot run .") on eight checks."""
+    result = cli("doctor", "--python", "")
+
+    assert result.returncode == 2, result.stdout
+    assert result.stderr.startswith("error: --python . is a folder; it names an interpreter.")
+    assert "give --venv ., or --python bin/python." in result.stderr
