@@ -164,6 +164,13 @@ CompileBackendOption = Annotated[
     ),
 ]
 
+
+def _lower(value: str | None) -> str | None:
+    """An OS id (``Ubuntu-26.04``) or instance type (``TRN2.48XLARGE``) as written everywhere
+    else: lower case (/etc/os-release and EC2 spell them so), without the spaces around it."""
+    return value.strip().lower() if value is not None else None
+
+
 # launch-template, ami and image render: the host (or image) being described.
 _torch = typer.Option("--torch", metavar="X.Y", help="PyTorch minor, e.g. 2.14.")
 TorchOption = Annotated[str, _torch]
@@ -173,6 +180,7 @@ OsOption = Annotated[
     typer.Option(
         "--os",
         metavar="ID-VERSION",
+        callback=_lower,
         help="OS as ID-VERSION of /etc/os-release, e.g. ubuntu-26.04 (default: the newest OS "
         "with pip wheels).",
     ),
@@ -182,13 +190,17 @@ InstallOsOption = Annotated[
     typer.Option(
         "--os",
         metavar="ID-VERSION",
+        callback=_lower,
         help="OS as ID-VERSION of /etc/os-release, e.g. ubuntu-26.04 (default: this host's).",
     ),
 ]
 ResolveOsOption = Annotated[
     str | None,
     typer.Option(
-        "--os", metavar="ID-VERSION", help="OS as ID-VERSION of /etc/os-release, e.g. ubuntu-26.04."
+        "--os",
+        metavar="ID-VERSION",
+        callback=_lower,
+        help="OS as ID-VERSION of /etc/os-release, e.g. ubuntu-26.04.",
     ),
 ]
 
@@ -345,7 +357,10 @@ PytorchIndexOption = Annotated[
 
 # launch-template render/create and ami render: the host and where it launches.
 _instance_type = typer.Option(
-    "--instance-type", metavar="TYPE", help="EC2 instance type, e.g. trn2.48xlarge."
+    "--instance-type",
+    metavar="TYPE",
+    callback=_lower,
+    help="EC2 instance type, e.g. trn2.48xlarge.",
 )
 InstanceTypeOption = Annotated[str, _instance_type]
 AnyInstanceTypeOption = Annotated[str | None, _instance_type]
@@ -354,13 +369,17 @@ BuilderInstanceTypeOption = Annotated[
     typer.Option(
         "--instance-type",
         metavar="TYPE",
+        callback=_lower,
         help="Builder instance type (a Trainium instance: the build runs neuron-env doctor).",
     ),
 ]
 PeakInstanceTypeOption = Annotated[
     str | None,
     typer.Option(
-        "--instance-type", metavar="TYPE", help="Instance type for the peak, e.g. trn2.48xlarge."
+        "--instance-type",
+        metavar="TYPE",
+        callback=_lower,
+        help="Instance type for the peak, e.g. trn2.48xlarge.",
     ),
 ]
 DoctorLevelOption = Annotated[

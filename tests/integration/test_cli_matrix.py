@@ -250,3 +250,21 @@ def test_did_you_mean_for_an_unknown_instance_type_and_check_id(cli: CliRunner) 
         result = cli("doctor", option, typed)
         assert result.returncode == 2
         assert f"Unknown check id '{typed}'; did you mean '{meant}'?" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("written", "meant"),
+    [(("--os", "Ubuntu-26.04"), ("--os", "ubuntu-26.04")),
+     (("--instance-type", " TRN2.48XLARGE"), ("--instance-type", "trn2.48xlarge"))],
+    ids=["os", "instance-type"],
+)  # fmt: skip
+def test_an_os_or_instance_type_in_capitals_means_the_same(
+    cli: CliRunner, written: tuple[str, str], meant: tuple[str, str]
+) -> None:
+    """``--instance-type TRN2.48XLARGE`` said "'TRN2.48XLARGE' is not a Trainium instance ...; it
+    needs a trn2 or trn3 instance" (exit 2); EC2 and /etc/os-release spell both in lower case."""
+    args = ("matrix", "resolve", "--torch", "2.14", "--format", "json")
+    as_written, as_meant = cli(*args, *written), cli(*args, *meant)
+
+    assert as_written.returncode == as_meant.returncode == 0, as_written.stderr
+    assert json.loads(as_written.stdout) == json.loads(as_meant.stdout)
