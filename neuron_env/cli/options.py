@@ -93,20 +93,33 @@ DocumentFormatOption = Annotated[
 ]
 ReportFormatOption = Annotated[str, format_option(ReportFormat, "text, json, junit or github.")]
 FleetFormatOption = Annotated[str, format_option(FleetFormat, "text, json, junit, github or html.")]
+
+
+def _dash_is_stdout(value: Path | None) -> Path | None:
+    """``-o -`` is stdout, as for most tools (it made a file named ``-``)."""
+    return None if value is not None and str(value) == "-" else value
+
+
 ReportOutputOption = Annotated[
     Path | None,
     typer.Option(
         "--output",
         "-o",
         metavar="FILE",
-        help="Write the report to FILE instead of stdout.",
+        help="Write the report to FILE instead of stdout ('-': stdout).",
         dir_okay=False,
+        callback=_dash_is_stdout,
     ),
 ]
 DocumentOutputOption = Annotated[
     Path | None,
     typer.Option(
-        "--output", "-o", metavar="FILE", help="Write to FILE instead of stdout.", dir_okay=False
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="Write to FILE instead of stdout ('-': stdout).",
+        dir_okay=False,
+        callback=_dash_is_stdout,
     ),
 ]
 SnapshotsOption = Annotated[

@@ -301,3 +301,19 @@ def test_dash_o_under_a_file_says_the_folder_cannot_be_made(tmp_path: Path) -> N
     assert result.returncode == 2
     assert "Cannot create the folder notes/today: a part of it is a file." in result.stderr
     assert (tmp_path / "notes").read_text() == "keep me\n"  # nothing lost
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("doctor", "--format", "json"), ("facts",), ("scan", ".", "--format", "json")],
+    ids=["doctor", "facts", "scan"],
+)
+def test_dash_as_the_output_is_stdout(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """``-o -`` wrote a file named ``-`` into the working directory and printed nothing."""
+    (tmp_path / "train.py").write_text("import torch\n")
+
+    result = cli_runner(tmp_path)(*args, "-o", "-")
+
+    assert result.returncode in (0, 1), result.stderr
+    assert json.loads(result.stdout)["command"] == args[0]
+    assert not (tmp_path / "-").exists()
