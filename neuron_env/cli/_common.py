@@ -131,7 +131,7 @@ def _terminal_width() -> int:
     from neuron_env.output.console import columns
 
     try:
-        return columns() or os.get_terminal_size(2).columns
+        return columns() or os.get_terminal_size(2).columns or 100  # a pty may say 0 columns
     except (ValueError, OSError):
         return 100
 

@@ -4,11 +4,13 @@ and --check, and into project defaults."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 
 import pytest
 
-from tests.support.cli import CliRunner
+from tests.support.cli import CliRunner, cli_argv, machine_env
 
 pytestmark = pytest.mark.integration
 
@@ -57,3 +59,20 @@ def test_an_error_on_a_terminal_too_narrow_to_say_is_printed_whole(
 
 def _without_timing(text: str) -> str:
     return re.sub(r" in \d+\.\d+ s", "", text)
+
+
+def test_an_error_on_a_terminal_that_reports_0_columns_is_not_squeezed() -> None:
+    """A new pty (``script``, some CI runners) says 0 columns: errors were wrapped to 13."""
+    main, terminal = os.openpty()  # 0 rows, 0 columns until someone sets them
+    try:
+        env = {k: v for k, v in machine_env().items() if k != "COLUMNS"}
+        done = subprocess.run(cli_argv("doctor", "--release", "9.9"), stdout=subprocess.DEVNULL,
+                              stderr=terminal, env=env, timeout=60, check=False)  # fmt: skip
+        said = os.read(main, 65536).decode()
+    finally:
+        os.close(main)
+        os.close(terminal)
+
+    assert done.returncode == 2
+    first = said.splitlines()[0]
+    assert first.startswith("error: No matrix file describes Neuron release '9.9'."), said
