@@ -9,9 +9,10 @@ fleet report read it back. A section is ``None`` when its probe failed; the reas
 
 from __future__ import annotations
 
+import sys
 from dataclasses import field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 from neuron_env.errors import MalformedFile
 from neuron_env.frozen import frozen
@@ -294,18 +295,37 @@ class HostFacts:
 
 
 def read_snapshot(path: Path) -> HostFacts:
-    """Read a facts snapshot (or a doctor JSON report, which embeds one), within bounds."""
-    from neuron_env.input_files import SNAPSHOT_LIMITS, InputRejected, load_json
+    """Read a facts snapshot (or a doctor JSON report, which embeds one), within bounds; ``-``
+    reads it from stdin (``ssh node neuron-env facts | neuron-env doctor --facts -``)."""
+    from neuron_env.input_files import SNAPSHOT_LIMITS, InputRejected, load_json, load_json_stream
 
+    from_stdin = str(path) == "-"
+    name = "stdin" if from_stdin else str(path)
     try:
-        doc = load_json(path, SNAPSHOT_LIMITS)
+        doc = (
+            load_json_stream(_stdin(), SNAPSHOT_LIMITS)
+            if from_stdin
+            else load_json(path, SNAPSHOT_LIMITS)
+        )
     except InputRejected as exc:
         where = f" at {exc.key}" if exc.key else ""
         raise MalformedFile(
-            f"Cannot read snapshot {path}: {exc.problem}{where}.",
+            f"Cannot read snapshot {name}: {exc.problem}{where}.",
             hint=_create_one(),
         ) from None
-    return facts_from_document(doc, str(path))
+    return facts_from_document(doc, name)
+
+
+def _stdin() -> BinaryIO:
+    """stdin's bytes, for ``--facts -``; a terminal (or none) is bad input, not a wait."""
+    stream = sys.stdin
+    if stream is None or stream.isatty():
+        from neuron_env.errors import BadInput
+
+        raise BadInput("--facts - reads a snapshot from stdin, which is a terminal here.",
+                       hint="Pipe one in (what 'facts' prints on the node, e.g. over ssh), or "
+                       "give the snapshot's file.")  # fmt: skip
+    return stream.buffer
 
 
 def _create_one() -> str:

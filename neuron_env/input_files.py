@@ -18,7 +18,7 @@ import sys
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from neuron_env.escape import UNSAFE
 from neuron_env.frozen import frozen
@@ -200,6 +200,20 @@ def load_json(path: Path, limits: Limits) -> Any:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:  # JSON is UTF-8 (RFC 8259)
+        raise InputRejected(f"not valid JSON: {_not_utf8(data, exc)}") from None
+    return parse_json(text, limits)
+
+
+def load_json_stream(stream: BinaryIO, limits: Limits) -> Any:
+    """A bounded JSON document read from ``stream`` (stdin): at most ``limits.max_bytes``."""
+    data = stream.read(limits.max_bytes + 1)
+    if not data:
+        raise InputRejected("empty: nothing was piped in")
+    if len(data) > limits.max_bytes:
+        raise InputRejected(f"more than the {size_text(limits.max_bytes)} allowed")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise InputRejected(f"not valid JSON: {_not_utf8(data, exc)}") from None
     return parse_json(text, limits)
 

@@ -80,7 +80,7 @@ def doctor(
         typer.Option(
             "--facts",
             metavar="FILE",
-            help="Judge a saved snapshot instead of this host.",
+            help="Judge a saved snapshot instead of this host ('-': read it from stdin).",
             dir_okay=False,
         ),
     ] = None,

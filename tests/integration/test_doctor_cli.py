@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import DATA, CliRunner, cli_runner
+from tests.support.cli import DATA, CliRunner, cli_argv, cli_runner, machine_env
 from tests.support.hosts import Host, scenario_host
 from tests.support.junit import assert_valid_junit, totals
 from tests.support.pasted import in_fresh_shell
@@ -317,3 +318,60 @@ def test_dash_as_the_output_is_stdout(tmp_path: Path, args: tuple[str, ...]) -> 
     assert result.returncode in (0, 1), result.stderr
     assert json.loads(result.stdout)["command"] == args[0]
     assert not (tmp_path / "-").exists()
+
+
+def _doctor_reading_stdin(matrix: Path, stdin: int | bytes) -> subprocess.CompletedProcess[bytes]:
+    """``doctor --facts -`` with ``stdin`` as its standard input (bytes piped in, or a fd)."""
+    argv = cli_argv("--matrix-dir", str(matrix), "doctor", "--facts", "-")
+    if isinstance(stdin, bytes):
+        return subprocess.run(argv, input=stdin, capture_output=True, env=machine_env(),
+                              timeout=60, check=False)  # fmt: skip
+    return subprocess.run(argv, stdin=stdin, capture_output=True, env=machine_env(), timeout=60,
+                          check=False)  # fmt: skip
+
+
+def test_a_snapshot_piped_to_facts_dash_is_judged_as_its_file(
+    cli: CliRunner, healthy: Host, tmp_path: Path
+) -> None:
+    """``ssh node neuron-env facts | neuron-env doctor --facts -``: it said "Cannot read snapshot
+    -: No such file or directory"."""
+    made = cli("facts", "--sysroot", str(healthy.sysroot), "--python", str(healthy.python),
+               env=healthy.env)  # fmt: skip
+    from_file = tmp_path / "host.json"
+    from_file.write_text(made.stdout)
+
+    piped = _doctor_reading_stdin(healthy.matrix, made.stdout.encode())
+    judged = cli("--matrix-dir", str(healthy.matrix), "doctor", "--facts", str(from_file))
+
+    assert piped.returncode == judged.returncode == 0, piped.stderr
+    assert "Ready, with warnings: 20 ok, 1 warning" in piped.stdout.decode()
+
+
+@pytest.mark.parametrize(
+    ("stdin", "said"),
+    [(b"", "Cannot read snapshot stdin: empty: nothing was piped in."),
+     (b"{" * 10 + b" " * (16 * 2**20), "Cannot read snapshot stdin: more than the 16.0 MiB "
+      "allowed."),
+     (b'{"schema": "neuron-env/facts/v1", "facts": ', "Cannot read snapshot stdin: not valid "
+      "JSON")],
+    ids=["empty", "too-large", "cut-off"],
+)  # fmt: skip
+def test_a_bad_snapshot_on_stdin_is_bad_input_naming_stdin(
+    healthy: Host, stdin: bytes, said: str
+) -> None:
+    result = _doctor_reading_stdin(healthy.matrix, stdin)
+
+    assert result.returncode == 2, result.stdout
+    assert " ".join(result.stderr.decode().split()).startswith(f"error: {said}")
+
+
+def test_facts_dash_on_a_terminal_says_so_instead_of_waiting(healthy: Host) -> None:
+    main, terminal = os.openpty()
+    try:
+        result = _doctor_reading_stdin(healthy.matrix, terminal)
+    finally:
+        os.close(main)
+        os.close(terminal)
+
+    assert result.returncode == 2
+    assert "reads a snapshot from stdin, which is a terminal here" in result.stderr.decode()
