@@ -147,8 +147,8 @@ def python_version(python: Path) -> str:
     """The full version (``3.12.4``) of an interpreter, by running it (once per command: finding
     an interpreter asks each candidate, then the caller asks the one found again)."""
     try:
-        result = run(
-            [python, "-I", "-c", "import platform; print(platform.python_version())"],
+        result = run(  # -E -s, not -I (3.4+): a Python 2.7 is told it is too old, not "cannot run"
+            [python, "-E", "-s", "-c", "import platform; print(platform.python_version())"],
             timeout=PROBE_TIMEOUT,
             env=clean_env(),
         )

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.cli import NEURON_ENV
+from tests.support.cli import NEURON_ENV, REPO
 from tests.support.install_helpers import NeuronEnv, flat, python_here
 from tests.support.pasted import in_fresh_shell
 
@@ -243,3 +244,15 @@ def test_a_venv_under_a_file_says_the_file_is_in_the_way(
     assert result.returncode == 2
     assert f"{blocker} is a file, not a folder" in flat(result.stderr)
     assert "mkdir" not in result.stderr and blocker.read_text() == "mine"
+
+
+def test_a_python_2_base_is_told_it_is_too_old(neuron_env: NeuronEnv, tmp_path: Path) -> None:
+    """A system ``python`` of 2.7 as --python: it said "Cannot run Python interpreter ... failed
+    with exit code 2" (2.7 has no -I); it is a Python, only too old for the release."""
+    python2 = REPO / "tests" / "fakes" / "old_python" / "python2.7"  # as pyenv's 2.7.18 answers
+    result = neuron_env("install", "--torch", "2.14", "--venv", str(tmp_path / "v"),
+                        "--python", str(python2), "--dry-run")  # fmt: skip
+    assert result.returncode == 2
+    said = flat(result.stderr)
+    assert re.search(r"supports Python 3\.\d+–3\.\d+, not 2\.7\.", said), said
+    assert "Create it with a supported Python:" in said and "Cannot run" not in said
