@@ -81,12 +81,17 @@ def assert_refused(result_stderr: str, returncode: int, link: Path, target: Path
 
 
 def test_own_link_to_outside_file_is_replaced_never_followed(tmp_path: Path) -> None:
-    target = victim(tmp_path)
-    (tmp_path / "reports").mkdir()
-    link = tmp_path / "reports" / "out.json"
+    assert_own_link_replaced(tmp_path)
+
+
+def assert_own_link_replaced(folder: Path) -> None:
+    """``-o reports/out.json`` where the user's own link there leads to ``folder/victim``."""
+    target = victim(folder)
+    (folder / "reports").mkdir()
+    link = folder / "reports" / "out.json"
     plant(link, target)
 
-    result = cli_runner(tmp_path)(*REPORT, str(link))
+    result = cli_runner(folder)(*REPORT, str(link))
 
     assert result.returncode == 0, result.stderr
     assert target.read_text() == VICTIM_TEXT  # the link's target is never opened
@@ -243,17 +248,7 @@ def test_own_link_on_a_tmpfs_under_dev_is_replaced_never_followed() -> None:
     half a report)."""
     folder = Path(tempfile.mkdtemp(prefix="neuron-env-links-", dir="/dev/shm"))
     try:
-        target = victim(folder)
-        (folder / "reports").mkdir()
-        link = folder / "reports" / "out.json"
-        plant(link, target)
-
-        result = cli_runner(folder)(*REPORT, str(link))
-
-        assert result.returncode == 0, result.stderr
-        assert target.read_text() == VICTIM_TEXT
-        assert not link.is_symlink()
-        assert json.loads(link.read_text())["schema"] == "neuron-env/doctor-checks/v1"
+        assert_own_link_replaced(folder)
     finally:
         shutil.rmtree(folder)
 
