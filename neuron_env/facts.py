@@ -201,8 +201,9 @@ class PipConfig:
 
 
 PYTHON_PROBE_FLOOR = (3, 8)
-"""The oldest Python the target probe runs on (TorchNeuron itself needs 3.12 or later): an older
-interpreter's version alone is recorded (:attr:`PythonFacts.readable` False)."""
+"""The oldest Python neuron-env's code in a target runs on (the probe, the device workers;
+TorchNeuron itself needs 3.12 or later): of an older interpreter the probe records the version
+alone (:attr:`PythonFacts.readable` False), and a worker says it is too old."""
 
 
 @frozen

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from neuron_env.command import run
 from neuron_env.errors import BadInput, CommandFailed, OperationFailed
-from neuron_env.facts import PYTHON_PROBE_FLOOR, PythonFacts
+from neuron_env.facts import PythonFacts
+from neuron_env.interpreter import too_old, version_of
 from neuron_env.invocation import command
 from neuron_env.schema import JSON_LENIENT, SchemaError, parse
 
@@ -69,11 +70,6 @@ def choose_target_python(python: Path | None = None, venv: Path | None = None) -
     return Path(sys.executable), OWN_ENVIRONMENT
 
 
-# Runs on any Python, 2.7 included, and without the site module (a broken one is a reason the
-# probe failed): the version alone, for an interpreter the probe could not run on.
-_VERSION_ONLY = "import sys; sys.stdout.write('%d.%d.%d' % tuple(sys.version_info[:3]))"
-
-
 class NotPython(OperationFailed):
     """``--python`` names a program that does not answer as a Python interpreter."""
 
@@ -97,20 +93,9 @@ def probe_python(python: Path, *, timeout: float = 10.0) -> PythonFacts:
         failure: OperationFailed = exc
     except (ValueError, SchemaError) as exc:
         failure = OperationFailed(f"{python} returned unreadable facts: {exc}")
-    version = _version(python, min(timeout, 5.0))
+    version = version_of(python, min(timeout, 5.0))
     if version is None:
         raise NotPython(f"{python} does not answer as a Python interpreter ({failure.message})")
-    if tuple(int(part) for part in version.split("."))[:2] < PYTHON_PROBE_FLOOR:
+    if too_old(version):
         return PythonFacts(executable=str(python), version=version, readable=False)
     raise failure from None
-
-
-def _version(python: Path, timeout: float) -> str | None:
-    """``python``'s version (``3.6.15``), or None where it gives none."""
-    try:
-        done = run([python, "-E", "-S", "-c", _VERSION_ONLY], timeout=timeout, env=None)
-    except OperationFailed:
-        return None
-    version = done.stdout.strip()
-    parts = version.split(".")
-    return version if len(parts) == 3 and all(part.isdigit() for part in parts) else None
