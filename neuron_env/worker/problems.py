@@ -35,6 +35,19 @@ def startup_failure(
     )
 
 
+def too_old_python(version: str, python: Path, worker: str = "self-test worker") -> Problem:
+    """A worker that could not start because its interpreter is older than it runs on."""
+    from neuron_env.facts import PYTHON_PROBE_FLOOR
+
+    floor = ".".join(str(part) for part in PYTHON_PROBE_FLOOR)
+    return Problem(
+        "worker-failed",
+        f"{python} is Python {version}: the {worker} runs on Python {floor} or later "
+        "(TorchNeuron needs 3.12 or later).",
+        "Point --python at the interpreter of a TorchNeuron environment (its bin/python).",
+    )
+
+
 def protocol_problem(worker: str, how: str, python: Path) -> Problem:
     """A worker that broke the protocol (forged, corrupted or flooded events): nothing it said
     after that is trusted."""

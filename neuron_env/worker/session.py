@@ -19,8 +19,14 @@ from typing import Any, Protocol
 
 from neuron_env.command import LineTimeout, StreamingCommand
 from neuron_env.errors import CommandFailed
+from neuron_env.interpreter import too_old, version_of
 from neuron_env.worker.events import device_info, problem
-from neuron_env.worker.problems import did_not_start, protocol_problem, startup_failure
+from neuron_env.worker.problems import (
+    did_not_start,
+    protocol_problem,
+    startup_failure,
+    too_old_python,
+)
 from neuron_env.worker.results import DeviceInfo, Problem
 from neuron_env.worker.stream import MAX_LINE, EventStream, ProtocolError
 
@@ -181,10 +187,19 @@ class EventReader:
         else:
             self.on_timeout()
 
+    def _why_it_did_not_start(self, code: int | None, tail: str) -> Problem:
+        """Its exit code and last words, or, from an interpreter too old for the worker (a
+        Python 2.7 says "Unknown option: -I"), that it is too old."""
+        if code is not None and code > 0:
+            version = version_of(self.python)
+            if version is not None and too_old(version):
+                return too_old_python(version, self.python, self.worker_name)
+        return startup_failure(code, tail, self.python, self.worker_name)
+
     def _ended(self) -> None:
         code = self.worker.wait(timeout=10)
         tail = self.worker.stderr_tail()
         if self.run.info is None and self.run.problem is None:
-            self.run.problem = startup_failure(code, tail, self.python, self.worker_name)
+            self.run.problem = self._why_it_did_not_start(code, tail)
         else:
             self.on_exit(code, tail)

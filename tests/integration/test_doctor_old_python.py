@@ -119,3 +119,38 @@ def test_an_empty_python_is_the_working_directory_and_bad_input(
     assert result.returncode == 2, result.stdout
     assert result.stderr.startswith("error: --python . is a folder; it names an interpreter.")
     assert "give --venv ., or --python bin/python." in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "worker"),
+    [(("smoke",), "self-test worker"), (("selftest",), "self-test worker"),
+     (("evaluate", "model.py:make"), "evaluate worker")],
+    ids=["smoke", "selftest", "evaluate"],
+)  # fmt: skip
+def test_a_device_command_on_python_2_says_it_is_too_old(
+    cli: CliRunner, tmp_path: Path, args: tuple[str, ...], worker: str
+) -> None:
+    """The worker's start failed with "exited with code 2 ... before reporting: Unknown option:
+    -I" and the advice to check that the interpreter runs."""
+    (tmp_path / "model.py").write_text("def make():\n    raise SystemExit\n")
+    python = OLD / "python2.7"
+
+    result = cli(*args, "--python", str(python), "--format", "json")
+
+    doc = json.loads(result.stdout)
+    assert result.returncode == 1, result.stderr
+    problem = doc["problem"]
+    assert problem["message"] == (f"{python} is Python 2.7.18: the {worker} runs on Python 3.8 "
+                                  "or later (TorchNeuron needs 3.12 or later).")  # fmt: skip
+    assert problem["hint"].startswith("Point --python at the interpreter of a TorchNeuron")
+
+
+def test_collectives_on_python_2_is_bad_input_saying_it_is_too_old(cli: CliRunner) -> None:
+    python = OLD / "python2.7"
+
+    result = cli("collectives", "--backend", "gloo", "--nproc-per-node", "2",
+                 "--python", str(python))  # fmt: skip
+
+    assert result.returncode == 2, result.stdout
+    said = " ".join(result.stderr.split())
+    assert said.startswith(f"error: {python} is Python 2.7.18: the ranks of collectives run on")
