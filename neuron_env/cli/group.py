@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from typer._click.exceptions import ClickException, NoSuchOption
+from typer._click.exceptions import ClickException, NoArgsIsHelpError, NoSuchOption
 from typer.core import TyperGroup
 from typer.exceptions import Abort
 
@@ -129,6 +129,9 @@ def report_click_failure(exc: Exception) -> bool:
     for any other exception (the caller raises it again)."""
     from neuron_env.cli import _fail_as_json
 
+    if isinstance(exc, NoArgsIsHelpError):  # 'neuron-env', 'neuron-env fleet': the help, as is
+        sys.stderr.write(exc.format_message().rstrip("\n") + "\n")
+        sys.exit(EXIT_BAD_INPUT)  # no command: as click ends it, on stderr with exit 2
     if isinstance(exc, ClickException):
         # One style for every error, click's too: an "error:" line and the next step; exit 2,
         # and under --format json the envelope on stdout, even when click stopped before it

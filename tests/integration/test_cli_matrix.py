@@ -268,3 +268,17 @@ def test_an_os_or_instance_type_in_capitals_means_the_same(
 
     assert as_written.returncode == as_meant.returncode == 0, as_written.stderr
     assert json.loads(as_written.stdout) == json.loads(as_meant.stdout)
+
+
+@pytest.mark.parametrize("group", [(), ("fleet",), ("matrix",), ("launch-template",)])
+def test_a_group_without_its_command_shows_its_help_as_help_shows_it(
+    cli: CliRunner, group: tuple[str, ...]
+) -> None:
+    """``neuron-env`` alone printed its help as one "error:" paragraph, newlines as ``\\x0a``."""
+    bare = cli(*group)
+    helped = cli(*group, "--help")
+
+    assert bare.returncode == 2  # no command: as click ends it
+    assert bare.stdout == ""
+    assert bare.stderr == helped.stdout
+    assert "\\x0a" not in bare.stderr and not bare.stderr.startswith("error:")
