@@ -163,8 +163,18 @@ INSTALLS_TORCHNEURON = " install --torch "
 
 def _packages_unread(version: str) -> Verdict:
     """A ``python.*`` check of an interpreter older than the probe runs on: platform.python
-    fails it (and says how to get a supported one); its packages are not judged."""
+    fails it (and says how to get a supported one); its packages are not judged. A snapshot that
+    says so of a newer Python (the probe never does) judged nothing: an error, never a skip."""
     floor = ".".join(str(part) for part in PYTHON_PROBE_FLOOR)
+    parts = version.split(".")[:2]
+    known = len(parts) == 2 and all(part.isdigit() for part in parts)
+    if not known or tuple(int(part) for part in parts) >= PYTHON_PROBE_FLOOR:
+        return Verdict(
+            "error",
+            f"Could not probe python: the snapshot records no packages of "
+            f"Python {version} ('readable': false)",
+            fix="Collect the facts again.",
+        )
     return Verdict("skip", f"Not judged: neuron-env cannot read the packages of Python {version} "
                    "(see platform.python)", detail=f"It reads those of Python {floor} and later "
                    "(TorchNeuron needs 3.12 or later).")  # fmt: skip

@@ -154,3 +154,25 @@ def test_collectives_on_python_2_is_bad_input_saying_it_is_too_old(cli: CliRunne
     assert result.returncode == 2, result.stdout
     said = " ".join(result.stderr.split())
     assert said.startswith(f"error: {python} is Python 2.7.18: the ranks of collectives run on")
+
+
+def test_a_snapshot_that_says_a_supported_python_was_unread_judges_nothing_as_passed(
+    cli: CliRunner, host: Host, tmp_path: Path
+) -> None:
+    """``"readable": false`` is the probe's word for a Python older than 3.8 only; a snapshot
+    saying it of another (edited, or forged) makes the package checks errors, never skips a
+    gate could read as nothing wrong."""
+    made = cli("--matrix-dir", str(host.matrix), "facts", *host.probe(), env=host.env)
+    doc = json.loads(made.stdout)
+    doc["facts"]["python"]["readable"] = False
+    snapshot = tmp_path / "edited.json"
+    snapshot.write_text(json.dumps(doc))
+
+    judged = cli("--matrix-dir", str(host.matrix), "doctor", "--facts", str(snapshot),
+                 "--format", "json")  # fmt: skip
+
+    assert judged.returncode == 3, judged.stdout  # could not judge: not ready, not failed
+    findings = {f["check"]: f for f in json.loads(judged.stdout)["findings"]}
+    torch = findings["python.torch"]
+    assert torch["status"] == "error"
+    assert torch["summary"].startswith("Could not probe python: the snapshot records no packages")
