@@ -46,18 +46,10 @@ def _stand_in(error: UnicodeError) -> tuple[str, int]:
     if not isinstance(error, UnicodeEncodeError):
         raise error
     text = error.object[error.start : error.end]
-    out = []
-    for char in text:
-        known = STAND_INS.get(char)
-        if known is not None:
-            out.append(known)
-        elif ord(char) <= 0xFF:
-            out.append(f"\\x{ord(char):02x}")
-        elif ord(char) <= 0xFFFF:
-            out.append(f"\\u{ord(char):04x}")
-        else:
-            out.append(f"\\U{ord(char):08x}")
-    return "".join(out), error.end
+    escaped = (
+        STAND_INS.get(char, char.encode("ascii", "backslashreplace").decode()) for char in text
+    )
+    return "".join(escaped), error.end
 
 
 def _is_unicode(encoding: str | None) -> bool:
