@@ -204,6 +204,16 @@ PYTHON_PROBE_FLOOR = (3, 8)
 """The oldest Python neuron-env's code in a target runs on (the probe, the device workers;
 TorchNeuron itself needs 3.12 or later): of an older interpreter the probe records the version
 alone (:attr:`PythonFacts.readable` False), and a worker says it is too old."""
+PYTHON_PROBE_FLOOR_TEXT = ".".join(str(part) for part in PYTHON_PROBE_FLOOR)
+
+
+def below_probe_floor(version: str) -> bool | None:
+    """Whether Python ``version`` (``3.6.15``) is older than :data:`PYTHON_PROBE_FLOOR`; None
+    where it is no version (a snapshot may hold anything)."""
+    parts = version.split(".")[:2]
+    if len(parts) != 2 or not all(part.isdigit() for part in parts):
+        return None
+    return (int(parts[0]), int(parts[1])) < PYTHON_PROBE_FLOOR
 
 
 @frozen

@@ -2,7 +2,8 @@
 
 Used where running neuron-env's own code in an interpreter failed (the target probe, a device
 worker, the ranks' check): an interpreter older than that code runs on is then told it is too
-old, instead of the failure it printed (``Unknown option: -I``, a ``SyntaxError``).
+old (:func:`neuron_env.facts.below_probe_floor`), instead of the failure it printed
+(``Unknown option: -I``, a ``SyntaxError``).
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from pathlib import Path
 
 from neuron_env.command import run
 from neuron_env.errors import OperationFailed
-from neuron_env.facts import PYTHON_PROBE_FLOOR
 
 # -E -S: no PYTHON* variables and no site module (a broken one may be why the first run failed);
 # both options, unlike -I, exist in Python 2.
@@ -27,9 +27,3 @@ def version_of(python: Path, timeout: float = 5.0) -> str | None:
     version = done.stdout.strip()
     parts = version.split(".")
     return version if len(parts) == 3 and all(part.isdigit() for part in parts) else None
-
-
-def too_old(version: str) -> bool:
-    """Older than neuron-env's code in a target runs on (the probe, the workers):
-    :data:`~neuron_env.facts.PYTHON_PROBE_FLOOR`."""
-    return tuple(int(part) for part in version.split("."))[:2] < PYTHON_PROBE_FLOOR

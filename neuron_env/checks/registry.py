@@ -28,7 +28,7 @@ from neuron_env.checks import (
 )
 from neuron_env.checks.model import Check, Context, Finding, Verdict
 from neuron_env.errors import BadInput
-from neuron_env.facts import PROBE_FIXES, PYTHON_PROBE_FLOOR, HostFacts
+from neuron_env.facts import PROBE_FIXES, PYTHON_PROBE_FLOOR_TEXT, HostFacts, below_probe_floor
 from neuron_env.invocation import command
 from neuron_env.schema import suggest
 
@@ -165,16 +165,14 @@ def _packages_unread(version: str) -> Verdict:
     """A ``python.*`` check of an interpreter older than the probe runs on: platform.python
     fails it (and says how to get a supported one); its packages are not judged. A snapshot that
     says so of a newer Python (the probe never does) judged nothing: an error, never a skip."""
-    floor = ".".join(str(part) for part in PYTHON_PROBE_FLOOR)
-    parts = version.split(".")[:2]
-    known = len(parts) == 2 and all(part.isdigit() for part in parts)
-    if not known or tuple(int(part) for part in parts) >= PYTHON_PROBE_FLOOR:
+    if not below_probe_floor(version):  # a newer Python, or no version at all
         return Verdict(
             "error",
             f"Could not probe python: the snapshot records no packages of "
             f"Python {version} ('readable': false)",
             fix="Collect the facts again.",
         )
+    floor = PYTHON_PROBE_FLOOR_TEXT
     return Verdict("skip", f"Not judged: neuron-env cannot read the packages of Python {version} "
                    "(see platform.python)", detail=f"It reads those of Python {floor} and later "
                    "(TorchNeuron needs 3.12 or later).")  # fmt: skip

@@ -84,12 +84,14 @@ def require_torch(python: Path, environ: Mapping[str, str]) -> None:
             "(neuron-env install --torch 2.14 makes one).",
         )
     if done.returncode != 0:
-        from neuron_env.interpreter import too_old, version_of
+        from neuron_env.facts import PYTHON_PROBE_FLOOR_TEXT, below_probe_floor
+        from neuron_env.interpreter import version_of
 
         version = version_of(python)
-        if version is not None and too_old(version):  # a Python 2 has no importlib.util
+        if version is not None and below_probe_floor(version):  # Python 2: no importlib.util
             raise BadInput(f"{python} is Python {version}: the ranks of collectives run on "
-                           "Python 3.8 or later (TorchNeuron needs 3.12 or later).",
+                           f"Python {PYTHON_PROBE_FLOOR_TEXT} or later (TorchNeuron needs 3.12 "
+                           "or later).",
                            hint="Pass --python PATH of the environment with torch and "
                            "torch-neuronx.")  # fmt: skip
         last = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from neuron_env.command import run
 from neuron_env.errors import BadInput, CommandFailed, OperationFailed
-from neuron_env.facts import PythonFacts
-from neuron_env.interpreter import too_old, version_of
+from neuron_env.facts import PythonFacts, below_probe_floor
+from neuron_env.interpreter import version_of
 from neuron_env.invocation import command
 from neuron_env.schema import JSON_LENIENT, SchemaError, parse
 
@@ -96,6 +96,6 @@ def probe_python(python: Path, *, timeout: float = 10.0) -> PythonFacts:
     version = version_of(python, min(timeout, 5.0))
     if version is None:
         raise NotPython(f"{python} does not answer as a Python interpreter ({failure.message})")
-    if too_old(version):
+    if below_probe_floor(version):
         return PythonFacts(executable=str(python), version=version, readable=False)
     raise failure from None

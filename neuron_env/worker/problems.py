@@ -37,9 +37,8 @@ def startup_failure(
 
 def too_old_python(version: str, python: Path, worker: str = "self-test worker") -> Problem:
     """A worker that could not start because its interpreter is older than it runs on."""
-    from neuron_env.facts import PYTHON_PROBE_FLOOR
+    from neuron_env.facts import PYTHON_PROBE_FLOOR_TEXT as floor
 
-    floor = ".".join(str(part) for part in PYTHON_PROBE_FLOOR)
     return Problem(
         "worker-failed",
         f"{python} is Python {version}: the {worker} runs on Python {floor} or later "

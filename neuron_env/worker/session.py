@@ -19,7 +19,8 @@ from typing import Any, Protocol
 
 from neuron_env.command import LineTimeout, StreamingCommand
 from neuron_env.errors import CommandFailed
-from neuron_env.interpreter import too_old, version_of
+from neuron_env.facts import below_probe_floor
+from neuron_env.interpreter import version_of
 from neuron_env.worker.events import device_info, problem
 from neuron_env.worker.problems import (
     did_not_start,
@@ -192,7 +193,7 @@ class EventReader:
         Python 2.7 says "Unknown option: -I"), that it is too old."""
         if code is not None and code > 0:
             version = version_of(self.python)
-            if version is not None and too_old(version):
+            if version is not None and below_probe_floor(version):
                 return too_old_python(version, self.python, self.worker_name)
         return startup_failure(code, tail, self.python, self.worker_name)
 
