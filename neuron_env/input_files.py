@@ -196,12 +196,7 @@ def parse_toml(text: str, limits: Limits) -> dict[str, Any]:
 
 def load_json(path: Path, limits: Limits) -> Any:
     """A bounded JSON document."""
-    data = read_bytes(path, limits.max_bytes)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:  # JSON is UTF-8 (RFC 8259)
-        raise InputRejected(f"not valid JSON: {_not_utf8(data, exc)}") from None
-    return parse_json(text, limits)
+    return _json_from_bytes(read_bytes(path, limits.max_bytes), limits)
 
 
 def load_json_stream(stream: BinaryIO, limits: Limits) -> Any:
@@ -211,9 +206,13 @@ def load_json_stream(stream: BinaryIO, limits: Limits) -> Any:
         raise InputRejected("empty: nothing was piped in")
     if len(data) > limits.max_bytes:
         raise InputRejected(f"more than the {size_text(limits.max_bytes)} allowed")
+    return _json_from_bytes(data, limits)
+
+
+def _json_from_bytes(data: bytes, limits: Limits) -> Any:
     try:
         text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
+    except UnicodeDecodeError as exc:  # JSON is UTF-8 (RFC 8259)
         raise InputRejected(f"not valid JSON: {_not_utf8(data, exc)}") from None
     return parse_json(text, limits)
 
