@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from neuron_env.home import home
+
 T = TypeVar("T")
 
 FORMAT = b"neuron-env memo 1"
@@ -59,10 +61,10 @@ def memo_folder() -> Path | None:
         return None
     base = Path(os.environ.get("XDG_CACHE_HOME", ""))
     if not base.is_absolute():  # the XDG rule: a relative path is ignored
-        try:
-            base = Path.home() / ".cache"
-        except RuntimeError:  # no home folder
+        folder = home()
+        if folder is None:  # no home folder (a container's arbitrary uid with HOME unset)
             return None
+        base = folder / ".cache"
     if not base.is_absolute():
         return None
     folder = base / "neuron-env"

@@ -31,6 +31,7 @@ from typing import Any
 
 from neuron_env.errors import MalformedFile
 from neuron_env.frozen import frozen
+from neuron_env.home import home
 from neuron_env.resources import docs_page
 
 FILE = "neuron-env.toml"
@@ -113,9 +114,10 @@ def _searched(start: Path) -> list[Path]:
 
 
 def _home() -> Path | None:
+    folder = home()
     try:
-        return Path.home().resolve()
-    except (KeyError, RuntimeError, OSError):
+        return None if folder is None else folder.resolve()
+    except (RuntimeError, OSError):  # a link loop
         return None
 
 

@@ -180,13 +180,10 @@ def running_user() -> str:
 
 def running_home() -> str | None:
     """The running user's home folder; not ``/`` (nor a root's ``/root``, which names nobody)."""
-    from pathlib import Path
+    from neuron_env.home import home
 
-    try:
-        home = str(Path.home())
-    except (KeyError, RuntimeError):
-        return None
-    return None if home in ("/", "/root") else home
+    folder = home()
+    return None if folder is None or str(folder) in ("/", "/root") else str(folder)
 
 
 def host_names(hostname: str | None) -> list[str]:

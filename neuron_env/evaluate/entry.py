@@ -56,7 +56,10 @@ def parse_entry(text: str, cwd: Path | None = None) -> Entry:
 
 
 def _entry_file(where: str, cwd: Path) -> Path:
-    path = Path(where).expanduser()
+    try:
+        path = Path(where).expanduser()
+    except RuntimeError:  # '~/train.py' quoted, and no home folder to put in its place
+        raise BadInput(f"{where} starts with ~, and this user has no home folder.") from None
     path = path if path.is_absolute() else cwd / path
     if not path.exists():
         raise BadInput(f"{where} does not exist.", hint=_example())

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from neuron_env.errors import BadInput
+from neuron_env.home import home
 
 
 def find_interpreter(allowed: Sequence[str], os_key: str | None = None) -> Path:
@@ -39,12 +40,19 @@ def _candidates(allowed: Sequence[str]) -> Iterator[Path]:
         found = shutil.which(name)
         if found is not None:
             yield Path(found)
-    home = Path.home()
-    pyenv = Path(os.environ.get("PYENV_ROOT") or home / ".pyenv") / "versions"
-    uv_data = os.environ.get("UV_PYTHON_INSTALL_DIR") or str(home / ".local/share/uv/python")
-    for root in (pyenv, Path(uv_data)):
+    folder = home()  # none (a container's arbitrary uid): only the roots the environment names
+    pyenv = os.environ.get("PYENV_ROOT") or (folder and folder / ".pyenv")
+    uv_default = folder and folder / ".local" / "share" / "uv" / "python"
+    uv_pythons = os.environ.get("UV_PYTHON_INSTALL_DIR") or uv_default
+    roots = [Path(pyenv) / "versions"] if pyenv else []
+    roots += [Path(uv_pythons)] if uv_pythons else []
+    for root in roots:
         for minor in allowed:
-            yield from sorted(root.glob(f"*/bin/python{minor}"), reverse=True)
+            try:
+                found_here = sorted(root.glob(f"*/bin/python{minor}"), reverse=True)
+            except OSError:  # another user's pyenv (PYENV_ROOT kept by sudo): not this user's
+                break
+            yield from found_here
 
 
 def how_to_get(minor: str, os_key: str | None) -> str:

@@ -72,6 +72,8 @@ def locate_target(
     try:
         return _locate(venv, python, allowed_pythons, chosen)
     except RuntimeError as exc:  # Path.resolve() on a symbolic link loop (Python < 3.13)
+        if "loop" not in str(exc):
+            raise  # not a loop: said as what it is, never as a loop
         raise BadInput(
             f"--venv {venv} is a symbolic link loop: it never reaches a directory ({exc}).",
             hint="Point --venv at a real directory, or fix the link.",

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from neuron_env.errors import BadInput, Interrupted
+from neuron_env.home import home
 from neuron_env.install.outcome import (
     Declined,
     Download,
@@ -250,10 +251,11 @@ def log_path(explicit: Path | None, kind: str) -> Path:
     if explicit is not None:
         explicit.parent.mkdir(parents=True, exist_ok=True)
         return explicit
-    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    directory = Path(state) / "neuron-env" / "logs"
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        directory = Path(tempfile.gettempdir())
+    folder = home()
+    state = os.environ.get("XDG_STATE_HOME") or (folder and folder / ".local" / "state")
+    directory = Path(tempfile.gettempdir())  # no home folder, or one that cannot be written
+    if state:
+        with contextlib.suppress(OSError):
+            (Path(state) / "neuron-env" / "logs").mkdir(parents=True, exist_ok=True)
+            directory = Path(state) / "neuron-env" / "logs"
     return directory / f"{kind}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"

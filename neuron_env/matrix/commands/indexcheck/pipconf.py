@@ -12,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 
+from neuron_env.home import home
 from neuron_env.input_files import InputRejected, MiB, read_text
 
 MAX_CONFIG_BYTES = 1 * MiB
@@ -41,9 +42,10 @@ def _config_files() -> list[Path]:
         return [] if explicit == os.devnull else [Path(explicit)]
     xdg = os.environ.get("XDG_CONFIG_DIRS", "/etc/xdg").split(":")
     files = [Path(d, "pip", "pip.conf") for d in xdg if d] + [Path("/etc/pip.conf")]
-    home = Path.home()
-    config_home = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
-    files += [home / ".pip" / "pip.conf", config_home / "pip" / "pip.conf"]
+    folder = home()  # none (a container's arbitrary uid): pip reads no file under it either
+    config_home = os.environ.get("XDG_CONFIG_HOME") or (folder and folder / ".config")
+    files += [folder / ".pip" / "pip.conf"] if folder else []
+    files += [Path(config_home, "pip", "pip.conf")] if config_home else []
     virtual_env = os.environ.get("VIRTUAL_ENV")
     files.append(Path(virtual_env or sys.prefix, "pip.conf"))
     return [f for f in files if f.is_file()]

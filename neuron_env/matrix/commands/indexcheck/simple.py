@@ -26,6 +26,7 @@ from packaging.utils import canonicalize_name
 
 from neuron_env import __version__
 from neuron_env.frozen import frozen
+from neuron_env.home import home
 from neuron_env.input_files import InputRejected, Limits, MiB, parse_json, read_text
 from neuron_env.input_http import BodyTooLarge, Deadline, DeadlinePassed, fetch
 
@@ -116,9 +117,17 @@ def index_access(url: str, netrc_file: Path | None = None) -> IndexAccess:
     return IndexAccess(bare, redact(url), f"Basic {token}")
 
 
+def _default_netrc() -> Path | None:
+    """``$NETRC``, else ``~/.netrc``; None with neither (no home folder: pip reads none)."""
+    if os.environ.get("NETRC"):
+        return Path(os.environ["NETRC"])
+    folder = home()
+    return None if folder is None else folder / ".netrc"
+
+
 def _netrc_login(host: str, netrc_file: Path | None) -> tuple[str, str] | None:
-    path = netrc_file or Path(os.environ.get("NETRC") or Path.home() / ".netrc")
-    if not path.is_file():
+    path = netrc_file or _default_netrc()
+    if path is None or not path.is_file():
         return None
     try:
         # Read bounded first (a FIFO or /dev/zero is refused); the stdlib parser takes a path,
