@@ -217,6 +217,29 @@ def below_probe_floor(version: str) -> bool | None:
 
 
 @frozen
+class PathDistribution:
+    """A distribution in a folder a plain ``python`` imports from besides the environment."""
+
+    version: str
+    folder: str
+
+
+@frozen
+class ImportPath:
+    """What a plain ``python`` (not the probe's ``python -I``) imports from besides the
+    environment: PYTHONPATH's folders (ahead of everything) and the user's site-packages (ahead of
+    the environment's own), with the distributions found there, first one winning."""
+
+    pythonpath: tuple[str, ...] = ()
+    user_site: str | None = None
+    distributions: dict[str, PathDistribution] = field(default_factory=dict)
+
+    def origin(self, folder: str) -> str:
+        """``PYTHONPATH's`` or ``the user's site-packages``: how ``folder`` gets on sys.path."""
+        return "PYTHONPATH's" if folder in self.pythonpath else "the user's site-packages"
+
+
+@frozen
 class PythonFacts:
     """The target interpreter and its environment: version, venv, installed distributions,
     registered torch backends and pip configuration."""
@@ -232,6 +255,9 @@ class PythonFacts:
     readable: bool = True
     """False for an interpreter older than the probe runs on: its version alone is known, not
     its packages (a snapshot from before this field reads as True)."""
+    import_path: ImportPath | None = None
+    """What PYTHONPATH and the user's site-packages add to a plain run; None in snapshots taken
+    before neuron-env looked, which the python.path check then skips."""
 
     @property
     def minor(self) -> str:

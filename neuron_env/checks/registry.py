@@ -20,6 +20,7 @@ from neuron_env.checks import (
     efa,
     environment,
     host_kind,
+    import_path,
     known_issues,
     platform,
     python,
@@ -90,6 +91,10 @@ CHECKS: tuple[Check, ...] = (
     Check("python.requirements", "python", "Requirements",
           "Every installed distribution's Requires-Dist met (as pip check), companions at the "
           "release's versions", ("python",), requirements.check_requirements),
+    Check("python.path", "python", "Import path",
+          "Nothing on PYTHONPATH or in the user's site-packages hides the environment's packages "
+          "from a plain python (environment modules, pip install --user)",
+          ("python",), import_path.check_import_path),
     Check("env.variables", "env", "Environment variables",
           "Neuron variables valid (LNC 1 or 2, core lists) and no legacy XLA variables",
           ("env",), environment.check_variables),

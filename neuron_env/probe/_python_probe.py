@@ -35,18 +35,21 @@ STUB_BYTES = 4096
 # triples this probe's run time; the header fields needed here are simple "Key: value" lines.
 
 
-def distributions() -> tuple[dict[str, dict[str, Any]], list[str]]:
-    """Installed distributions (first one on sys.path wins, as for imports) and torch backends."""
+def distributions() -> tuple[dict[str, dict[str, Any]], list[str], dict[str, int]]:
+    """Installed distributions (first one on sys.path wins, as for imports), torch backends, and
+    the index in sys.path of the folder each was found in."""
     found: dict[str, dict[str, Any]] = {}
     backends: list[str] = []
-    for entry in sys.path:
+    where: dict[str, int] = {}
+    for index, entry in enumerate(sys.path):
         for info in _metadata_dirs(entry):
             dist = _distribution(info)
             if dist is None or dist["name"] in found:
                 continue
+            where[dist["name"]] = index
             found[dist.pop("name")] = dist
             backends += _torch_backends(info)
-    return found, sorted(set(backends))
+    return found, sorted(set(backends)), where
 
 
 def _metadata_dirs(entry: str) -> list[str]:
@@ -221,17 +224,75 @@ def pip_config() -> dict[str, Any]:
     }
 
 
+def import_path(in_venv: bool, where: dict[str, int]) -> dict[str, Any]:
+    """What a plain ``python`` imports from besides this probe's ``sys.path`` (it runs with
+    ``-I``): PYTHONPATH's entries, ahead of everything, and the user's site-packages where
+    ``site`` puts it: ahead of the system's site-packages, behind a venv's own. The distributions
+    recorded are those a plain ``import`` finds there first (``where``: the index in sys.path
+    of the folder each of the probe's distributions came from)."""
+    pythonpath: list[str] = []
+    raw = os.environ.get("PYTHONPATH")  # set but empty: nothing, as for Python itself
+    for entry in raw.split(os.pathsep) if raw else []:
+        folder = os.path.abspath(entry or os.curdir)  # as Python reads it: an empty one is here
+        if folder not in pythonpath:
+            pythonpath.append(folder)
+    user_site = _user_site(in_venv)
+    found: dict[str, dict[str, str]] = {}
+    for folder in [*pythonpath, *([user_site] if user_site else [])]:
+        ahead_of = 0 if folder in pythonpath else _user_site_index(in_venv)
+        for info in _metadata_dirs(folder):
+            dist = _distribution(info)
+            if dist is None or dist["name"] in found:
+                continue
+            if where.get(dist["name"], len(sys.path)) >= ahead_of:
+                found[dist["name"]] = {"version": dist["version"], "folder": folder}
+    return {"pythonpath": pythonpath, "user_site": user_site, "distributions": found}
+
+
+def _user_site_index(in_venv: bool) -> int:
+    """Where ``site`` puts the user's site-packages in sys.path: before the first site-packages
+    (or Debian's dist-packages) folder that is not the venv's own."""
+    prefix = sys.prefix.rstrip("/") + "/"
+    for index, entry in enumerate(sys.path):
+        if not entry.endswith(("site-packages", "dist-packages")):
+            continue
+        if not (in_venv and entry.startswith(prefix)):
+            return index
+    return len(sys.path)
+
+
+def _user_site(in_venv: bool) -> str | None:
+    """The user's site-packages where ``site`` would add it (no ``-s``, no PYTHONNOUSERSITE,
+    not a venv without the system's packages) and it exists."""
+    if os.environ.get("PYTHONNOUSERSITE"):
+        return None
+    if in_venv:
+        config = _read(_join(sys.prefix, "pyvenv.cfg")) or ""
+        setting = re.search(r"^\s*include-system-site-packages\s*=\s*(\S*)", config, re.MULTILINE)
+        if not setting or setting.group(1).lower() != "true":
+            return None
+    import site
+
+    try:
+        folder = site.getusersitepackages()
+    except (AttributeError, KeyError, RuntimeError):  # no home folder to put it under
+        return None
+    return folder if os.path.isdir(folder) else None
+
+
 def main() -> None:
-    found, backends = distributions()
+    found, backends, where = distributions()
+    in_venv = sys.prefix != getattr(sys, "base_prefix", sys.prefix)
     facts = {
         "executable": sys.executable,
         "version": ".".join(map(str, sys.version_info[:3])),
         "implementation": sys.implementation.name,
         "prefix": sys.prefix,
-        "in_venv": sys.prefix != getattr(sys, "base_prefix", sys.prefix),
+        "in_venv": in_venv,
         "distributions": found,
         "torch_backends": backends,
         "pip": pip_config(),
+        "import_path": import_path(in_venv, where),
     }
     json.dump(facts, sys.stdout)
 

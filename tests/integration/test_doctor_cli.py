@@ -47,7 +47,7 @@ def test_healthy_host_text_report(cli: CliRunner, healthy: Host) -> None:
     assert "Judged against Neuron 2.33.1 (detected from torch-neuronx 2.14.3.0.2187" in out
     assert "✓ platform.os" in out and "Ubuntu 26.04 LTS: supported, pip wheels available" in out
     # torch-neuronx 2.14.3.0 carries the known issues Neuron 2.34.0 fixes: ready, with a warning
-    assert out.rstrip().splitlines()[-1].startswith("Ready, with warnings: 20 ok, 1 warning")
+    assert out.rstrip().splitlines()[-1].startswith("Ready, with warnings: 21 ok, 1 warning")
     assert "! python.known-issues" in out and "Neuron 2.34.0 fixes" in out
     assert "\x1b[" not in out  # no colour codes in a pipe
 
@@ -140,7 +140,7 @@ def test_facts_snapshot_judged_elsewhere_gives_the_same_verdict(
     assert json.loads(snapshot.read_text())["schema"] == "neuron-env/facts/v1"
     judged = cli("--matrix-dir", str(healthy.matrix), "doctor", "--facts", str(snapshot))
     assert judged.returncode == 0
-    assert "Ready, with warnings: 20 ok, 1 warning" in judged.stdout
+    assert "Ready, with warnings: 21 ok, 1 warning" in judged.stdout
 
 
 def test_judging_against_a_release_and_torch_on_request(cli: CliRunner, healthy: Host) -> None:
@@ -190,7 +190,7 @@ def test_junit_has_one_testcase_per_check(
     root = assert_valid_junit(out)
     assert root.tag == "testsuites" and totals(root)["failures"] == 2
     cases = {case.get("name"): case for case in root.iter("testcase")}
-    assert len(cases) == 21
+    assert len(cases) == 22
     failure = cases["driver.module"].find("failure")
     assert failure is not None and "fix: sudo modprobe neuron" in (failure.text or "")
     assert cases["platform.os"].find("failure") is None
@@ -262,7 +262,7 @@ def test_doctor_verbose_shows_what_each_passing_check_read_and_where(
     assert "read: " not in plain.stdout  # the plain report stays short
     blocks = re.split(r"\n  (?=[✓✗!?-] )", verbose.stdout)
     passed = {b.split()[1]: " ".join(b.split()) for b in blocks if b.startswith("✓ ")}
-    assert len(passed) == 20
+    assert len(passed) == 21
     for check, block in passed.items():
         assert "read: " in block, check
     assert f"read: {healthy.sysroot}/etc/os-release" in passed["platform.os"]
@@ -344,7 +344,7 @@ def test_a_snapshot_piped_to_facts_dash_is_judged_as_its_file(
     judged = cli("--matrix-dir", str(healthy.matrix), "doctor", "--facts", str(from_file))
 
     assert piped.returncode == judged.returncode == 0, piped.stderr
-    assert "Ready, with warnings: 20 ok, 1 warning" in piped.stdout.decode()
+    assert "Ready, with warnings: 21 ok, 1 warning" in piped.stdout.decode()
 
 
 @pytest.mark.parametrize(

@@ -46,7 +46,7 @@ def test_a_host_without_a_neuron_device_is_ready_except_what_needs_hardware(
     last = result.stdout.rstrip().splitlines()[-1]
     assert last.startswith(VERDICT), result.stdout
     # The JSON report's counts, the waiting checks among the failed (one count in both)
-    assert re.search(r"; 15 ok, 1 warning, 4 failed, 1 skipped in [0-9.]+ s\.$", last), last
+    assert re.search(r"; 16 ok, 1 warning, 4 failed, 1 skipped in [0-9.]+ s\.$", last), last
     assert "Not ready" not in result.stdout and "✗ driver.module" in result.stdout  # still shown
     as_json = workstation.args("doctor", "--release", "2.33.1", "--format", "json")
     doc = json.loads(cli(*as_json, env=workstation.env).stdout)

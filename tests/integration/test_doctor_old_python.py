@@ -48,7 +48,7 @@ def test_an_interpreter_too_old_for_the_probe_fails_platform_python_with_the_ins
     assert python["summary"].startswith(f"Python {version} is not supported by TorchNeuron")
     assert " install --torch 2.14 " in python["fix"]
     package_checks = [f for check, f in findings.items() if check.startswith("python.")]
-    assert len(package_checks) == 7
+    assert len(package_checks) == 8
     for finding in package_checks:
         assert finding["status"] == "skip", finding
         assert finding["summary"] == (f"Not judged: neuron-env cannot read the packages of "

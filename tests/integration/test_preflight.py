@@ -74,11 +74,11 @@ def test_the_verdict_says_which_failures_were_allowed(
     # the JSON report's (the allowed failures among them); the note says which were allowed.
     assert last.startswith(
         "Ready, with warnings (2 failures allowed: driver.module, driver.devices): "
-        "18 ok, 1 warning, 2 failed in "
+        "19 ok, 1 warning, 2 failed in "
     )
     summary = tmp_path / "summary.md"
     cli(*args, "--format", "github", "--output", str(summary), env=failing_host.env)
-    counts = "18 ok, 1 warn; 2 fail allowed (`driver.module`, `driver.devices`)"
+    counts = "19 ok, 1 warn; 2 fail allowed (`driver.module`, `driver.devices`)"
     assert counts in summary.read_text()
 
 

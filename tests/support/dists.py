@@ -32,8 +32,12 @@ def site_packages(venv: Path) -> Path:
 
 
 def add_distribution(venv: Path, name: str, version: str, summary: str = "") -> None:
-    folder = f"{name.replace('-', '_')}-{version}.dist-info"
-    info = site_packages(venv) / folder
+    write_dist_info(site_packages(venv), name, version, summary)
+
+
+def write_dist_info(folder: Path, name: str, version: str, summary: str = "") -> None:
+    """The ``.dist-info`` pip leaves in ``folder`` (site-packages, or a folder on PYTHONPATH)."""
+    info = folder / f"{name.replace('-', '_')}-{version}.dist-info"
     info.mkdir(parents=True)
     metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
     if summary:

@@ -24,7 +24,7 @@ from typing import Any
 import tomllib
 
 from tests.support.cli import DATA, CliRunner, Result, cli_runner
-from tests.support.dists import WRONG_PACKAGE, add_distribution, make_venv
+from tests.support.dists import WRONG_PACKAGE, add_distribution, make_venv, write_dist_info
 from tests.support.imds import imds_server, instance_metadata, silent_endpoint
 
 HOSTS = DATA / "hosts"
@@ -48,6 +48,8 @@ class Scenario:
     python: dict[str, str] = field(default_factory=lambda: dict(HEALTHY_PYTHON))
     placeholders: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
+    pythonpath: dict[str, str] = field(default_factory=dict)
+    """Distributions in a folder PYTHONPATH names (an environment module's site-packages)."""
     remove: tuple[str, ...] = ()
     unprivileged: bool = False
     expect: dict[str, str] = field(default_factory=dict)
@@ -101,7 +103,20 @@ def build_target(scenario: Scenario, where: Path) -> Path:
     for name, version in scenario.python.items():
         summary = WRONG_PACKAGE if name in scenario.placeholders else ""
         add_distribution(venv, name, version, summary)
+    for name, version in scenario.pythonpath.items():
+        write_dist_info(module_site(where), name, version)
     return python
+
+
+def module_site(where: Path) -> Path:
+    """The folder a scenario's PYTHONPATH names (``pythonpath`` in its scenario.toml)."""
+    return where / "module-site-packages"
+
+
+def scenario_env(scenario: Scenario, where: Path) -> dict[str, str]:
+    """The scenario's own variables, and PYTHONPATH where it has a module's packages."""
+    path = {"PYTHONPATH": str(module_site(where))} if scenario.pythonpath else {}
+    return {**scenario.env, **path}
 
 
 @contextmanager
@@ -151,7 +166,8 @@ def scenario_host(scenario: Scenario | str, where: Path, **env: str) -> Generato
     matrix = write_matrix(scenario.matrix, where)
     with imds_environment(scenario) as aws:
         matrix_env = {"NEURON_ENV_MATRIX_DIR": str(matrix)}
-        yield Host(sysroot, python, matrix, {**aws, **matrix_env, **scenario.env, **env})
+        own = scenario_env(scenario, where)
+        yield Host(sysroot, python, matrix, {**aws, **matrix_env, **own, **env})
 
 
 @contextmanager
@@ -215,7 +231,7 @@ def scenario_doctor(scenario: Scenario, where: Path) -> Iterator[CliRunner]:
         prefix = DROP_ROOT_OVERRIDE if os.getuid() == 0 else []
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NEURON_", "AWS_", "XLA_"))}
     with imds_environment(scenario) as aws:
-        env.update({**aws, **scenario.env, "NO_COLOR": "1"})
+        env.update({**aws, **scenario_env(scenario, where), "NO_COLOR": "1"})
         run = cli_runner(where, base_env=env, timeout=120, prefix=prefix)
         yield lambda *extra, **kwargs: run(*args, *extra, **kwargs)
 
