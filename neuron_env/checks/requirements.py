@@ -72,15 +72,42 @@ def check_requirements(facts: HostFacts, ctx: Context) -> Verdict:
             f"take it again with '{ctx.program} facts' to check requirements"
         )
     unmet = unmet_requirements(dists, marker_environment(facts))
+    # Outside a venv, what no installer recorded is the OS's (Debian's python3-gi needs a pycairo
+    # only python3-gi-cairo brings): its package manager's business, and a pip fix for it would
+    # not run there (PEP 668: the system Python is externally managed).
+    os_owned = [u for u in unmet if _os_package(facts, u.package)]
+    unmet = [u for u in unmet if not _os_package(facts, u.package)]
+    left = (
+        "\nLeft to the OS's package manager (installed by it, not by pip): "
+        + "; ".join(u.describe() for u in os_owned)
+        if os_owned
+        else ""
+    )
     problems = [*(_judge_unmet(u, dists, ctx) for u in unmet), *_companion_problems(facts, ctx)]
     if not problems:
+        if os_owned:
+            return ok(
+                f"The requirements of all {plural(len(dists), 'distribution')} are met, but "
+                f"{plural(len(os_owned), 'requirement')} of the OS's own packages, which its "
+                "package manager keeps",
+                detail=left.strip(),
+            )
         return ok(f"The requirements of all {plural(len(dists), 'distribution')} are met")
     status: Status = "fail" if any(p.status == "fail" for p in problems) else "warn"
     shown = "; ".join(p.text for p in problems[:SHOWN])
     more = f"; and {len(problems) - SHOWN} more (see --verbose)" if len(problems) > SHOWN else ""
     fixes = list(dict.fromkeys(p.fix for p in problems if p.fix))
     verdict = fail if status == "fail" else warn
-    return verdict(shown + more, fix=" && ".join(fixes), detail="\n".join(p.text for p in problems))
+    detail = "\n".join(p.text for p in problems) + left
+    return verdict(shown + more, fix=" && ".join(fixes), detail=detail)
+
+
+def _os_package(facts: HostFacts, name: str) -> bool:
+    """``name`` was installed into a Python outside any venv by no installer pip knows: the
+    OS's package manager (apt's ``python3-*`` record no INSTALLER)."""
+    assert facts.python is not None
+    dist = facts.python.distributions.get(canonical(name))
+    return not facts.python.in_venv and dist is not None and dist.installer is None
 
 
 # --- Requires-Dist ------------------------------------------------------------------------------
