@@ -24,7 +24,7 @@ from neuron_env.facts import PythonFacts
 from neuron_env.frozen import frozen
 from neuron_env.input_files import InputRejected, MiB, read_bytes
 from neuron_env.invocation import command
-from neuron_env.probe.python_env import probe_python
+from neuron_env.probe.python_env import interpreter_gone, probe_python
 
 PROBE_TIMEOUT = 30.0
 MAX_PYVENV_CFG = 1 * MiB  # a few lines; a venv's own file, but one a user can replace
@@ -193,6 +193,15 @@ def _is_venv(path: Path) -> bool:
 
 
 def _check_can_create(path: Path) -> None:
+    gone = interpreter_gone(path / "bin" / "python")
+    if gone and (path / "pyvenv.cfg").is_file():
+        raise BadInput(
+            f"{path} is a virtual environment whose Python is gone: bin/python is a link to "
+            f"{gone}, which no longer exists (an OS release upgrade, pyenv or uv uninstall); "
+            "neuron-env will not replace it.",
+            hint=f"Remove it (rm -rf {shlex.quote(str(path))}) and run the same command again, "
+            "or choose another --venv DIR.",
+        )
     if path.exists() and not (path.is_dir() and not any(path.iterdir())):
         raise BadInput(
             f"{path} exists and is not a virtual environment; neuron-env will not replace it.",

@@ -42,6 +42,8 @@ def choose_target_python(python: Path | None = None, venv: Path | None = None) -
         raise BadInput("Give either --python or --venv, not both.")
     if venv is not None:
         candidate = venv / "bin" / "python"
+        if interpreter_gone(candidate):
+            raise python_gone(candidate, f"--venv {venv}")
         if not candidate.exists():
             raise BadInput(
                 f"{venv} is not a virtual environment (no bin/python).",
@@ -51,6 +53,8 @@ def choose_target_python(python: Path | None = None, venv: Path | None = None) -
             )
         return candidate, "--venv"
     if python is not None:
+        if interpreter_gone(python):
+            raise python_gone(python, f"--python {python}")
         if not python.exists():
             raise BadInput(f"Python interpreter {python} does not exist.")
         if python.is_dir():  # --python '' is '.', the working directory
@@ -63,11 +67,53 @@ def choose_target_python(python: Path | None = None, venv: Path | None = None) -
                            "environment's interpreter (its bin/python).")  # fmt: skip
         return python, "--python"
     active = os.environ.get("VIRTUAL_ENV")
+    if active and not Path(active, "bin", "python").exists():
+        raise _not_active(Path(active))
     defaults = [(Path(active), "$VIRTUAL_ENV")] if active else []
     for candidate, why in [*defaults, (Path(DEFAULT_VENV).absolute(), f"./{DEFAULT_VENV}")]:
+        if interpreter_gone(candidate / "bin" / "python"):
+            raise python_gone(candidate / "bin" / "python", why)
         if (candidate / "bin" / "python").exists():
             return candidate / "bin" / "python", why
     return Path(sys.executable), OWN_ENVIRONMENT
+
+
+def interpreter_gone(python: Path) -> str | None:
+    """Where ``python`` leads when it is a link to nothing: a venv whose base interpreter was
+    removed (an OS release upgrade took its python3.12, pyenv or uv uninstalled the version).
+    None where it starts, or is missing (not a link)."""
+    if not python.is_symlink() or python.exists():
+        return None
+    return os.path.realpath(python)
+
+
+def python_gone(python: Path, named_by: str) -> BadInput:
+    """The error for ``python`` (see :func:`interpreter_gone`), named by ``named_by``."""
+    venv = python.parent.parent
+    if not (venv / "pyvenv.cfg").is_file():  # not a venv's: nothing of the user's to remake
+        return BadInput(
+            f"{named_by}: {python} is a link to {interpreter_gone(python)}, which no longer "
+            "exists.",
+            hint="Name an interpreter that exists with --python PATH.",
+        )
+    return BadInput(
+        f"{named_by}: {python} is a link to {interpreter_gone(python)}, which no longer exists: "
+        "the Python this environment was made from was removed or upgraded (an OS release "
+        "upgrade, pyenv or uv uninstall), and nothing runs in it any more.",
+        hint=f"Make it again with a Python that exists: rm -rf {shlex.quote(str(venv))} && "
+        + command("install", "--torch", "2.14", "--venv", str(venv)),
+    )
+
+
+def _not_active(active: Path) -> BadInput:
+    """$VIRTUAL_ENV names an environment that cannot be judged: never judge another silently."""
+    if interpreter_gone(active / "bin" / "python"):
+        return python_gone(active / "bin" / "python", "$VIRTUAL_ENV")
+    what = "does not exist" if not active.exists() else "has no bin/python"
+    return BadInput(
+        f"$VIRTUAL_ENV names {active}, which {what} (removed after it was activated?).",
+        hint="Run 'deactivate' to judge another environment, or name one with --python PATH.",
+    )
 
 
 class NotPython(OperationFailed):
