@@ -103,11 +103,13 @@ def check_requirements(facts: HostFacts, ctx: Context) -> Verdict:
 
 
 def _os_package(facts: HostFacts, name: str) -> bool:
-    """``name`` was installed into a Python outside any venv by no installer pip knows: the
-    OS's package manager (apt's ``python3-*`` record no INSTALLER)."""
-    assert facts.python is not None
-    dist = facts.python.distributions.get(canonical(name))
-    return not facts.python.in_venv and dist is not None and dist.installer is None
+    """``name`` is the OS's: in the system Python (prefix ``/usr``, no venv), with no INSTALLER
+    (apt's and dnf's ``python3-*`` write none; pip, uv and conda do, or live elsewhere)."""
+    python = facts.python
+    assert python is not None
+    dist = python.distributions.get(canonical(name))
+    system = not python.in_venv and python.prefix.rstrip("/") == "/usr"
+    return system and dist is not None and dist.installer is None
 
 
 # --- Requires-Dist ------------------------------------------------------------------------------

@@ -49,7 +49,7 @@ def test_an_os_package_s_unmet_requirement_is_left_to_the_os(
     assert finding["fix"] == ""
 
 
-@pytest.mark.parametrize("change", ["installed by pip", "in a venv"])
+@pytest.mark.parametrize("change", ["installed by pip", "in a venv", "another prefix"])
 def test_the_same_requirement_fails_where_pip_owns_the_package(
     cli: CliRunner, tmp_path: Path, change: str
 ) -> None:
@@ -57,8 +57,10 @@ def test_the_same_requirement_fails_where_pip_owns_the_package(
     python = doc["facts"]["python"]
     if change == "installed by pip":  # pip install --break-system-packages PyGObject
         python["distributions"]["pygobject"]["installer"] = "pip"
-    else:
+    elif change == "in a venv":
         python["in_venv"] = True
+    else:  # a conda or a self-built Python: its packages are not the OS's
+        python["prefix"] = "/opt/conda"
     finding = requirements_finding(cli, doc, tmp_path)
     assert finding["status"] == "fail"
     assert finding["summary"] == "pygobject 3.42.2 needs pycairo>=1.16.0, but it is not installed"
