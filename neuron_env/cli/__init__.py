@@ -218,12 +218,20 @@ def main() -> None:
             code = _run(sys.argv[1:])
             if interrupt_lost():  # the signal was swallowed where Python cannot raise it
                 raise interrupted()
+            sys.stdout.flush()  # what '> report.txt' still holds: a full disk is said here
     except NeuronEnvError as exc:
         _fail(exc)
     except FileNotFoundError:
         if _cwd_exists():
             raise
         _fail(_cwd_gone())
+    except OSError as exc:  # a write the system refused; one naming no file is stdout's
+        from neuron_env.output.closed import stdout_refused
+
+        refused = stdout_refused(exc)
+        if refused is None:
+            raise
+        _fail(refused)
     except Exception as exc:  # click's usage errors and Abort: only typer's path raises them
         if "typer" not in sys.modules:
             raise

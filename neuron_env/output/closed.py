@@ -10,7 +10,9 @@ descriptor would have. Standard library only.
 
 from __future__ import annotations
 
+import errno
 import io
+import os
 import sys
 
 from neuron_env.errors import BadInput
@@ -48,3 +50,27 @@ def stand_in_for_closed() -> None:
         sys.stdout = _Closed(refuse=True)
     if sys.stderr is None:
         sys.stderr = _Closed(refuse=False)
+
+
+REFUSED = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
+"""What a write to an open stdout can fail with: a full disk or quota under ``> report.txt``, a
+file past its size limit, a terminal that hung up (a dropped ssh session)."""
+
+
+def stdout_refused(exc: OSError) -> BadInput | None:
+    """The error for a report standard output refused (exit 2, not the verdict's code: the
+    report is lost), or None for another failure (a file's names its file). What stdout still
+    buffers is sent to /dev/null, so the interpreter's own last flush fails no more."""
+    if exc.filename is not None or exc.errno not in REFUSED:
+        return None
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.close(null)
+    except OSError:
+        pass
+    return BadInput(
+        f"Standard output refused the report: {exc.strerror or exc} (e.g. a full disk under "
+        "'> report.txt'); it is lost.",
+        hint="Free some space there, or write the report elsewhere with -o FILE.",
+    )

@@ -94,3 +94,32 @@ def test_a_closed_stderr_keeps_the_exit_code(cli: CliRunner) -> None:
 
     assert bad.returncode == 2
     assert report.returncode == json.loads(report.stdout)["exit_code"]
+
+
+def _stdout_to_a_full_disk() -> None:
+    full = os.open("/dev/full", os.O_WRONLY)  # every write: ENOSPC, as on a full disk
+    os.dup2(full, 1)
+    os.close(full)
+
+
+@pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
+@pytest.mark.parametrize(
+    "args",
+    [("doctor",), ("doctor", "--format", "json"), ("facts",), ("matrix", "list")],
+    ids=["doctor", "doctor-json", "facts", "matrix-list"],
+)
+def test_a_report_stdout_refuses_is_said_with_exit_2(
+    tmp_path: Path, args: tuple[str, ...], buffered: bool
+) -> None:
+    """``neuron-env doctor > report.txt`` on a full disk: the report was lost with no word (the
+    interpreter's last flush failed after the verdict's exit code, 0 or 1, was set) or with a
+    traceback (an unbuffered stdout, rich's tables)."""
+    env = {"PYTHONUNBUFFERED": "" if buffered else "1"}
+    result = cli_runner(tmp_path)(*args, env=env, preexec_fn=_stdout_to_a_full_disk)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr
+    said = " ".join(result.stderr.split())
+    assert said.startswith(
+        "error: Standard output refused the report: No space left on device"
+    ), said
+    assert "write the report elsewhere with -o FILE" in said
