@@ -14,6 +14,7 @@ severe first) and one more result per rule says how many were folded into it; th
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -141,7 +142,8 @@ def _fingerprints(findings: Sequence[Finding]) -> dict[int, str]:
     prints = {}
     for item in findings:
         key = "\0".join([item.rule.id, item.path, str(item.cell or ""), item.message])
-        digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+        # surrogateescape: a file name that is not UTF-8 hashes as its own bytes
+        digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
         seen[digest] += 1
         prints[id(item)] = f"{digest}:{seen[digest]}"
     return prints
@@ -216,5 +218,6 @@ def _location_result(item: Finding, rule_index: int, text: str) -> dict[str, Any
 
 
 def _artifact(path: str) -> dict[str, str]:
-    # Every scanned file is under the root (the scan refuses others): relative to %SRCROOT%.
-    return {"uri": quote(path), "uriBaseId": ROOT_ID}
+    # Every scanned file is under the root (the scan refuses others): relative to %SRCROOT%. A
+    # name that is not UTF-8 is percent-encoded byte for byte, as Path.as_uri() does.
+    return {"uri": quote(os.fsencode(path)), "uriBaseId": ROOT_ID}

@@ -101,6 +101,32 @@ def test_sarif_names_files_outside_the_current_folder_relative_to_srcroot(
     assert all(loc["uriBaseId"] == "%SRCROOT%" for loc in locations)
 
 
+def test_sarif_names_a_file_whose_name_is_not_utf8_byte_for_byte(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    """A Latin-1 file name (an old zip or a Windows share unpacked on Linux) reaches Python as a
+    surrogate (PEP 383): SARIF's fingerprint hashed it as UTF-8 and the scan ended in a
+    traceback. Its URI is now the name's bytes percent-encoded, as Path.as_uri() writes them."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    latin1 = os.fsdecode(b"caf\xe9.py")
+    for name in (latin1, "na\u00efve.py"):
+        shutil.copy(CORPUS / "xla_training_script.py", project / name)
+    result = cli("scan", "proj", "--format", "sarif")
+    assert result.returncode == 1, result.stderr
+    log = json.loads(result.stdout)
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
+    (run,) = log["runs"]
+    locations = [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in run["results"]]
+    assert {loc["uri"] for loc in locations} == {"proj/caf%E9.py", "proj/na%C3%AFve.py"}
+    prints = [r["partialFingerprints"] for r in run["results"]]
+    assert len({json.dumps(p, sort_keys=True) for p in prints}) == len(prints)
+    paths = {
+        f["path"] for f in json.loads(cli("scan", "proj", "--format", "json").stdout)["findings"]
+    }
+    assert paths == {f"proj/{latin1}", "proj/na\u00efve.py"}  # JSON keeps the name as Python has it
+
+
 def test_a_file_outside_an_explicit_root_is_bad_input(cli: CliRunner, tmp_path: Path) -> None:
     result = cli("scan", str(CORPUS / "xla_training_script.py"), "--root", str(tmp_path),
                  "--format", "sarif")  # fmt: skip

@@ -119,7 +119,7 @@ def test_a_report_stdout_refuses_is_said_with_exit_2(
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr
     said = " ".join(result.stderr.split())
-    assert said.startswith(
-        "error: Standard output refused the report: No space left on device"
-    ), said
+    assert said.startswith("error: Standard output refused the report: No space left on device"), (
+        said
+    )
     assert "write the report elsewhere with -o FILE" in said
