@@ -13,6 +13,7 @@ what typer would make of them and otherwise leaves the command line to typer.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import gc
 import os
@@ -192,6 +193,17 @@ def _unicode_stream(stream: object) -> bool:
     return str(getattr(stream, "encoding", None) or "").lower().startswith("utf")
 
 
+def _write_undecodable_bytes_back() -> None:
+    """A file name that is not UTF-8 (``caf\\xe9.py`` from a Latin-1 zip) is a lone surrogate to
+    Python (PEP 383), and a strict UTF-8 stream (every locale but C's: ``LANG=en_US.UTF-8``,
+    ``PYTHONIOENCODING=utf-8``) raised UnicodeEncodeError on it: ``scan`` ended in a traceback.
+    Such a stream writes it back as the byte it was, as the C locale's streams do."""
+    for stream in (sys.stdout, sys.stderr):
+        if getattr(stream, "errors", None) == "strict" and _unicode_stream(stream):
+            with contextlib.suppress(AttributeError, ValueError):  # a stand-in, a closed one
+                stream.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
+
+
 def main() -> None:
     """Console-script entry point: run the app, turn expected errors into exit codes.
 
@@ -213,6 +225,7 @@ def main() -> None:
         from neuron_env.output.narrow import tolerate  # ASCII or Latin-1: marks, not a traceback
 
         tolerate()
+    _write_undecodable_bytes_back()
     try:
         with interrupts_unwind():
             code = _run(sys.argv[1:])

@@ -156,7 +156,8 @@ def write_text(path: Path | None, text: str, *, append: bool = False) -> None:
     try:
         refuse_planted_link(path)  # before a folder is made through a planted link
         _make_parent(path.parent)
-        write_file(path, text.encode("utf-8"), append=append)
+        # a file name that is not UTF-8 (a surrogate, PEP 383) is written as its own bytes
+        write_file(path, text.encode("utf-8", "surrogateescape"), append=append)
     except OSError as exc:
         raise BadInput(f"Cannot write {path}: {exc.strerror}.") from None
 

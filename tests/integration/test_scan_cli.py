@@ -127,6 +127,27 @@ def test_sarif_names_a_file_whose_name_is_not_utf8_byte_for_byte(
     assert paths == {f"proj/{latin1}", "proj/na\u00efve.py"}  # JSON keeps the name as Python has it
 
 
+@pytest.mark.parametrize("where", ["stdout", "-o"])
+def test_the_text_report_writes_a_name_that_is_not_utf8_back_as_its_bytes(
+    tmp_path: Path, where: str
+) -> None:
+    """A strict UTF-8 stdout (LANG=en_US.UTF-8, PYTHONIOENCODING=utf-8: every locale but C's)
+    raised UnicodeEncodeError on the surrogate such a name is, and so did -o; the report now
+    holds the name's own bytes, as ls and the C locale write them."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    shutil.copy(CORPUS / "xla_training_script.py", project / os.fsdecode(b"caf\xe9.py"))
+    out = ["-o", "report.txt"] if where == "-o" else []
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"}
+    result = subprocess.run(
+        cli_argv("scan", "proj", *out), cwd=tmp_path, env=env, capture_output=True, check=False
+    )
+    assert result.returncode == 1, result.stderr
+    assert b"Traceback" not in result.stderr
+    report = (tmp_path / "report.txt").read_bytes() if out else result.stdout
+    assert b"proj/caf\xe9.py:" in report
+
+
 def test_a_file_outside_an_explicit_root_is_bad_input(cli: CliRunner, tmp_path: Path) -> None:
     result = cli("scan", str(CORPUS / "xla_training_script.py"), "--root", str(tmp_path),
                  "--format", "sarif")  # fmt: skip
