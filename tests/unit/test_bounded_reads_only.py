@@ -54,6 +54,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("scan/source.py", "open"): "scan's bounded reader (read_bounded, first_line)",
     ("scan/notebook.py", "json.loads"): "bytes from read_bounded (50 MiB); RecursionError caught",
     ("scan/fix.py", "open"): "the directory, opened for fsync after the rename",
+    ("output/closed.py", "open"): "/dev/null, opened for writing in place of a refused stdout",
     ("install/staging.py", "open"): "the directory, opened for fsync after the rename",
     # The -o writer opens for writing only: a stream (/dev/stdout, a pipe) or an append to
     # $GITHUB_STEP_SUMMARY; nothing is read back.
