@@ -188,6 +188,9 @@ class Distribution:
     requires_dist: tuple[str, ...] | None = None
     """Its ``Requires-Dist`` lines as written (markers included); None in snapshots taken before
     neuron-env collected them, which the requirements check then skips."""
+    duplicates: tuple[str, ...] = ()
+    """The versions of further records of this name in the same folder: an install or uninstall
+    that was interrupted left them, and which one's files are on disk is unknown."""
 
 
 @frozen

@@ -16,6 +16,7 @@ from neuron_env.checks.placeholders import is_placeholder
 from neuron_env.checks.versions import loose_version
 from neuron_env.facts import HostFacts
 from neuron_env.matrix.model import Library
+from neuron_env.matrix.names import decides_the_device, known_neuron_names
 
 XLA_STACK = ("torch-xla", "libneuronxla", "transformers-neuronx")
 XLA_STACK_PREFIXES = ("neuronx-distributed",)
@@ -37,11 +38,46 @@ def check_conflicts(facts: HostFacts, ctx: Context) -> Verdict:
     """``python.conflicts``: no legacy PyTorch/XLA stack, no torchao beside torchao-neuron,
     and notes on competing backends."""
     assert facts.python is not None
+    twice = _recorded_twice(facts, ctx)
+    if twice is not None:
+        return twice
     if ctx.legacy_family:  # the XLA stack (or, on Inf1, torch-neuron) is what runs there
         legacy = None if ctx.legacy_family == "Inf1" else _inf1_packages(facts, ctx)
         return legacy or _torchao(facts, ctx) or _notes(facts, ctx)
     return (_inf1_packages(facts, ctx) or _xla_stack(facts, ctx) or _torchao(facts, ctx)) or _notes(
         facts, ctx
+    )
+
+
+def _recorded_twice(facts: HostFacts, ctx: Context) -> Verdict | None:
+    """Two records of one distribution in one site-packages (``torch-2.13.0.dist-info`` beside
+    ``torch-2.14.0.dist-info``): an install or uninstall stopped half-way. Which version's files
+    are on disk is unknown, and import tools disagree on the version (each takes the first
+    folder its listing gives)."""
+    assert facts.python is not None
+    twice = {n: d for n, d in sorted(facts.python.distributions.items()) if d.duplicates}
+    if not twice:
+        return None
+    listed = "; ".join(
+        f"{name} {' and '.join([dist.version, *dist.duplicates])}" for name, dist in twice.items()
+    )
+    known = known_neuron_names(ctx.releases)
+    if any(decides_the_device(name, known) for name in twice):
+        fix = ctx.install_command()  # from the Neuron and PyTorch indexes only: install rebuilds
+    else:  # each uninstall removes one record; then the version doctor read, once
+        python = ctx.python or "python"
+        pip = f"{python} -m pip"
+        steps = [] if ctx.has_pip else [f"{python} -m ensurepip --default-pip"]
+        for name, dist in twice.items():
+            steps += [f"{pip} uninstall -y {shlex.quote(name)}"] * (1 + len(dist.duplicates))
+            steps.append(f"{pip} install {shlex.quote(f'{name}=={dist.version}')}")
+        fix = " && ".join(steps)
+    return fail(
+        f"Recorded more than once in one site-packages (an install or uninstall stopped "
+        f"half-way): {listed}",
+        fix=fix,
+        detail="Which version's files are on disk is unknown: pip and importlib.metadata take "
+        "the first record their folder listing gives.",
     )
 
 

@@ -15,11 +15,8 @@ import shlex
 
 from neuron_env.checks.model import Context, Verdict, fail, ok, skip, warn
 from neuron_env.facts import HostFacts, ImportPath, PathDistribution
-from neuron_env.matrix.names import is_neuron_name, known_neuron_names
+from neuron_env.matrix.names import decides_the_device, known_neuron_names
 from neuron_env.wording import join_words
-
-TORCH_FAMILY = frozenset({"torch", "torchvision", "torchaudio", "torch-xla", "jax", "jaxlib"})
-"""Upstream names whose copy decides what runs on the device, besides the Neuron names."""
 
 
 def check_import_path(facts: HostFacts, ctx: Context) -> Verdict:
@@ -39,7 +36,7 @@ def check_import_path(facts: HostFacts, ctx: Context) -> Verdict:
     said: dict[str, str] = {}
     for name, dist in sorted(path.distributions.items()):
         mine = installed.get(name)
-        important = name in TORCH_FAMILY or is_neuron_name(name, known)
+        important = decides_the_device(name, known)
         if mine is not None and mine.version != dist.version:
             said[name] = f"{name} {dist.version} (not the environment's {mine.version})"
             (decisive if important else other)[name] = dist

@@ -84,6 +84,16 @@ def is_neuron_name(name: str, known: Collection[str] = ()) -> bool:
     return name != PYTORCH and (name in known or looks_neuron(name))
 
 
+DEVICE_UPSTREAM = frozenset({"torch", "torchvision", "torchaudio", "torch-xla", "jax", "jaxlib"})
+"""Upstream names whose copy decides what runs on the device, besides the Neuron names."""
+
+
+def decides_the_device(name: str, known: Collection[str] = ()) -> bool:
+    """A Neuron name (:func:`is_neuron_name`) or one of :data:`DEVICE_UPSTREAM`: a package whose
+    wrong copy changes what ``import torch`` runs on the device."""
+    return name in DEVICE_UPSTREAM or is_neuron_name(name, known)
+
+
 def neuron_kind(name: str, release: Release) -> NeuronKind | None:
     """Why ``name`` is a Neuron name for ``release`` (None: it is not one), the first that holds."""
     name = canonical(name)

@@ -44,7 +44,11 @@ def distributions() -> tuple[dict[str, dict[str, Any]], list[str], dict[str, int
     for index, entry in enumerate(sys.path):
         for info in _metadata_dirs(entry):
             dist = _distribution(info)
-            if dist is None or dist["name"] in found:
+            if dist is None:
+                continue
+            if dist["name"] in found:
+                if where[dist["name"]] == index:  # a second record in the same folder
+                    found[dist["name"]].setdefault("duplicates", []).append(dist["version"])
                 continue
             where[dist["name"]] = index
             found[dist.pop("name")] = dist
@@ -58,7 +62,12 @@ def _metadata_dirs(entry: str) -> list[str]:
         names = sorted(os.listdir(folder))
     except OSError:
         return []
-    return [_join(folder, n) for n in names if n.endswith((".dist-info", ".egg-info"))]
+    # "~orch-2.5.1.dist-info": what an interrupted pip uninstall leaves (pip ignores it too)
+    return [
+        _join(folder, n)
+        for n in names
+        if n.endswith((".dist-info", ".egg-info")) and not n.startswith("~")
+    ]
 
 
 def _join(*parts: str) -> str:
