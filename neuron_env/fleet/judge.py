@@ -27,6 +27,12 @@ def report_fleet(
     matrix: Matrix, folder: Path, *, release: str | None = None, torch: str | None = None
 ) -> FleetReport:
     """Judge every snapshot in ``folder`` against ``release`` (default: each host's own)."""
+    if folder.is_file():  # one host's snapshot: doctor judges it; the fleet is its folder
+        raise BadInput(
+            f"{folder} is a file: fleet report judges a folder of facts snapshots.",
+            hint=f"Judge this one host with '{command('doctor', '--facts', str(folder))}', "
+            f"or every snapshot beside it with '{command('fleet', 'report', str(folder.parent))}'.",
+        )
     if not folder.is_dir():
         raise BadInput(f"{folder} is not a directory of facts snapshots.")
     check_request(matrix, release, torch)  # bad input once, not 1,000 identical errors

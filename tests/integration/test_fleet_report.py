@@ -212,3 +212,23 @@ def test_bad_input(cli: CliRunner, fleet: tuple[Path, Path], tmp_path: Path) -> 
         "--matrix-dir", str(matrix), "fleet", "report", str(snapshots), "--release", "9.9.9"
     )
     assert unknown.returncode == 2 and "Known releases" in unknown.stderr
+
+
+def test_one_snapshot_file_is_told_the_two_commands_that_judge_it(
+    cli: CliRunner, fleet: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """``neuron-env facts -o host.json`` then ``fleet report host.json``: it said the path "is not
+    a directory of facts snapshots" and no more."""
+    snapshots, matrix = fleet
+    one = tmp_path / "one"
+    one.mkdir()
+    host = one / "i-0aaa000000000001.json"
+    shutil.copy(snapshots / host.name, host)
+    result = cli("--matrix-dir", str(matrix), "fleet", "report", str(host))
+    assert result.returncode == 2
+    said = " ".join(result.stderr.split())
+    assert f"error: {host} is a file: fleet report judges a folder of facts snapshots." in said
+    assert f"doctor --facts {host}'" in said and f"fleet report {one}'" in said
+    judged = cli("--matrix-dir", str(matrix), "doctor", "--facts", str(host))
+    assert judged.returncode == 0 and "Ready" in judged.stdout
+    assert cli("--matrix-dir", str(matrix), "fleet", "report", str(one)).returncode == 0
