@@ -89,7 +89,46 @@ def failure_cause(output: str, plan: InstallPlan) -> Cause:
                 f"the {route.name} index at {route.url} could not be reached ({reason}).",
                 cause_hint("unreachable"),
             )
-    return http_error_cause(plan, deadline=deadline) or cause
+    found = http_error_cause(plan, deadline=deadline)
+    if found is None and cause.code == "unknown":  # nothing else said: the disk, if nearly full
+        found = _nearly_full(plan)
+    return found or cause
+
+
+LOW_SPACE = 1 << 30
+"""Free bytes below which a failure with no cause in its output is put down to a full disk."""
+
+
+def _nearly_full(plan: InstallPlan) -> Cause | None:
+    """A full disk that the output does not name: ``python -m venv`` reports a failed ensurepip
+    as "returned non-zero exit status 1" alone, and a backend deletes what it had written, so
+    the space is free again by now, but little is. The filesystems the install writes to: the
+    environment's (its staging folder is built beside it) and the temporary folder."""
+    import shutil
+    import tempfile
+
+    folders = [Path(plan.venv).absolute().parent] if plan.venv else []
+    folders.append(Path(tempfile.gettempdir()))
+    for folder in folders:
+        try:
+            free = shutil.disk_usage(folder).free
+        except OSError:
+            continue
+        if free < LOW_SPACE:
+            return Cause(
+                "disk-full",
+                f"the filesystem of {folder} has only {_size(free)} free: a full disk is the "
+                "likely cause (the backend's own message does not say).",
+                cause_hint("disk-full"),
+            )
+    return None
+
+
+def _size(count: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= scale:
+            return f"{count / scale:.1f} {unit}"
+    return f"{count} bytes"
 
 
 _FROM_OUTPUT = ("hash-mismatch", "corrupt-wheel", "download-cut", "stalled", "dns", "disk-full")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import signal
 from pathlib import Path
 
 import pytest
 
+from tests.support.cli import cli_runner
 from tests.support.install_helpers import (
     NeuronEnv,
     PrebuiltEnvs,
@@ -188,3 +191,27 @@ def test_sigterm_mid_install_cleans_up_like_ctrl_c(
     assert f"Nothing was changed: {venv} was not created." in flat(err)
     assert not venv.exists()
     assert leftovers(tmp_path) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("unshare"), reason="mounts a tmpfs")
+def test_a_full_disk_the_backend_does_not_name_is_named(
+    isolated_env: dict[str, str], indexes: StartIndexes, tmp_path: Path
+) -> None:
+    """The pip backend's staging venv on a full filesystem: ``python -m venv`` reports the
+    failed ensurepip as "returned non-zero exit status 1" and no more, and the install said
+    "the backend failed ... Read the log and retry". A 1 MiB tmpfs, mounted in a private mount
+    namespace (nothing leaks to the machine), holds the environment."""
+    running = indexes()
+    small = tmp_path / "small"
+    small.mkdir()
+    script = 'mount -t tmpfs -o size=1m,mode=0755 tmpfs "$0" && exec "$@"'
+    prefix = ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c", script]
+    run = cli_runner(tmp_path, base_env=isolated_env, prefix=[*prefix, str(small)], timeout=300)
+    venv = small / "env"
+    result = install(run, venv, running.args(), "--backend", "pip")
+    said = flat(result.stderr)
+    assert result.returncode == 1, said
+    assert f"the filesystem of {small} has only" in said
+    assert "a full disk is the likely cause" in said
+    assert f"Nothing was changed: {venv} was not created" in said
+    assert "Free space on the disk of the environment" in said
