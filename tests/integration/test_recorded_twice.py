@@ -39,12 +39,18 @@ def records(python: Path, name: str) -> list[str]:
     return list(json.loads(out.stdout))
 
 
+def venv_with(tmp_path: Path, name: str, *versions: str) -> Path:
+    """A venv holding a record of ``name`` for each of ``versions``; returns its interpreter."""
+    python = make_venv(tmp_path / "venv")
+    for version in versions:
+        write_dist_info(site_packages(tmp_path / "venv"), name, version)
+    return python
+
+
 def test_torch_recorded_twice_fails_with_the_install_that_rebuilds_it(
     cli: CliRunner, tmp_path: Path
 ) -> None:
-    python = make_venv(tmp_path / "venv")
-    for version in ("2.13.0", "2.14.0"):
-        write_dist_info(site_packages(tmp_path / "venv"), "torch", version)
+    python = venv_with(tmp_path, "torch", "2.13.0", "2.14.0")
     assert sorted(records(python, "torch")) == ["2.13.0", "2.14.0"]  # the ground truth
     finding = conflicts(cli, python)
     assert finding["status"] == "fail"
@@ -58,9 +64,7 @@ def test_torch_recorded_twice_fails_with_the_install_that_rebuilds_it(
 def test_another_package_recorded_twice_is_uninstalled_once_per_record(
     cli: CliRunner, tmp_path: Path
 ) -> None:
-    python = make_venv(tmp_path / "venv")
-    for version in ("2.31.0", "2.32.3"):
-        write_dist_info(site_packages(tmp_path / "venv"), "requests", version)
+    python = venv_with(tmp_path, "requests", "2.31.0", "2.32.3")
     finding = conflicts(cli, python)
     assert finding["status"] == "fail"
     assert finding["summary"].endswith(": requests 2.31.0 and 2.32.3")
@@ -74,9 +78,8 @@ def test_another_package_recorded_twice_is_uninstalled_once_per_record(
 def test_an_interrupted_uninstall_s_leftover_is_ignored_as_pip_ignores_it(
     cli: CliRunner, tmp_path: Path
 ) -> None:
-    python = make_venv(tmp_path / "venv")
+    python = venv_with(tmp_path, "torch", "2.14.0")
     site = site_packages(tmp_path / "venv")
-    write_dist_info(site, "torch", "2.14.0")
     leftover = site / "~orch-2.13.0.dist-info"
     write_dist_info(tmp_path, "torch", "2.13.0")
     (tmp_path / "torch-2.13.0.dist-info").rename(leftover)
