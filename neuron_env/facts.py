@@ -258,6 +258,9 @@ class PythonFacts:
     readable: bool = True
     """False for an interpreter older than the probe runs on: its version alone is known, not
     its packages (a snapshot from before this field reads as True)."""
+    venv_version: str | None = None
+    """The Python version the venv was made with (its pyvenv.cfg); None outside a venv and in
+    snapshots from before neuron-env read it."""
     import_path: ImportPath | None = None
     """What PYTHONPATH and the user's site-packages add to a plain run; None in snapshots taken
     before neuron-env looked, which the python.path check then skips."""

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import shlex
+
 from neuron_env.checks.device_identity import DriverIdentity, driver_identity
 from neuron_env.checks.legacy_host import not_for_this_host
 from neuron_env.checks.model import Context, Verdict, fail, not_compared, ok, warn
 from neuron_env.checks.versions import loose_version
-from neuron_env.facts import IMDS_FORBIDDEN, HostFacts, OsFacts
+from neuron_env.facts import IMDS_FORBIDDEN, HostFacts, OsFacts, PythonFacts
 from neuron_env.matrix.model import OsRelease, Release
 from neuron_env.wording import version_span
 
@@ -111,6 +113,9 @@ def check_python(facts: HostFacts, ctx: Context) -> Verdict:
     of the release's pairings) supports."""
     assert facts.python is not None
     python = facts.python
+    swapped = _swapped_under_the_venv(python, ctx)
+    if swapped is not None:
+        return swapped
     if ctx.legacy_family:
         return not_for_this_host(f"Python {python.version}", ctx)
     supported = ctx.pairing.python if ctx.pairing else _all_pythons(ctx.release)
@@ -126,6 +131,28 @@ def check_python(facts: HostFacts, ctx: Context) -> Verdict:
         f"Python {python.version} is not supported by {where} (needs {version_span(supported)})",
         fix=ctx.install_command(),  # creates an environment with a supported Python first
         detail=f"Target interpreter: {python.executable}",
+    )
+
+
+def _swapped_under_the_venv(python: PythonFacts, ctx: Context) -> Verdict | None:
+    """A venv made with one Python whose interpreter now runs another: its ``bin/python`` links
+    to ``/usr/bin/python3``, which an OS release upgrade moved from 3.12 to 3.14. The new Python
+    does not look in ``lib/python3.12/site-packages``: every package the venv had is gone from
+    its view, and installing into it would mix two Pythons' folders."""
+    made = python.venv_version
+    if not made or ".".join(made.split(".")[:2]) == python.minor:
+        return None
+    made_minor = ".".join(made.split(".")[:2])
+    venv = shlex.quote(python.prefix)
+    install = ctx.install_command()
+    fix = install if ctx.new_env else f"rm -rf {venv} && {install}"
+    return fail(
+        f"{python.prefix} was made with Python {made} but its python now runs {python.version}: "
+        "the interpreter it links to was upgraded under it (an OS release upgrade), and its "
+        f"packages in lib/python{made_minor}/site-packages are not seen",
+        fix=fix,
+        detail=f"pyvenv.cfg records version {made}; {python.executable} is Python "
+        f"{python.version}. The fix removes the environment and makes it anew.",
     )
 
 

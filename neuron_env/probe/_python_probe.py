@@ -270,6 +270,14 @@ def _user_site_index(in_venv: bool) -> int:
     return len(sys.path)
 
 
+def _venv_version() -> str | None:
+    """The Python the venv was made with, as its pyvenv.cfg records it (venv writes ``version``,
+    uv and virtualenv ``version_info``): an OS upgrade can swap the interpreter under it."""
+    config = _read(_join(sys.prefix, "pyvenv.cfg")) or ""
+    found = re.search(r"^\s*version(?:_info)?\s*=\s*(\d+(?:\.\d+){1,2})", config, re.MULTILINE)
+    return found.group(1) if found else None
+
+
 def _user_site(in_venv: bool) -> str | None:
     """The user's site-packages where ``site`` would add it (no ``-s``, no PYTHONNOUSERSITE,
     not a venv without the system's packages) and it exists."""
@@ -302,6 +310,7 @@ def main() -> None:
         "torch_backends": backends,
         "pip": pip_config(),
         "import_path": import_path(in_venv, where),
+        "venv_version": _venv_version() if in_venv else None,
     }
     json.dump(facts, sys.stdout)
 
