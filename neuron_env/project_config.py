@@ -107,8 +107,12 @@ def _searched(start: Path) -> list[Path]:
         if device is not None and here != device:
             break  # another filesystem: a mount another user controls, never searched
         device = here
+        try:
+            marked = folder == home or any((folder / m).exists() for m in REPOSITORY_MARKERS)
+        except OSError:  # a folder this user may not look into: where its repository ends is
+            break  # unknown, so nothing there or above is read
         folders.append(folder)
-        if folder == home or any((folder / m).exists() for m in REPOSITORY_MARKERS):
+        if marked:
             break  # a project's settings never come from outside its repository or home
     return folders
 

@@ -67,22 +67,34 @@ def choose_target_python(python: Path | None = None, venv: Path | None = None) -
                            "environment's interpreter (its bin/python).")  # fmt: skip
         return python, "--python"
     active = os.environ.get("VIRTUAL_ENV")
-    if active and not Path(active, "bin", "python").exists():
+    if active and not _there(Path(active, "bin", "python")):
         raise _not_active(Path(active))
     defaults = [(Path(active), "$VIRTUAL_ENV")] if active else []
     for candidate, why in [*defaults, (Path(DEFAULT_VENV).absolute(), f"./{DEFAULT_VENV}")]:
         if interpreter_gone(candidate / "bin" / "python"):
             raise python_gone(candidate / "bin" / "python", why)
-        if (candidate / "bin" / "python").exists():
+        if _there(candidate / "bin" / "python"):
             return candidate / "bin" / "python", why
     return Path(sys.executable), OWN_ENVIRONMENT
+
+
+def _there(path: Path) -> bool:
+    """``path.exists()``; False where this user cannot look (a working directory it may not
+    read: ``sudo -u USER neuron-env doctor`` from root's home)."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
 
 
 def interpreter_gone(python: Path) -> str | None:
     """Where ``python`` leads when it is a link to nothing: a venv whose base interpreter was
     removed (an OS release upgrade took its python3.12, pyenv or uv uninstalled the version).
     None where it starts, or is missing (not a link)."""
-    if not python.is_symlink() or python.exists():
+    try:
+        if not python.is_symlink() or python.exists():
+            return None
+    except OSError:  # a folder on the way this user may not look into: not known to be gone
         return None
     return os.path.realpath(python)
 

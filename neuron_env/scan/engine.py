@@ -64,7 +64,7 @@ class ScanOptions:
 def scan(paths: Sequence[Path], rules: RuleSet, options: ScanOptions) -> ScanReport:
     """Scan ``paths`` (files, or directories walked for ``*.py``) with ``rules``."""
     files = list(scanned_files(paths, options))
-    findings = [f for each in files for f in scan_file(each.path, each.display, rules)]
+    findings = [f for each in files for f in _scan_one(each, rules)]
     return ScanReport(
         rules=rules,
         root=str(options.root),
@@ -72,6 +72,13 @@ def scan(paths: Sequence[Path], rules: RuleSet, options: ScanOptions) -> ScanRep
         findings=tuple(sorted(findings, key=lambda f: f.sort_key)),
         outside=frozenset(each.display for each in files if each.outside),
     )
+
+
+def _scan_one(each: ScannedFile, rules: RuleSet) -> list[Finding]:
+    if each.unreadable:  # a folder the walk could not list: what it holds was not judged
+        problem = f"cannot read the folder: {each.unreadable}; nothing in it was scanned"
+        return [_scan_error(rules, each.path, each.display, problem)]
+    return scan_file(each.path, each.display, rules)
 
 
 def scan_file(path: Path, display: str, rules: RuleSet) -> list[Finding]:
@@ -170,6 +177,7 @@ class ScannedFile:
     path: Path
     display: str
     outside: bool = False  # reached through a symbolic link that leaves the scanned tree
+    unreadable: str = ""  # a folder that could not be listed: why (Permission denied)
 
 
 def scanned_files(paths: Iterable[Path], options: ScanOptions) -> Iterator[ScannedFile]:
@@ -178,12 +186,13 @@ def scanned_files(paths: Iterable[Path], options: ScanOptions) -> Iterator[Scann
     for path in paths:
         is_dir = _check_argument(path)
         tree = Path(os.path.realpath(path))
-        for candidate in _walk(path, options) if is_dir else [path]:
+        for candidate, refused in _walk(path, options) if is_dir else [(path, "")]:
             display = display_name(candidate, options.root)
             key = Path(os.path.realpath(candidate))
             if key not in seen and not _excluded(display, options.exclude):
                 seen.add(key)
-                yield ScannedFile(candidate, display, is_dir and not key.is_relative_to(tree))
+                outside = is_dir and not key.is_relative_to(tree)
+                yield ScannedFile(candidate, display, outside, refused)
 
 
 def _check_argument(path: Path) -> bool:
@@ -212,8 +221,12 @@ def _check_argument(path: Path) -> bool:
     )
 
 
-def _walk(directory: Path, options: ScanOptions) -> Iterator[Path]:
-    for current, dirs, files in os.walk(directory):
+def _walk(directory: Path, options: ScanOptions) -> Iterator[tuple[Path, str]]:
+    """Each file to scan under ``directory`` with "", and each folder that could not be listed
+    with why: os.walk passes over such a folder in silence, and a gate would pass on it."""
+    refused: list[OSError] = []
+    for current, dirs, files in os.walk(directory, onerror=refused.append):
+        yield from _refused(refused)
         here = Path(current)
         dirs[:] = sorted(d for d in dirs if _wanted_dir(here / d, options))
         for name in sorted(files):
@@ -223,14 +236,30 @@ def _walk(directory: Path, options: ScanOptions) -> Iterator[Path]:
                 or is_dockerfile(name)
                 or (not path.suffix and is_shell_shebang(first_line(path)))
             ):
-                yield path
+                yield path, ""
+    yield from _refused(refused)
+
+
+def _refused(errors: list[OSError]) -> Iterator[tuple[Path, str]]:
+    while errors:
+        exc = errors.pop(0)
+        yield Path(exc.filename), exc.strerror or str(exc)
 
 
 def _wanted_dir(path: Path, options: ScanOptions) -> bool:
     name = path.name
-    if name.startswith(".") or name in SKIPPED_DIRS or (path / "pyvenv.cfg").exists():
+    if name.startswith(".") or name in SKIPPED_DIRS or _is_venv(path):
         return False
     return not _excluded(display_name(path, options.root), options.exclude)
+
+
+def _is_venv(path: Path) -> bool:
+    """A virtual environment (its pyvenv.cfg), never walked; a folder that cannot be looked
+    into is walked, so that the walk names it as not read."""
+    try:
+        return (path / "pyvenv.cfg").exists()
+    except OSError:
+        return False
 
 
 def _excluded(display: str, patterns: tuple[str, ...]) -> bool:

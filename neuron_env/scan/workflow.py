@@ -130,10 +130,18 @@ def _nothing_to_scan(paths: Sequence[Path], *, excluded: bool) -> BadInput:
 def default_root(paths: Sequence[Path]) -> Path:
     """The current directory when it holds every path, else the deepest folder that does."""
     cwd = Path.cwd()
-    folders = [os.path.normpath(p.absolute() if p.is_dir() else p.absolute().parent) for p in paths]
+    folders = [os.path.normpath(p.absolute() if _is_dir(p) else p.absolute().parent) for p in paths]
     if all(_within(folder, cwd) for folder in folders):
         return cwd
     return Path(os.path.commonpath(folders))
+
+
+def _is_dir(path: Path) -> bool:
+    """``path.is_dir()``; False where it cannot be looked at (scan then says why, exit 2)."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
 
 
 def _within(folder: str, root: Path) -> bool:
