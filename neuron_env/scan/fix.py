@@ -169,6 +169,12 @@ def _patch(
     problem = grammar_problem(text, python)
     if problem:
         problem = f"the fixed file would not parse on Python {python[0]}.{python[1]} ({problem})"
+    elif not os.access(real, os.W_OK):  # the rename over it would ignore its mode; as an editor
+        mode = stat.S_IMODE(real.stat().st_mode)  # does, a read-only file is left as it is
+        problem = (
+            f"it is read-only (mode {mode:o}: a Perforce checkout, or protected on purpose); "
+            "make it writable (chmod u+w) and run --fix again"
+        )
     elif _hard_links(real) > 1:  # the atomic rename would give this name a new file of its own
         problem = (
             f"it has {_hard_links(real)} hard links, and writing it safely (a new file renamed "

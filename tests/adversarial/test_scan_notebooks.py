@@ -9,12 +9,14 @@ that does not rewrite notebooks. Then ``--fix`` on a hard-linked file, and its c
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support.cli import CliRunner
+from tests.support.cli import CliRunner, cli_runner
+from tests.support.hosts import DROP_ROOT_OVERRIDE
 
 pytestmark = pytest.mark.integration
 
@@ -139,6 +141,24 @@ def test_fix_refuses_a_hard_linked_file_and_says_why_instead_of_splitting_the_li
     assert "Not fixed: train.py: it has 2 hard links" in " ".join(result.stdout.split())
     assert (tmp_path / "train.py").read_bytes() == original
     assert (tmp_path / "train.py").stat().st_ino == (tmp_path / "shared.py").stat().st_ino
+
+
+def test_fix_leaves_a_read_only_file_as_it_is_and_says_why(tmp_path: Path) -> None:
+    """A read-only file (a Perforce checkout before 'p4 edit'): --fix renamed a new file over
+    it, which its mode does not stop, and the file changed behind the version control's back.
+    As an editor does, --fix now leaves it and says so; the writable file beside it is fixed.
+    Root runs it without the capability that lets root write anything."""
+    original = MIGRATABLE.read_bytes()
+    for name in ("locked.py", "open.py"):
+        (tmp_path / name).write_bytes(original)
+    (tmp_path / "locked.py").chmod(0o444)
+    prefix = DROP_ROOT_OVERRIDE if os.geteuid() == 0 else []
+    result = cli_runner(tmp_path, prefix=prefix)("scan", ".", "--fix", "--yes")
+    said = " ".join(result.stdout.split())
+    assert "Not fixed: locked.py: it is read-only (mode 444" in said
+    assert "make it writable (chmod u+w) and run --fix again" in said
+    assert (tmp_path / "locked.py").read_bytes() == original
+    assert (tmp_path / "open.py").read_bytes() != original
 
 
 def test_fix_counts_the_lines_it_changed_as_the_diff_does(cli: CliRunner, tmp_path: Path) -> None:
