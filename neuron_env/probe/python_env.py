@@ -121,9 +121,16 @@ def _not_active(active: Path) -> BadInput:
     """$VIRTUAL_ENV names an environment that cannot be judged: never judge another silently."""
     if interpreter_gone(active / "bin" / "python"):
         return python_gone(active / "bin" / "python", "$VIRTUAL_ENV")
-    what = "does not exist" if not active.exists() else "has no bin/python"
+    try:
+        (active / "bin" / "python").stat()
+        what = "has no bin/python"
+    except PermissionError as exc:  # another user's venv, its variable kept by sudo -E
+        what = f"this user may not look into ({exc.strerror})"
+    except OSError:
+        there = _there(active)
+        what = "has no bin/python" if there else "does not exist (removed after it was activated?)"
     return BadInput(
-        f"$VIRTUAL_ENV names {active}, which {what} (removed after it was activated?).",
+        f"$VIRTUAL_ENV names {active}, which {what}.",
         hint="Run 'deactivate' to judge another environment, or name one with --python PATH.",
     )
 

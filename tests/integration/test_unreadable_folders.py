@@ -85,6 +85,11 @@ def test_doctor_from_a_working_directory_it_may_not_read(as_user: CliRunner) -> 
         assert "Traceback" not in result.stderr, result.stderr
         assert result.returncode in (1, 3), result.stderr
         assert json.loads(result.stdout)["target"]["chosen_by"] == "neuron-env's own environment"
+        # root's venv, its VIRTUAL_ENV kept by sudo -E: named, never swapped for another
+        kept = cli_runner(Path("/"), prefix=prefix)("doctor", env={"VIRTUAL_ENV": str(private)})
+        assert kept.returncode == 2, kept.stderr
+        said = " ".join(kept.stderr.split())
+        assert f"$VIRTUAL_ENV names {private}, which this user may not look into" in said
     finally:
         shutil.rmtree(private)
 
