@@ -242,13 +242,13 @@ def import_path(in_venv: bool, where: dict[str, int]) -> dict[str, Any]:
     pythonpath: list[str] = []
     raw = os.environ.get("PYTHONPATH")  # set but empty: nothing, as for Python itself
     for entry in raw.split(os.pathsep) if raw else []:
-        folder = os.path.abspath(entry or os.curdir)  # as Python reads it: an empty one is here
-        if folder not in pythonpath:
-            pythonpath.append(folder)
+        pythonpath.append(os.path.abspath(entry or os.curdir))  # an empty one is here, as in Python
+    pythonpath = list(dict.fromkeys(pythonpath))  # each folder once, in order
+    on_path = set(pythonpath)
     user_site = _user_site(in_venv)
     found: dict[str, dict[str, str]] = {}
     for folder in [*pythonpath, *([user_site] if user_site else [])]:
-        ahead_of = 0 if folder in pythonpath else _user_site_index(in_venv)
+        ahead_of = 0 if folder in on_path else _user_site_index(in_venv)
         for info in _metadata_dirs(folder):
             dist = _distribution(info)
             if dist is None or dist["name"] in found:
