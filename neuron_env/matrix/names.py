@@ -84,8 +84,9 @@ def is_neuron_name(name: str, known: Collection[str] = ()) -> bool:
     return name != PYTORCH and (name in known or looks_neuron(name))
 
 
-DEVICE_UPSTREAM = frozenset({"torch", "torchvision", "torchaudio", "torch-xla", "jax", "jaxlib"})
-"""Upstream names whose copy decides what runs on the device, besides the Neuron names."""
+DEVICE_UPSTREAM = frozenset({"torch", "torchvision", "torchaudio", "torch-xla"})
+"""Upstream names whose copy decides what a TorchNeuron script runs on the device, besides the
+Neuron names (jax is another framework: its copy decides nothing ``import torch`` runs)."""
 
 
 def decides_the_device(name: str, known: Collection[str] = ()) -> bool:

@@ -145,6 +145,7 @@ def test_another_version_of_a_package_no_device_code_needs_is_a_warning(
     folder = tmp_path / "shared"
     write_dist_info(folder, "numpy", "1.26.4")
     write_dist_info(folder, "requests", "2.31.0")  # not in the environment: an addition
+    write_dist_info(folder, "jax", "0.4.30")  # another framework: import torch never loads it
     finding = path_finding(run, python, PYTHONPATH=str(folder))
     assert finding["status"] == "warn"
     assert finding["summary"] == (
