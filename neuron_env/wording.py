@@ -44,6 +44,17 @@ def shorten_words(text: str, limit: int) -> str:
     return text[:cut].rstrip() + " …"
 
 
+SIZE_UNITS = (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("B", 1))
+
+
+def size_label(size: float) -> str:
+    """``8 B``, ``64 KiB``, ``1 GiB``: a size in binary units."""
+    for unit, scale in SIZE_UNITS:
+        if size >= scale:
+            return f"{size / scale:g} {unit}"
+    return f"{size:g} B"
+
+
 def seconds(value: float | None) -> str:
     """A duration as people read it: 1.23 s, 4.56 ms or 789 µs (None: an em dash)."""
     if value is None:

@@ -20,11 +20,11 @@ from neuron_env.output.html_page import (
     table,
     verdict,
 )
+from neuron_env.wording import size_label
 
 COLUMNS = ("size (B)", "count (elements)", "type", "redop", "time (us)", "min (us)", "max (us)",
            "algbw (GB/s)", "busbw (GB/s)", "#wrong", "of peak")  # fmt: skip
 NCCOM_COLUMNS = ("nccom-test busbw (GB/s)", "ours / nccom-test")
-SIZE_UNITS = (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("B", 1))
 
 
 def render(result: CollectivesResult) -> str:
@@ -78,14 +78,6 @@ def chart(result: CollectivesResult) -> str:
     return line_chart(
         series, Axis("message size", 2, size_label), Axis("busbw (GB/s)", 10, _gbytes), reference
     )
-
-
-def size_label(size: float) -> str:
-    """``8 B``, ``64 KiB``, ``1 GiB``: a message size in binary units."""
-    for unit, scale in SIZE_UNITS:
-        if size >= scale:
-            return f"{size / scale:g} {unit}"
-    return f"{size:g} B"
 
 
 def _gbytes(value: float) -> str:

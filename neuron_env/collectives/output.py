@@ -8,12 +8,13 @@ from contextlib import contextmanager
 from itertools import groupby
 from typing import Any
 
-from neuron_env.collectives.html_report import render, size_label
+from neuron_env.collectives.html_report import render
 from neuron_env.collectives.models import CollectivesResult, NccomOp, Progress, Row
 from neuron_env.escape import terminal
 from neuron_env.output.emit import Format, Outcome, Output, document, dumps, passed
 from neuron_env.output.formats import CollectivesFormat
 from neuron_env.output.junit_xml import Case, Suite, write_junit
+from neuron_env.wording import size_label
 
 SCHEMA = "collectives"
 

@@ -19,6 +19,7 @@ from neuron_env.install.diagnose import Cause, cause_hint, dns_cause, explain
 from neuron_env.install.outcome import InstallFailed
 from neuron_env.install.plan import InstallPlan
 from neuron_env.install.user_packages import user_conflict
+from neuron_env.wording import size_label
 
 TIMEOUT = 5.0
 #: All the diagnosis's requests together end by then: it explains a failure, it must not outlast it.
@@ -117,18 +118,11 @@ def _nearly_full(plan: InstallPlan) -> Cause | None:
         if free < LOW_SPACE:
             return Cause(
                 "disk-full",
-                f"the filesystem of {folder} has only {_size(free)} free: a full disk is the "
+                f"the filesystem of {folder} has only {size_label(free)} free: a full disk is the "
                 "likely cause (the backend's own message does not say).",
                 cause_hint("disk-full"),
             )
     return None
-
-
-def _size(count: int) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if count >= scale:
-            return f"{count / scale:.1f} {unit}"
-    return f"{count} bytes"
 
 
 _FROM_OUTPUT = ("hash-mismatch", "corrupt-wheel", "download-cut", "stalled", "dns", "disk-full")

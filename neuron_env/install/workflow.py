@@ -255,7 +255,8 @@ def log_path(explicit: Path | None, kind: str) -> Path:
     state = os.environ.get("XDG_STATE_HOME") or (folder and folder / ".local" / "state")
     directory = Path(tempfile.gettempdir())  # no home folder, or one that cannot be written
     if state:
+        logs = Path(state) / "neuron-env" / "logs"
         with contextlib.suppress(OSError):
-            (Path(state) / "neuron-env" / "logs").mkdir(parents=True, exist_ok=True)
-            directory = Path(state) / "neuron-env" / "logs"
+            logs.mkdir(parents=True, exist_ok=True)
+            directory = logs
     return directory / f"{kind}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
