@@ -65,13 +65,11 @@ def _recorded_twice(facts: HostFacts, ctx: Context) -> Verdict | None:
     if any(decides_the_device(name, known) for name in twice):
         fix = ctx.install_command()  # from the Neuron and PyTorch indexes only: install rebuilds
     else:  # each uninstall removes one record; then the version doctor read, once
-        python = ctx.python or "python"
-        pip = f"{python} -m pip"
-        steps = [] if ctx.has_pip else [f"{python} -m ensurepip --default-pip"]
+        arguments: list[str] = []
         for name, dist in twice.items():
-            steps += [f"{pip} uninstall -y {shlex.quote(name)}"] * (1 + len(dist.duplicates))
-            steps.append(f"{pip} install {shlex.quote(f'{name}=={dist.version}')}")
-        fix = " && ".join(steps)
+            arguments += [f"uninstall -y {shlex.quote(name)}"] * (1 + len(dist.duplicates))
+            arguments.append(f"install {shlex.quote(f'{name}=={dist.version}')}")
+        fix = " && ".join(ctx.pip_commands(*arguments))
     return fail(
         f"Recorded more than once in one site-packages (an install or uninstall stopped "
         f"half-way): {listed}",

@@ -141,10 +141,14 @@ class Context:
     def uninstall_then_install(self, names: Iterable[str], torch: str | None = None) -> str:
         """Remove ``names`` from the target, then install the release (every value quoted)."""
         quoted = " ".join(shlex.quote(n) for n in names)
+        steps = [*self.pip_commands(f"uninstall -y {quoted}"), self.install_command(torch)]
+        return " && ".join(steps)
+
+    def pip_commands(self, *arguments: str) -> list[str]:
+        """``python -m pip ARGUMENTS`` for each, after ensurepip where the target has no pip."""
         python = self.python or "python"
         steps = [] if self.has_pip else [f"{python} -m ensurepip --default-pip"]
-        steps += [f"{python} -m pip uninstall -y {quoted}", self.install_command(torch)]
-        return " && ".join(steps)
+        return [*steps, *(f"{python} -m pip {each}" for each in arguments)]
 
 
 ALLOW_UNLISTED_OS = "--allow-unlisted-os"
